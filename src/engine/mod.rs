@@ -1,0 +1,2 @@
+pub mod time;
+pub mod rng;

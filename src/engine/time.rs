@@ -1,0 +1,274 @@
+//! Simulated time: integer nanoseconds, so that a run is exact and the same on every
+//! machine. Floating point appears only at the edges (scenario input, CSV output).
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub};
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Nanoseconds per unit, for conversions at the edges.
+pub const NANOS_PER_SEC: u64 = 1_000_000_000;
+pub const NANOS_PER_MILLI: u64 = 1_000_000;
+pub const NANOS_PER_MICRO: u64 = 1_000;
+
+/// An instant of simulated time: nanoseconds since the start of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimTime(pub u64);
+
+/// A span of simulated time in nanoseconds. Never negative.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimDuration(pub u64);
+
+impl SimTime {
+    pub const ZERO: SimTime = SimTime(0);
+    pub const MAX: SimTime = SimTime(u64::MAX);
+
+    pub fn as_nanos(self) -> u64 {
+        self.0
+    }
+
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / NANOS_PER_SEC as f64
+    }
+
+    /// Time elapsed since `earlier`, or zero if `earlier` is later.
+    pub fn saturating_since(self, earlier: SimTime) -> SimDuration {
+        SimDuration(self.0.saturating_sub(earlier.0))
+    }
+
+    pub fn saturating_add(self, d: SimDuration) -> SimTime {
+        SimTime(self.0.saturating_add(d.0))
+    }
+}
+
+impl SimDuration {
+    pub const ZERO: SimDuration = SimDuration(0);
+    pub const MAX: SimDuration = SimDuration(u64::MAX);
+
+    pub const fn from_nanos(n: u64) -> Self {
+        SimDuration(n)
+    }
+    pub const fn from_micros(us: u64) -> Self {
+        SimDuration(us * NANOS_PER_MICRO)
+    }
+    pub const fn from_millis(ms: u64) -> Self {
+        SimDuration(ms * NANOS_PER_MILLI)
+    }
+    pub const fn from_secs(s: u64) -> Self {
+        SimDuration(s * NANOS_PER_SEC)
+    }
+
+    /// Rounds to the nearest nanosecond; negative or non-finite input gives `None`.
+    pub fn from_secs_f64(s: f64) -> Option<Self> {
+        if !s.is_finite() || s < 0.0 {
+            return None;
+        }
+        let ns = (s * NANOS_PER_SEC as f64).round();
+        if ns >= u64::MAX as f64 {
+            return None;
+        }
+        Some(SimDuration(ns as u64))
+    }
+
+    pub fn as_nanos(self) -> u64 {
+        self.0
+    }
+    pub fn as_micros(self) -> u64 {
+        self.0 / NANOS_PER_MICRO
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / NANOS_PER_SEC as f64
+    }
+
+    pub fn saturating_mul(self, k: u64) -> SimDuration {
+        SimDuration(self.0.saturating_mul(k))
+    }
+
+    pub fn saturating_sub(self, other: SimDuration) -> SimDuration {
+        SimDuration(self.0.saturating_sub(other.0))
+    }
+
+    /// Parses a human duration: a number and a unit, e.g. `250ms`, `1.5s`, `2min`,
+    /// `100us`, `1h`. A bare number is not accepted: the unit is what makes a scenario
+    /// readable, and guessing it is how off-by-1000 bugs are born.
+    pub fn parse(text: &str) -> Result<SimDuration, String> {
+        let t = text.trim();
+        let split = t
+            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
+            .unwrap_or(t.len());
+        let (num, unit) = t.split_at(split);
+        let unit = unit.trim();
+        if num.is_empty() {
+            return Err(format!("`{text}` is not a duration: expected a number and a unit, e.g. \"250ms\""));
+        }
+        let value: f64 = num
+            .parse()
+            .map_err(|_| format!("`{text}` is not a duration: `{num}` is not a number"))?;
+        let scale = match unit {
+            "ns" => 1.0,
+            "us" | "µs" => NANOS_PER_MICRO as f64,
+            "ms" => NANOS_PER_MILLI as f64,
+            "s" | "sec" => NANOS_PER_SEC as f64,
+            "min" | "m" => 60.0 * NANOS_PER_SEC as f64,
+            "h" => 3600.0 * NANOS_PER_SEC as f64,
+            "" => {
+                return Err(format!(
+                    "`{text}` has no unit: write e.g. \"{num}s\" or \"{num}ms\" (units: ns, us, ms, s, min, h)"
+                ));
+            }
+            other => {
+                return Err(format!(
+                    "`{text}` has an unknown unit `{other}` (units: ns, us, ms, s, min, h)"
+                ));
+            }
+        };
+        if value < 0.0 {
+            return Err(format!("`{text}` is negative: a duration must be zero or more"));
+        }
+        let ns = (value * scale).round();
+        if !ns.is_finite() || ns >= u64::MAX as f64 {
+            return Err(format!("`{text}` is too large"));
+        }
+        Ok(SimDuration(ns as u64))
+    }
+}
+
+impl Add<SimDuration> for SimTime {
+    type Output = SimTime;
+    fn add(self, d: SimDuration) -> SimTime {
+        SimTime(self.0 + d.0)
+    }
+}
+
+impl AddAssign<SimDuration> for SimTime {
+    fn add_assign(&mut self, d: SimDuration) {
+        self.0 += d.0;
+    }
+}
+
+impl Sub<SimTime> for SimTime {
+    type Output = SimDuration;
+    /// Panics in debug builds if `rhs` is later: use `saturating_since` where that can happen.
+    fn sub(self, rhs: SimTime) -> SimDuration {
+        SimDuration(self.0 - rhs.0)
+    }
+}
+
+impl Add for SimDuration {
+    type Output = SimDuration;
+    fn add(self, d: SimDuration) -> SimDuration {
+        SimDuration(self.0 + d.0)
+    }
+}
+
+impl AddAssign for SimDuration {
+    fn add_assign(&mut self, d: SimDuration) {
+        self.0 += d.0;
+    }
+}
+
+impl Sub for SimDuration {
+    type Output = SimDuration;
+    fn sub(self, d: SimDuration) -> SimDuration {
+        SimDuration(self.0 - d.0)
+    }
+}
+
+/// Formats in the same human form that `parse` reads, choosing the largest unit that
+/// keeps the value exact, so a resolved parameter dump can be pasted back into a scenario.
+impl fmt::Display for SimDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ns = self.0;
+        if ns == 0 {
+            return write!(f, "0s");
+        }
+        for (unit, scale) in [
+            ("h", 3600 * NANOS_PER_SEC),
+            ("min", 60 * NANOS_PER_SEC),
+            ("s", NANOS_PER_SEC),
+            ("ms", NANOS_PER_MILLI),
+            ("us", NANOS_PER_MICRO),
+        ] {
+            if ns % scale == 0 {
+                return write!(f, "{}{unit}", ns / scale);
+            }
+        }
+        write!(f, "{ns}ns")
+    }
+}
+
+impl fmt::Display for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.9}s", self.as_secs_f64())
+    }
+}
+
+impl Serialize for SimDuration {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for SimDuration {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = SimDuration;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a duration string with a unit, e.g. \"250ms\", \"1.5s\" or \"2min\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<SimDuration, E> {
+                SimDuration::parse(v).map_err(E::custom)
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<SimDuration, E> {
+                Err(E::custom(format!(
+                    "a bare number ({v}) is not a duration: write it with a unit, e.g. \"{v}s\" or \"{v}ms\""
+                )))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<SimDuration, E> {
+                self.visit_i64(v as i64)
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<SimDuration, E> {
+                Err(E::custom(format!(
+                    "a bare number ({v}) is not a duration: write it with a unit, e.g. \"{v}s\" or \"{v}ms\""
+                )))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_unit() {
+        assert_eq!(SimDuration::parse("250ms").unwrap(), SimDuration::from_millis(250));
+        assert_eq!(SimDuration::parse("1.5s").unwrap(), SimDuration::from_millis(1500));
+        assert_eq!(SimDuration::parse("2min").unwrap(), SimDuration::from_secs(120));
+        assert_eq!(SimDuration::parse("100us").unwrap(), SimDuration::from_micros(100));
+        assert_eq!(SimDuration::parse("7ns").unwrap(), SimDuration::from_nanos(7));
+        assert_eq!(SimDuration::parse("1h").unwrap(), SimDuration::from_secs(3600));
+        assert_eq!(SimDuration::parse(" 3 s ").unwrap(), SimDuration::from_secs(3));
+    }
+
+    #[test]
+    fn rejects_negative_unitless_and_unknown_units() {
+        assert!(SimDuration::parse("-1s").unwrap_err().contains("negative"));
+        assert!(SimDuration::parse("5").unwrap_err().contains("no unit"));
+        assert!(SimDuration::parse("5 fortnights").unwrap_err().contains("unknown unit"));
+        assert!(SimDuration::parse("ms").is_err());
+        assert!(SimDuration::parse("").is_err());
+    }
+
+    #[test]
+    fn display_round_trips_through_parse() {
+        for d in [0, 1, 1_000, 1_500_000, 2 * NANOS_PER_SEC, 120 * NANOS_PER_SEC, 1_040_000_000] {
+            let d = SimDuration(d);
+            assert_eq!(SimDuration::parse(&d.to_string()).unwrap(), d, "{d}");
+        }
+        assert_eq!(SimDuration::from_secs(120).to_string(), "2min");
+        assert_eq!(SimDuration::from_millis(1040).to_string(), "1040ms");
+    }
+}
