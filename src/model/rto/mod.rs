@@ -34,11 +34,12 @@
 //! leaves a retransmission state (the smoltcp#1023 bug class).
 //!
 //! The retry budgets (`syn_retries`, `retries2`) are in `budget.rs`
-//! ([`RtoParams::gives_up`]).
+//! ([`RtoParams::gives_up`]); `replay.rs` drives an estimator from a CSV trace.
 
 mod budget;
 pub mod config;
 pub mod linux;
+pub mod replay;
 pub mod rfc6298;
 
 use serde::Serialize;
@@ -47,6 +48,7 @@ use crate::engine::time::{SimDuration, SimTime};
 
 pub use config::{RtoConfig, RtoParams, RtoProfile};
 pub use linux::Linux;
+pub use replay::{ReplayError, replay};
 pub use rfc6298::Rfc6298;
 
 /// Sequence numbers at the ACK that produced a sample: `snd_una` after the ACK was
