@@ -31,7 +31,8 @@
 //! The backed-off RTO lives in the estimator, not in the sender's timer: [`RtoEstimator::rto`]
 //! always includes it, and only [`RtoEstimator::on_sample`] (a *valid* sample) brings it
 //! back down. A sender that re-arms from `rto()` therefore cannot lose the backoff when it
-//! leaves a retransmission state (the smoltcp#1023 bug class).
+//! leaves a retransmission state (the smoltcp#1023 bug class); see the libudx#316
+//! regression test in `tests.rs`, with the proptest invariants.
 //!
 //! The retry budgets (`syn_retries`, `retries2`) are in `budget.rs`
 //! ([`RtoParams::gives_up`]); `replay.rs` drives an estimator from a CSV trace.
@@ -41,6 +42,9 @@ pub mod config;
 pub mod linux;
 pub mod replay;
 pub mod rfc6298;
+
+#[cfg(test)]
+mod tests;
 
 use serde::Serialize;
 
