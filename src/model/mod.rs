@@ -1,1 +1,4 @@
+//! Sans-IO state machines: they take time and randomness from the engine and never do I/O.
 pub mod path;
+pub mod rto;
+pub mod tcp;

@@ -1,0 +1,705 @@
+//! `backoffsim rto replay`: feed a CSV of RTT samples and timer expiries straight through
+//! an estimator and print its state after every row.
+//!
+//! Input: a header, then rows. Columns are found by name, in any order:
+//!
+//! - `time_s` (required): when the event happened, seconds; never earlier than the row before.
+//! - `event` (required): `sample`, `timeout` (an established-phase expiry), and two
+//!   extensions: `syn_timeout` (an expiry in SYN-SENT) and `established` (the handshake
+//!   completed; see [`RtoEstimator::on_established`]).
+//! - `rtt_s` (required column): the RTT of a `sample`, seconds; empty for other events.
+//! - `snd_una`, `snd_nxt` (optional, together): sequence numbers at a sample's ACK, for
+//!   linux's once-per-RTT window. Empty cells mean "not known" for that row.
+//!
+//! Seconds are plain decimals (`1.04`) read exactly to the nanosecond (further digits round
+//! half up); exponent forms (`1e-3`) go through `f64`. Fields are separated by commas and
+//! trimmed, and may be double-quoted (RFC 4180, on one line); blank lines and lines
+//! starting with `#` are skipped but counted, so every error names the physical line.
+//! Unknown columns are refused, so that a typo never silently turns a feature off.
+//!
+//! Output: `time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs`, plus `mdev_s,mdev_max_s`
+//! for linux (see [`RtoSnapshot`] for their units). Durations are seconds with exactly
+//! six decimals (microseconds, rounded half up), printed from integers: the output is the
+//! same on every machine. Unknown values (no sample yet) are empty cells.
+
+use std::fmt::Write as _;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+
+use super::{Phase, RtoEstimator, RtoParams, RtoProfile, RtoSnapshot, SeqInfo};
+use crate::engine::time::{SimDuration, SimTime};
+
+/// A replay failure, naming where in the input it is.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The header is missing, incomplete or has unknown columns.
+    #[error("line 1 (header): {0}")]
+    Header(String),
+    /// One cell is wrong: `line 4, column rtt_s: `abc` is not a number of seconds`.
+    #[error("line {line}, column {column}: {message}")]
+    Field {
+        line: u64,
+        column: &'static str,
+        message: String,
+    },
+    /// A row that cannot be split (wrong number of fields, bad quoting, invalid UTF-8).
+    #[error("line {line}: {message}")]
+    Row { line: u64, message: String },
+    #[error("reading the input: {0}")]
+    Read(io::Error),
+    #[error("writing the output: {0}")]
+    Write(#[from] io::Error),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Event {
+    Sample,
+    Timeout,
+    SynTimeout,
+    Established,
+}
+
+impl Event {
+    fn name(self) -> &'static str {
+        match self {
+            Event::Sample => "sample",
+            Event::Timeout => "timeout",
+            Event::SynTimeout => "syn_timeout",
+            Event::Established => "established",
+        }
+    }
+}
+
+/// Where each known column sits in a row.
+struct Columns {
+    time: usize,
+    event: usize,
+    rtt: usize,
+    seq: Option<(usize, usize)>,
+}
+
+const KNOWN: &str = "time_s, event, rtt_s, snd_una, snd_nxt";
+
+fn columns(header: &[String]) -> Result<Columns, ReplayError> {
+    let (mut time, mut event, mut rtt, mut una, mut nxt) = (None, None, None, None, None);
+    for (i, name) in header.iter().enumerate() {
+        let slot = match name.as_str() {
+            "time_s" => &mut time,
+            "event" => &mut event,
+            "rtt_s" => &mut rtt,
+            "snd_una" => &mut una,
+            "snd_nxt" => &mut nxt,
+            other => {
+                return Err(ReplayError::Header(format!(
+                    "unknown column `{other}` (known: {KNOWN})"
+                )));
+            }
+        };
+        if slot.replace(i).is_some() {
+            return Err(ReplayError::Header(format!(
+                "column `{name}` appears twice"
+            )));
+        }
+    }
+    let need = |c: Option<usize>, name: &str| {
+        c.ok_or_else(|| {
+            ReplayError::Header(format!(
+                "missing column `{name}` (required: time_s, event, rtt_s)"
+            ))
+        })
+    };
+    let seq = match (una, nxt) {
+        (Some(u), Some(n)) => Some((u, n)),
+        (None, None) => None,
+        _ => {
+            return Err(ReplayError::Header(
+                "snd_una and snd_nxt go together: give both or neither".into(),
+            ));
+        }
+    };
+    Ok(Columns {
+        time: need(time, "time_s")?,
+        event: need(event, "event")?,
+        rtt: need(rtt, "rtt_s")?,
+        seq,
+    })
+}
+
+/// Reads non-negative seconds to the nanosecond. Plain decimals are exact.
+fn parse_seconds(text: &str) -> Option<SimDuration> {
+    let t = text.strip_prefix('+').unwrap_or(text);
+    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !(int.is_empty() && frac.is_empty()) && digits(int) && digits(frac) {
+        let whole: u64 = if int.is_empty() { 0 } else { int.parse().ok()? };
+        let mut ns: u64 = 0;
+        for (i, b) in frac
+            .bytes()
+            .chain(std::iter::repeat(b'0'))
+            .take(10)
+            .enumerate()
+        {
+            let d = u64::from(b - b'0');
+            if i < 9 {
+                ns = ns * 10 + d;
+            } else if d >= 5 {
+                ns += 1; // the tenth digit rounds half up
+            }
+        }
+        return whole
+            .checked_mul(1_000_000_000)?
+            .checked_add(ns)
+            .map(SimDuration);
+    }
+    // Exponent forms only; "inf", "nan" and negatives are refused by from_secs_f64.
+    if t.contains(['e', 'E']) && !t.contains(['n', 'N', 'i', 'I']) {
+        return SimDuration::from_secs_f64(t.parse().ok()?);
+    }
+    None
+}
+
+fn seconds(line: u64, column: &'static str, text: &str) -> Result<SimDuration, ReplayError> {
+    parse_seconds(text).ok_or_else(|| ReplayError::Field {
+        line,
+        column,
+        message: if text.starts_with('-') {
+            format!("`{text}` is negative: expected seconds, zero or more")
+        } else {
+            format!("`{text}` is not a number of seconds")
+        },
+    })
+}
+
+/// Seconds with six decimals, rounded half up to the microsecond, from integers.
+fn fmt_secs(out: &mut String, d: SimDuration) {
+    let us = (u128::from(d.as_nanos()) + 500) / 1000;
+    // Writing into a String cannot fail.
+    let _ = write!(out, "{}.{:06}", us / 1_000_000, us % 1_000_000);
+}
+
+fn fmt_opt(out: &mut String, d: Option<SimDuration>) {
+    if let Some(d) = d {
+        fmt_secs(out, d);
+    }
+}
+
+/// Replays `input` through an estimator built from `params`, writing one output row per
+/// input row. Stops at the first bad row with an error naming its line and column.
+pub fn replay<R: Read, W: Write>(
+    input: R,
+    output: W,
+    params: &RtoParams,
+) -> Result<(), ReplayError> {
+    let mut lines = Lines {
+        input: BufReader::new(input),
+        buf: Vec::new(),
+        number: 0,
+    };
+    let Some((_, header)) = lines.next_fields()? else {
+        return Err(ReplayError::Header(
+            "the input is empty: expected a header `time_s,event,rtt_s`".into(),
+        ));
+    };
+    let cols = columns(&header)?;
+    let linux = params.profile == RtoProfile::Linux;
+    let mut out = BufWriter::new(output);
+    out.write_all(b"time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs")?;
+    out.write_all(if linux {
+        b",mdev_s,mdev_max_s\n"
+    } else {
+        b"\n"
+    })?;
+
+    let mut est = RtoEstimator::new(params);
+    let mut last: Option<(SimTime, String)> = None;
+    let mut row = String::new();
+    while let Some((line, record)) = lines.next_fields()? {
+        if record.len() != header.len() {
+            return Err(ReplayError::Row {
+                line,
+                message: format!(
+                    "has {} fields, the header has {}",
+                    record.len(),
+                    header.len()
+                ),
+            });
+        }
+        let cell = |i: usize| record.get(i).map_or("", String::as_str);
+
+        let time_text = cell(cols.time);
+        if time_text.is_empty() {
+            return Err(field(
+                line,
+                "time_s",
+                "is empty: every row needs a time in seconds".into(),
+            ));
+        }
+        let now = SimTime(seconds(line, "time_s", time_text)?.as_nanos());
+        if let Some((prev, prev_text)) = &last
+            && now < *prev
+        {
+            return Err(field(
+                line,
+                "time_s",
+                format!(
+                    "{time_text} s is earlier than the previous row's {prev_text} s: time must not go backwards"
+                ),
+            ));
+        }
+        last = Some((now, time_text.to_string()));
+
+        let event = match cell(cols.event) {
+            "sample" => Event::Sample,
+            "timeout" => Event::Timeout,
+            "syn_timeout" => Event::SynTimeout,
+            "established" => Event::Established,
+            other => {
+                return Err(field(
+                    line,
+                    "event",
+                    format!(
+                        "`{other}` is not an event: expected sample, timeout, syn_timeout or established"
+                    ),
+                ));
+            }
+        };
+
+        let rtt_text = cell(cols.rtt);
+        let rtt = if event == Event::Sample {
+            if rtt_text.is_empty() {
+                return Err(field(
+                    line,
+                    "rtt_s",
+                    "is empty: a sample needs an RTT in seconds".into(),
+                ));
+            }
+            Some(seconds(line, "rtt_s", rtt_text)?)
+        } else if rtt_text.is_empty() {
+            None
+        } else {
+            return Err(field(
+                line,
+                "rtt_s",
+                format!("must be empty for a {} row", event.name()),
+            ));
+        };
+
+        let seq = match cols.seq {
+            None => None,
+            Some((u, n)) => sequence(line, cell(u), cell(n))?,
+        };
+
+        match (event, rtt) {
+            (Event::Sample, Some(rtt)) => est.on_sample(now, rtt, seq),
+            (Event::Timeout, _) => est.on_timeout(Phase::Established),
+            (Event::SynTimeout, _) => est.on_timeout(Phase::SynSent),
+            (Event::Established, _) => est.on_established(),
+            (Event::Sample, None) => {} // not reachable: a sample row without an RTT was refused above
+        }
+
+        row.clear();
+        write_row(&mut row, now, event, rtt, &est.snapshot(), linux);
+        out.write_all(row.as_bytes())?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn field(line: u64, column: &'static str, message: String) -> ReplayError {
+    ReplayError::Field {
+        line,
+        column,
+        message,
+    }
+}
+
+fn sequence(line: u64, una: &str, nxt: &str) -> Result<Option<SeqInfo>, ReplayError> {
+    let number = |column: &'static str, text: &str| {
+        text.parse::<u64>().map_err(|_| {
+            field(
+                line,
+                column,
+                format!("`{text}` is not a sequence number (a whole number of bytes)"),
+            )
+        })
+    };
+    match (una.is_empty(), nxt.is_empty()) {
+        (true, true) => Ok(None),
+        (false, false) => {
+            let (snd_una, snd_nxt) = (number("snd_una", una)?, number("snd_nxt", nxt)?);
+            if snd_una > snd_nxt {
+                return Err(field(
+                    line,
+                    "snd_una",
+                    format!("{snd_una} is beyond snd_nxt {snd_nxt}"),
+                ));
+            }
+            Ok(Some(SeqInfo { snd_una, snd_nxt }))
+        }
+        (true, false) => Err(field(
+            line,
+            "snd_una",
+            "is empty but snd_nxt is not: give both or neither".into(),
+        )),
+        (false, true) => Err(field(
+            line,
+            "snd_nxt",
+            "is empty but snd_una is not: give both or neither".into(),
+        )),
+    }
+}
+
+fn write_row(
+    row: &mut String,
+    now: SimTime,
+    event: Event,
+    rtt: Option<SimDuration>,
+    s: &RtoSnapshot,
+    linux: bool,
+) {
+    fmt_secs(row, SimDuration(now.as_nanos()));
+    row.push(',');
+    row.push_str(event.name());
+    row.push(',');
+    fmt_opt(row, rtt);
+    row.push(',');
+    fmt_opt(row, s.srtt);
+    row.push(',');
+    fmt_opt(row, s.rttvar);
+    row.push(',');
+    fmt_secs(row, s.rto);
+    row.push(',');
+    let _ = write!(row, "{}", s.backoffs);
+    if linux {
+        row.push(',');
+        fmt_opt(row, s.mdev);
+        row.push(',');
+        fmt_opt(row, s.mdev_max);
+    }
+    row.push('\n');
+}
+
+/// Physical lines of the input, skipping blank and `#` lines but counting them.
+struct Lines<R> {
+    input: BufReader<R>,
+    buf: Vec<u8>,
+    number: u64,
+}
+
+impl<R: Read> Lines<R> {
+    /// The next line with content, as (line number, fields).
+    fn next_fields(&mut self) -> Result<Option<(u64, Vec<String>)>, ReplayError> {
+        loop {
+            self.buf.clear();
+            if self
+                .input
+                .read_until(b'\n', &mut self.buf)
+                .map_err(ReplayError::Read)?
+                == 0
+            {
+                return Ok(None);
+            }
+            self.number += 1;
+            let line = self.number;
+            let text = std::str::from_utf8(&self.buf).map_err(|_| ReplayError::Row {
+                line,
+                message: "is not valid UTF-8".into(),
+            })?;
+            let text = text.trim_end_matches(['\n', '\r']);
+            if text.trim().is_empty() || text.trim_start().starts_with('#') {
+                continue;
+            }
+            let fields =
+                split_fields(text).map_err(|message| ReplayError::Row { line, message })?;
+            return Ok(Some((line, fields)));
+        }
+    }
+}
+
+/// Splits one line at commas, trimming spaces and tabs around each field. A field may be
+/// double-quoted, with `""` for a quote inside (RFC 4180), but may not span lines.
+fn split_fields(line: &str) -> Result<Vec<String>, String> {
+    let is_space = |c: &char| *c == ' ' || *c == '\t';
+    let mut fields = Vec::new();
+    let mut chars = line.chars().peekable();
+    loop {
+        while chars.next_if(is_space).is_some() {}
+        let mut field = String::new();
+        if chars.next_if_eq(&'"').is_some() {
+            loop {
+                match chars.next() {
+                    None => return Err("has an unterminated quoted field".into()),
+                    Some('"') if chars.next_if_eq(&'"').is_some() => field.push('"'),
+                    Some('"') => break,
+                    Some(c) => field.push(c),
+                }
+            }
+            while chars.next_if(is_space).is_some() {}
+            match chars.next() {
+                None => {
+                    fields.push(field);
+                    return Ok(fields);
+                }
+                Some(',') => fields.push(field),
+                Some(_) => return Err("has text after a closing quote".into()),
+            }
+        } else {
+            loop {
+                match chars.next() {
+                    None => {
+                        fields.push(field.trim_end_matches([' ', '\t']).to_string());
+                        return Ok(fields);
+                    }
+                    Some(',') => break,
+                    Some(c) => field.push(c),
+                }
+            }
+            fields.push(field.trim_end_matches([' ', '\t']).to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::rto::RtoConfig;
+
+    fn run(profile: RtoProfile, input: &str) -> Result<String, ReplayError> {
+        let params = RtoConfig {
+            profile,
+            ..RtoConfig::default()
+        }
+        .resolve()
+        .unwrap();
+        let mut out = Vec::new();
+        replay(input.as_bytes(), &mut out, &params)?;
+        Ok(String::from_utf8(out).unwrap())
+    }
+
+    fn err(profile: RtoProfile, input: &str) -> String {
+        run(profile, input).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn replay_rfc6298_golden() {
+        let input = "time_s,event,rtt_s\n\
+                     0,sample,0.1\n\
+                     0.5,sample,0.2\n\
+                     1.0,timeout,\n\
+                     3.0,timeout,\n\
+                     3.5,sample,0.3\n";
+        // Row 2: RTTVAR 62.5 ms, SRTT 112.5 ms (RFC 6298 (2.3), see rfc6298.rs).
+        // Row 5: RTTVAR = 62.5 + (187.5 − 62.5)/4 = 93.75 ms;
+        //        SRTT = 112.5 + (300 − 112.5)/8 = 135.9375 ms -> printed 0.135938;
+        //        RTO = 135.9375 + 375 = 510.9375 ms -> 1 s; backoff gone.
+        let expected = "time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs\n\
+                        0.000000,sample,0.100000,0.100000,0.050000,1.000000,0\n\
+                        0.500000,sample,0.200000,0.112500,0.062500,1.000000,0\n\
+                        1.000000,timeout,,0.112500,0.062500,2.000000,1\n\
+                        3.000000,timeout,,0.112500,0.062500,4.000000,2\n\
+                        3.500000,sample,0.300000,0.135938,0.093750,1.000000,0\n";
+        assert_eq!(run(RtoProfile::Rfc6298, input).unwrap(), expected);
+    }
+
+    #[test]
+    fn replay_linux_golden_with_sequence_numbers() {
+        // The decay run of linux.rs, then a timeout. Columns in another order, a comment.
+        let input = "event,time_s,rtt_s,snd_una,snd_nxt\n\
+                     # handshake skipped\n\
+                     sample,0.1,0.1,1000,2000\n\
+                     sample,0.3,0.3,1500,3000\n\
+                     sample,0.425,0.125,2500,4000\n\
+                     sample,0.55,0.125,4500,5000\n\
+                     timeout,0.6,,,\n";
+        // Kernel fields → printed: srtt_us/8; rttvar_us, mdev_us, mdev_max_us /4.
+        // rttvar_us 200000/350000/350000/312500 -> 0.05/0.0875/0.0875/0.078125
+        // mdev_us 200000/350000/262500/196875 -> …/0.065625/0.049219 (49218.75 µs)
+        // RTO 300/476/476/440 ms, then doubled to 880 ms.
+        let expected = "time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs,mdev_s,mdev_max_s\n\
+                        0.100000,sample,0.100000,0.100000,0.050000,0.300000,0,0.050000,0.050000\n\
+                        0.300000,sample,0.300000,0.125000,0.087500,0.476000,0,0.087500,0.087500\n\
+                        0.425000,sample,0.125000,0.125000,0.087500,0.476000,0,0.065625,0.050000\n\
+                        0.550000,sample,0.125000,0.125000,0.078125,0.440000,0,0.049219,0.050000\n\
+                        0.600000,timeout,,0.125000,0.078125,0.880000,1,0.049219,0.050000\n";
+        assert_eq!(run(RtoProfile::Linux, input).unwrap(), expected);
+    }
+
+    #[test]
+    fn replay_syn_timeouts_and_established() {
+        let input = "time_s,event,rtt_s\n1,syn_timeout,\n3,established,\n";
+        let expected = "time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs\n\
+                        1.000000,syn_timeout,,,,2.000000,1\n\
+                        3.000000,established,,,,3.000000,1\n";
+        assert_eq!(run(RtoProfile::Rfc6298, input).unwrap(), expected);
+    }
+
+    #[test]
+    fn replay_header_only_gives_header_only() {
+        let out = run(RtoProfile::Rfc6298, "time_s,event,rtt_s\n").unwrap();
+        assert_eq!(out, "time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs\n");
+    }
+
+    #[test]
+    fn replay_errors_name_line_and_column() {
+        let r = RtoProfile::Rfc6298;
+        let h = "time_s,event,rtt_s\n";
+        assert_eq!(
+            err(r, &format!("{h}0,sample,0.1\n1,sample,0.1\n2,sample,abc\n")),
+            "line 4, column rtt_s: `abc` is not a number of seconds"
+        );
+        assert_eq!(
+            err(r, &format!("{h}1.5,sample,0.1\n1.2,timeout,\n")),
+            "line 3, column time_s: 1.2 s is earlier than the previous row's 1.5 s: time must not go backwards"
+        );
+        assert_eq!(
+            err(r, &format!("{h}0,ack,0.1\n")),
+            "line 2, column event: `ack` is not an event: expected sample, timeout, syn_timeout or established"
+        );
+        assert_eq!(
+            err(r, &format!("{h}0,sample,\n")),
+            "line 2, column rtt_s: is empty: a sample needs an RTT in seconds"
+        );
+        assert_eq!(
+            err(r, &format!("{h}0,timeout,1\n")),
+            "line 2, column rtt_s: must be empty for a timeout row"
+        );
+        assert_eq!(
+            err(r, &format!("{h}0,sample,-0.1\n")),
+            "line 2, column rtt_s: `-0.1` is negative: expected seconds, zero or more"
+        );
+        assert_eq!(
+            err(r, &format!("{h},sample,0.1\n")),
+            "line 2, column time_s: is empty: every row needs a time in seconds"
+        );
+        assert_eq!(
+            err(r, &format!("{h}0,sample\n")),
+            "line 2: has 2 fields, the header has 3"
+        );
+        // Comments and blank lines still count as lines.
+        assert_eq!(
+            err(r, &format!("{h}# note\n\n0,sample,x\n")),
+            "line 4, column rtt_s: `x` is not a number of seconds"
+        );
+    }
+
+    #[test]
+    fn replay_header_errors() {
+        let r = RtoProfile::Rfc6298;
+        assert_eq!(
+            err(r, ""),
+            "line 1 (header): the input is empty: expected a header `time_s,event,rtt_s`"
+        );
+        assert_eq!(
+            err(r, "time_s,event,rtt_ms\n"),
+            "line 1 (header): unknown column `rtt_ms` (known: time_s, event, rtt_s, snd_una, snd_nxt)"
+        );
+        assert_eq!(
+            err(r, "time_s,event\n"),
+            "line 1 (header): missing column `rtt_s` (required: time_s, event, rtt_s)"
+        );
+        assert_eq!(
+            err(r, "time_s,event,rtt_s,time_s\n"),
+            "line 1 (header): column `time_s` appears twice"
+        );
+        assert_eq!(
+            err(r, "time_s,event,rtt_s,snd_una\n"),
+            "line 1 (header): snd_una and snd_nxt go together: give both or neither"
+        );
+    }
+
+    #[test]
+    fn replay_sequence_errors() {
+        let l = RtoProfile::Linux;
+        let h = "time_s,event,rtt_s,snd_una,snd_nxt\n";
+        assert_eq!(
+            err(l, &format!("{h}0,sample,0.1,10,\n")),
+            "line 2, column snd_nxt: is empty but snd_una is not: give both or neither"
+        );
+        assert_eq!(
+            err(l, &format!("{h}0,sample,0.1,x,5\n")),
+            "line 2, column snd_una: `x` is not a sequence number (a whole number of bytes)"
+        );
+        assert_eq!(
+            err(l, &format!("{h}0,sample,0.1,9,5\n")),
+            "line 2, column snd_una: 9 is beyond snd_nxt 5"
+        );
+    }
+
+    #[test]
+    fn replay_reads_quotes_crlf_and_spaces() {
+        let input = "time_s , event , rtt_s\r\n 0 , \"sample\" ,\"0.1\"\r\n";
+        let out = run(RtoProfile::Rfc6298, input).unwrap();
+        assert_eq!(
+            out.lines().nth(1),
+            Some("0.000000,sample,0.100000,0.100000,0.050000,1.000000,0")
+        );
+        let h = "time_s,event,rtt_s\n";
+        assert_eq!(
+            err(RtoProfile::Rfc6298, &format!("{h}0,\"sample,0.1\n")),
+            "line 2: has an unterminated quoted field"
+        );
+        assert_eq!(
+            err(RtoProfile::Rfc6298, &format!("{h}0,\"sample\"x,0.1\n")),
+            "line 2: has text after a closing quote"
+        );
+        let params = RtoConfig::default().resolve().unwrap();
+        let e = replay(
+            &b"time_s,event,rtt_s\n0,sample,\xff\n"[..],
+            std::io::sink(),
+            &params,
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "line 2: is not valid UTF-8");
+    }
+
+    #[test]
+    fn split_fields_follows_rfc_4180_on_one_line() {
+        let f = |t: &str| split_fields(t).unwrap();
+        assert_eq!(f("a,b,c"), ["a", "b", "c"]);
+        assert_eq!(f(" a ,  b,c "), ["a", "b", "c"]);
+        assert_eq!(f("a,,"), ["a", "", ""]);
+        assert_eq!(f("\"a,b\",\"say \"\"hi\"\"\""), ["a,b", "say \"hi\""]);
+        assert_eq!(f(""), [""]);
+    }
+
+    #[test]
+    fn seconds_parse_exactly() {
+        let ns = |t: &str| parse_seconds(t).map(|d| d.as_nanos());
+        assert_eq!(ns("1.04"), Some(1_040_000_000));
+        assert_eq!(ns("0.000000001"), Some(1));
+        assert_eq!(ns("0.0000000015"), Some(2)); // half up at the tenth digit
+        assert_eq!(ns("0.00000000149"), Some(1));
+        assert_eq!(ns(".5"), Some(500_000_000));
+        assert_eq!(ns("2."), Some(2_000_000_000));
+        assert_eq!(ns("+3"), Some(3_000_000_000));
+        assert_eq!(ns("1e-3"), Some(1_000_000));
+        for bad in [
+            "",
+            ".",
+            "abc",
+            "-1",
+            "1.2.3",
+            "inf",
+            "NaN",
+            "1e",
+            "99999999999999999999",
+            "1,5",
+        ] {
+            assert_eq!(ns(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn seconds_print_with_six_decimals_rounded_half_up() {
+        let f = |n: u64| {
+            let mut s = String::new();
+            fmt_secs(&mut s, SimDuration(n));
+            s
+        };
+        assert_eq!(f(0), "0.000000");
+        assert_eq!(f(1_500), "0.000002");
+        assert_eq!(f(1_499), "0.000001");
+        assert_eq!(f(135_937_500), "0.135938");
+        assert_eq!(f(120_000_000_000), "120.000000");
+        assert_eq!(f(u64::MAX), "18446744073.709552");
+    }
+}
