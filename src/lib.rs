@@ -1,3 +1,12 @@
 //! backoffsim: a deterministic discrete-event simulator of retry timing.
+//!
+//! Data flows one way: a scenario file is checked into a `scenario::Scenario`, `sim`
+//! runs its models (`model`) on the discrete-event `engine`, `metrics` records what
+//! happened, and `output` writes it.
+pub mod cli;
 pub mod engine;
+pub mod metrics;
 pub mod model;
+pub mod output;
+pub mod scenario;
+pub mod sim;

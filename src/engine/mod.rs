@@ -1,2 +1,4 @@
-pub mod time;
+pub mod queue;
 pub mod rng;
+pub mod run;
+pub mod time;

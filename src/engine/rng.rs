@@ -93,7 +93,10 @@ mod tests {
         assert_ne!(base, first(1, 0, Purpose::Jitter));
         assert_ne!(base, first(0, 1, Purpose::Jitter));
         assert_ne!(base, first(0, 0, Purpose::LossForward));
-        assert_ne!(base, Seeds::new(43).stream(0, 0, Purpose::Jitter).next_u64());
+        assert_ne!(
+            base,
+            Seeds::new(43).stream(0, 0, Purpose::Jitter).next_u64()
+        );
     }
 
     /// Pins the derivation: if this changes, every committed result changes with it.

@@ -1,0 +1,87 @@
+//! The command line: one file per subcommand. Each parses its arguments into library
+//! calls and returns a `CliError` that `main` turns into an exit code.
+
+pub mod check;
+pub mod rto;
+pub mod run;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::scenario::ScenarioError;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "backoffsim",
+    version,
+    about = "A deterministic discrete-event simulator of retry timing",
+    long_about = "A deterministic discrete-event simulator of retry timing: RFC 6298 TCP \
+                  retransmission timers, gRPC connection backoff and client retry policies. \
+                  The same scenario and seed give byte-identical results on any machine and \
+                  for any thread count."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a scenario file and write its results (trace.csv, summary.csv, manifest.json).
+    Run(run::RunArgs),
+    /// Check a scenario file without running it.
+    Check {
+        /// The scenario file (TOML).
+        file: PathBuf,
+    },
+    /// Work with the retransmission-timer estimators directly.
+    Rto {
+        #[command(subcommand)]
+        command: rto::RtoCommand,
+    },
+}
+
+/// Why a command failed, and so which exit code it gives.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Bad arguments or bad input: exit 2.
+    #[error("{0}")]
+    Usage(String),
+    /// A scenario file that does not check: exit 2.
+    #[error("{0}")]
+    Scenario(#[from] ScenarioError),
+    /// The run itself failed: exit 1.
+    #[error("{0}")]
+    Failed(String),
+    /// The reader of our output went away (e.g. `| head`): not a failure.
+    #[error("broken pipe")]
+    BrokenPipe,
+}
+
+impl CliError {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::BrokenPipe => 0,
+            CliError::Failed(_) => 1,
+            CliError::Usage(_) | CliError::Scenario(_) => 2,
+        }
+    }
+
+    /// An I/O error on stdout: a closed pipe is fine, anything else is a failure.
+    pub fn from_stdout(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            CliError::BrokenPipe
+        } else {
+            CliError::Failed(format!("cannot write to standard output: {e}"))
+        }
+    }
+}
+
+pub fn dispatch(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Check { file } => check::check(&file),
+        Command::Rto { command } => rto::rto(command),
+    }
+}

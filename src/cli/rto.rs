@@ -1,0 +1,82 @@
+//! `backoffsim rto replay FILE.csv --profile P [--set key=value]…`: feed a captured
+//! series of RTT samples and timeouts straight through an estimator.
+
+use std::path::PathBuf;
+
+use clap::Subcommand;
+
+use super::CliError;
+use crate::model::rto::replay::{ReplayError, replay};
+use crate::model::rto::{RtoConfig, RtoProfile};
+
+#[derive(Debug, Subcommand)]
+pub enum RtoCommand {
+    /// Replay rows `time_s,event,rtt_s` (event `sample` or `timeout`, optional
+    /// `snd_una,snd_nxt`) through an estimator and print its state after each row as CSV.
+    Replay {
+        /// The CSV file of samples and timeouts; `-` reads standard input.
+        file: PathBuf,
+        /// The estimator profile: `rfc6298` or `linux`.
+        #[arg(long, default_value = "rfc6298")]
+        profile: String,
+        /// Override a constant by its scenario name, e.g. `--set min_rto=200ms --set hz=1000`
+        /// (keys: min_rto, max_rto, initial_rto, alpha, beta, k, granularity, hz, …).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+    },
+}
+
+pub fn rto(command: RtoCommand) -> Result<(), CliError> {
+    match command {
+        RtoCommand::Replay {
+            file,
+            profile,
+            sets,
+        } => {
+            let mut config = RtoConfig {
+                profile: parse_profile(&profile)?,
+                ..RtoConfig::default()
+            };
+            for s in &sets {
+                let (key, value) = s.split_once('=').ok_or_else(|| {
+                    CliError::Usage(format!(
+                        "--set `{s}`: expected KEY=VALUE, e.g. --set min_rto=200ms"
+                    ))
+                })?;
+                config
+                    .set(key.trim(), value.trim())
+                    .map_err(|why| CliError::Usage(format!("--set {s}: {why}")))?;
+            }
+            let params = config.resolve().map_err(|errors| {
+                let lines: Vec<String> = errors
+                    .into_iter()
+                    .map(|(k, m)| format!("--set {k}: {m}"))
+                    .collect();
+                CliError::Usage(lines.join("\n"))
+            })?;
+            let input: Box<dyn std::io::Read> =
+                if file.as_os_str() == "-" {
+                    Box::new(std::io::stdin().lock())
+                } else {
+                    Box::new(std::fs::File::open(&file).map_err(|e| {
+                        CliError::Usage(format!("cannot read {}: {e}", file.display()))
+                    })?)
+                };
+            let stdout = std::io::stdout().lock();
+            replay(input, stdout, &params).map_err(|e| match e {
+                ReplayError::Write(e) => CliError::from_stdout(e),
+                other => CliError::Usage(format!("{}: {other}", file.display())),
+            })
+        }
+    }
+}
+
+fn parse_profile(name: &str) -> Result<RtoProfile, CliError> {
+    match name {
+        "rfc6298" => Ok(RtoProfile::Rfc6298),
+        "linux" => Ok(RtoProfile::Linux),
+        other => Err(CliError::Usage(format!(
+            "unknown profile `{other}`: expected `rfc6298` or `linux`"
+        ))),
+    }
+}

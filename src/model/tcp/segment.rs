@@ -1,0 +1,29 @@
+//! What travels over the path between a TCP sender and its receiver. Sequence numbers
+//! count whole segments; byte numbers are derived where an estimator needs them.
+
+use crate::engine::time::SimTime;
+
+/// One TCP segment. `tsval` is the sender's clock when this copy was sent (RFC 7323
+/// TSval); it rides along whether or not timestamps are enabled, because the simulator
+/// also uses it as ground truth for metrics. Only the sender's RTT sampling decides
+/// whether it may look at an echoed value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Segment {
+    Syn {
+        tsval: SimTime,
+        retransmit: bool,
+    },
+    SynAck {
+        tsecr: SimTime,
+    },
+    Data {
+        seq: u64,
+        tsval: SimTime,
+        retransmit: bool,
+    },
+    /// Cumulative acknowledgment: every segment below `ack` has arrived.
+    Ack {
+        ack: u64,
+        tsecr: SimTime,
+    },
+}

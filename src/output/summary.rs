@@ -1,0 +1,133 @@
+//! `summary.csv`: one row per (variant, metric), tidy, with mean and 95 % CI over
+//! replications.
+
+use crate::metrics::ReplicationResult;
+use crate::metrics::stats::Estimate;
+
+/// One summary row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryRow {
+    pub variant: String,
+    pub metric: String,
+    pub unit: String,
+    pub estimate: Estimate,
+}
+
+/// Summarizes each variant's replications. Metrics appear in the order the model
+/// reports them; a replication without a value for a metric (e.g. a convergence time
+/// that never happened) is left out of that metric, and `replications` says how many
+/// contributed. A metric no replication has a value for is not listed.
+pub fn summarize(variants: &[String], results: &[Vec<ReplicationResult>]) -> Vec<SummaryRow> {
+    let mut rows = Vec::new();
+    for (name, reps) in variants.iter().zip(results) {
+        let mut order: Vec<(&str, &str)> = Vec::new();
+        for rep in reps {
+            for m in &rep.metrics {
+                if !order.iter().any(|(n, _)| *n == m.name) {
+                    order.push((&m.name, m.unit));
+                }
+            }
+        }
+        for (metric, unit) in order {
+            let values: Vec<f64> = reps
+                .iter()
+                .filter_map(|r| {
+                    r.metrics
+                        .iter()
+                        .find(|m| m.name == metric)
+                        .and_then(|m| m.value)
+                })
+                .collect();
+            if let Some(estimate) = Estimate::of(&values) {
+                rows.push(SummaryRow {
+                    variant: name.clone(),
+                    metric: metric.to_string(),
+                    unit: unit.to_string(),
+                    estimate,
+                });
+            }
+        }
+    }
+    rows
+}
+
+/// A number as the CSV shows it: Rust's shortest round-trip form, which is the same on
+/// every platform; empty when absent.
+pub fn num(v: Option<f64>) -> String {
+    match v {
+        Some(v) if v.is_finite() => format!("{v}"),
+        Some(v) => format!("{v}").to_lowercase(),
+        None => String::new(),
+    }
+}
+
+pub fn write_csv(rows: &[SummaryRow]) -> Result<Vec<u8>, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "variant",
+        "metric",
+        "unit",
+        "replications",
+        "mean",
+        "sd",
+        "ci95_low",
+        "ci95_high",
+    ])?;
+    for r in rows {
+        let e = &r.estimate;
+        w.write_record([
+            r.variant.as_str(),
+            &r.metric,
+            &r.unit,
+            &e.n.to_string(),
+            &num(Some(e.mean)),
+            &num(e.sd),
+            &num(e.ci95.map(|c| c.0)),
+            &num(e.ci95.map(|c| c.1)),
+        ])?;
+    }
+    w.into_inner().map_err(|e| e.into_error().into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::MetricValue;
+
+    fn rep(values: &[(&str, Option<f64>)]) -> ReplicationResult {
+        ReplicationResult {
+            metrics: values
+                .iter()
+                .map(|(n, v)| MetricValue::maybe(n, "s", *v))
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_metric_missing_in_some_replications_counts_only_those_that_have_it() {
+        let rows = summarize(
+            &["a".into()],
+            &[vec![
+                rep(&[("x", Some(1.0)), ("y", Some(5.0))]),
+                rep(&[("x", Some(3.0)), ("y", None)]),
+            ]],
+        );
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            (
+                rows[0].metric.as_str(),
+                rows[0].estimate.n,
+                rows[0].estimate.mean
+            ),
+            ("x", 2, 2.0)
+        );
+        assert_eq!((rows[1].metric.as_str(), rows[1].estimate.n), ("y", 1));
+        let csv = String::from_utf8(write_csv(&rows).unwrap()).unwrap();
+        assert_eq!(
+            csv.lines().next().unwrap(),
+            "variant,metric,unit,replications,mean,sd,ci95_low,ci95_high"
+        );
+        assert!(csv.contains("\na,y,s,1,5,,,\n"), "{csv}");
+    }
+}

@@ -1,0 +1,159 @@
+//! Diagnostics for scenario files: every error names the file, line, column and key,
+//! and shows the offending line, so a user can fix it without reading the source.
+
+use std::fmt;
+use std::ops::Range;
+
+/// One problem in a scenario file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub file: String,
+    /// 1-based; 0 when the problem has no place in the file (e.g. it cannot be read).
+    pub line: usize,
+    /// 1-based, in characters.
+    pub column: usize,
+    /// Dotted key path, e.g. `tcp.rto.max_rto` or `variant[1].path.loss.p`; empty for
+    /// syntax errors.
+    pub key: String,
+    pub message: String,
+    /// The source line and the width of the marked span, for the caret display.
+    snippet: Option<(String, usize)>,
+}
+
+impl Diagnostic {
+    /// A diagnostic at a byte span of `source`.
+    pub fn at(
+        file: &str,
+        source: &str,
+        span: Option<Range<usize>>,
+        key: &str,
+        message: &str,
+    ) -> Self {
+        let (line, column, snippet) = match span {
+            Some(span) => {
+                let start = span.start.min(source.len());
+                let before = &source[..start];
+                let line = before.matches('\n').count() + 1;
+                let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+                let column = source[line_start..start].chars().count() + 1;
+                let text = source[line_start..]
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
+                let end = span.end.clamp(start, source.len());
+                let width = source[start..end]
+                    .lines()
+                    .next()
+                    .map_or(1, |l| l.chars().count().max(1));
+                (line, column, Some((text, width)))
+            }
+            None => (0, 0, None),
+        };
+        Diagnostic {
+            file: file.to_string(),
+            line,
+            column,
+            key: key.to_string(),
+            message: message.to_string(),
+            snippet,
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if self.line > 0 {
+            write!(f, ":{}:{}", self.line, self.column)?;
+        }
+        if !self.key.is_empty() {
+            write!(f, ": key `{}`", self.key)?;
+        }
+        write!(f, ": {}", self.message)?;
+        if let Some((text, width)) = &self.snippet {
+            let gutter = self.line.to_string().len();
+            writeln!(f)?;
+            writeln!(f, "{:gutter$} |", "")?;
+            writeln!(f, "{} | {}", self.line, text)?;
+            write!(
+                f,
+                "{:gutter$} | {}{}",
+                "",
+                " ".repeat(self.column - 1),
+                "^".repeat(*width)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// All problems found in one scenario file. Loading reports as many as it can at once,
+/// so a user fixes a file in one pass rather than one error per run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl ScenarioError {
+    pub fn single(d: Diagnostic) -> Self {
+        ScenarioError {
+            diagnostics: vec![d],
+        }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // One screen: the first few problems in full, then a count.
+        const SHOWN: usize = 5;
+        for (i, d) in self.diagnostics.iter().take(SHOWN).enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{d}")?;
+        }
+        if self.diagnostics.len() > SHOWN {
+            write!(
+                f,
+                "\n… and {} more problems",
+                self.diagnostics.len() - SHOWN
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locates_line_and_column_and_draws_a_caret() {
+        let src = "a = 1\n[tcp]\nwindow = \"x\"\n";
+        let start = src.find("\"x\"").unwrap();
+        let d = Diagnostic::at(
+            "f.toml",
+            src,
+            Some(start..start + 3),
+            "tcp.window",
+            "expected an integer",
+        );
+        assert_eq!((d.line, d.column), (3, 10));
+        let shown = d.to_string();
+        assert!(
+            shown.starts_with("f.toml:3:10: key `tcp.window`: expected an integer"),
+            "{shown}"
+        );
+        assert!(shown.contains("3 | window = \"x\""), "{shown}");
+        assert!(shown.ends_with("|          ^^^"), "{shown}");
+    }
+
+    #[test]
+    fn without_a_span_names_only_the_file() {
+        let d = Diagnostic::at("f.toml", "", None, "", "cannot read the file");
+        assert_eq!(d.to_string(), "f.toml: cannot read the file");
+    }
+}

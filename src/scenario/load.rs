@@ -1,0 +1,266 @@
+//! From TOML text to typed values, keeping every value's place in the file.
+//!
+//! The document is parsed once into a spanned table. A `[[variant]]` is an overlay:
+//! its keys replace the base's (tables merge key by key, everything else is replaced
+//! whole). Because the merge works on spanned values, a value that came from a variant
+//! still points at the variant's line, and one inherited from the base at the base's
+//! line, so errors found after merging land where the user wrote the value.
+
+use std::ops::Range;
+
+use serde::de::DeserializeOwned;
+use serde_spanned::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use super::diag::Diagnostic;
+
+/// A parsed scenario document.
+pub struct Document<'a> {
+    pub file: &'a str,
+    pub source: &'a str,
+    pub root: Spanned<DeTable<'a>>,
+}
+
+/// One `[[variant]]` entry: its position in the array and its table as written.
+pub struct VariantTable<'a> {
+    pub index: usize,
+    pub table: Spanned<DeTable<'a>>,
+}
+
+impl<'a> Document<'a> {
+    pub fn parse(file: &'a str, source: &'a str) -> Result<Self, Diagnostic> {
+        let root = DeTable::parse(source).map_err(|e| {
+            let msg = e.message().trim().replace('\n', "; ");
+            Diagnostic::at(
+                file,
+                source,
+                e.span(),
+                "",
+                &format!("not valid TOML: {msg}"),
+            )
+        })?;
+        if root.get_ref().is_empty() {
+            return Err(Diagnostic::at(
+                file,
+                source,
+                None,
+                "",
+                "the file is empty: a scenario needs at least `name`, `description`, `horizon` and a model section such as [tcp]",
+            ));
+        }
+        Ok(Document { file, source, root })
+    }
+
+    pub fn diag(&self, span: Option<Range<usize>>, key: &str, message: &str) -> Diagnostic {
+        Diagnostic::at(self.file, self.source, span, key, message)
+    }
+
+    /// Splits off the `variant` array. The base is the document without it.
+    pub fn split_variants(
+        &self,
+    ) -> Result<(Spanned<DeTable<'a>>, Vec<VariantTable<'a>>), Diagnostic> {
+        let mut base = self.root.clone();
+        let Some(value) = base.get_mut().remove("variant") else {
+            return Ok((base, Vec::new()));
+        };
+        let span = value.span();
+        let DeValue::Array(items) = value.into_inner() else {
+            return Err(self.diag(
+                Some(span),
+                "variant",
+                "expected an array of tables: write each one as [[variant]]",
+            ));
+        };
+        let mut variants = Vec::new();
+        for (index, item) in items.into_iter().enumerate() {
+            let span = item.span();
+            match item.into_inner() {
+                DeValue::Table(t) => variants.push(VariantTable {
+                    index,
+                    table: Spanned::new(span, t),
+                }),
+                _ => {
+                    return Err(self.diag(
+                        Some(span),
+                        &format!("variant[{index}]"),
+                        "expected a table of overrides, e.g. [[variant]] name = \"linux\" followed by its keys",
+                    ));
+                }
+            }
+        }
+        Ok((base, variants))
+    }
+
+    /// Deserializes `table` into `T`. `prefix` is prepended to key paths in errors.
+    pub fn deserialize<T: DeserializeOwned>(
+        &self,
+        table: Spanned<DeTable<'a>>,
+        prefix: &str,
+    ) -> Result<T, Diagnostic> {
+        let whole = table.span();
+        let de = toml::de::Deserializer::from(table);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let key = join(prefix, if path == "." { "" } else { &path });
+            let inner = e.into_inner();
+            let span = inner.span().or(Some(whole));
+            self.diag(span, &key, &explain(inner.message()))
+        })
+    }
+}
+
+/// Deep-merges `over` onto `base`: tables merge key by key, any other value replaces.
+pub fn merge<'a>(base: &mut DeTable<'a>, over: &DeTable<'a>) {
+    for (key, value) in over.iter() {
+        let existing = base.get_mut(key.get_ref().as_ref());
+        match (existing, value.get_ref()) {
+            (Some(slot), DeValue::Table(over_t)) if matches!(slot.get_ref(), DeValue::Table(_)) => {
+                if let DeValue::Table(base_t) = slot.get_mut() {
+                    merge(base_t, over_t);
+                }
+            }
+            _ => {
+                base.insert(key.clone(), value.clone());
+            }
+        }
+    }
+}
+
+/// The span of the value at a dotted key path such as `tcp.rto.max_rto` or
+/// `path.rtt_change[1].at`, or of the deepest table on the way that exists.
+pub fn locate(root: &Spanned<DeTable<'_>>, path: &str) -> Range<usize> {
+    let mut span = root.span();
+    let mut table: Option<&DeTable<'_>> = Some(root.get_ref());
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        let (name, indices) = split_indices(part);
+        let Some(t) = table else { break };
+        let Some(v) = t.get(name) else { break };
+        span = v.span();
+        let mut node = Some(v.get_ref());
+        for i in indices {
+            match node {
+                Some(DeValue::Array(a)) if i < a.len() => {
+                    span = a[i].span();
+                    node = Some(a[i].get_ref());
+                }
+                _ => return span,
+            }
+        }
+        table = match node {
+            Some(DeValue::Table(t)) => Some(t),
+            _ => None,
+        };
+    }
+    span
+}
+
+/// True when `path` names a key that `table` itself sets.
+pub fn sets_key(table: &Spanned<DeTable<'_>>, path: &str) -> bool {
+    let mut t: &DeTable<'_> = table.get_ref();
+    let parts: Vec<&str> = path.split('.').collect();
+    for (i, part) in parts.iter().enumerate() {
+        let (name, indices) = split_indices(part);
+        let Some(v) = t.get(name) else { return false };
+        if i + 1 == parts.len() || !indices.is_empty() {
+            return true;
+        }
+        match v.get_ref() {
+            DeValue::Table(inner) => t = inner,
+            _ => return true,
+        }
+    }
+    false
+}
+
+fn split_indices(part: &str) -> (&str, Vec<usize>) {
+    let name_end = part.find('[').unwrap_or(part.len());
+    let indices = part[name_end..]
+        .split(['[', ']'])
+        .filter_map(|s| s.parse().ok())
+        .collect();
+    (&part[..name_end], indices)
+}
+
+pub fn join(prefix: &str, path: &str) -> String {
+    match (prefix.is_empty(), path.is_empty()) {
+        (true, _) => path.to_string(),
+        (false, true) => prefix.to_string(),
+        (false, false) => format!("{prefix}.{path}"),
+    }
+}
+
+/// Serde's messages are written for programmers; say the same in a user's words.
+fn explain(message: &str) -> String {
+    let m = message.trim();
+    if let Some(rest) = m.strip_prefix("unknown field ") {
+        return format!("unknown key {rest}");
+    }
+    if let Some(rest) = m.strip_prefix("missing field ") {
+        return format!("missing required key {rest}");
+    }
+    if let Some(rest) = m.strip_prefix("invalid type: ") {
+        return format!("wrong type: {rest}");
+    }
+    m.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize, Debug)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct T {
+        name: String,
+        inner: Inner,
+    }
+    #[derive(serde::Deserialize, Debug)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Inner {
+        x: u32,
+        #[serde(default)]
+        y: u32,
+    }
+
+    #[test]
+    fn variant_values_keep_their_own_lines_after_merging() {
+        let src = "name = \"a\"\n[inner]\nx = 1\n[[variant]]\n[variant.inner]\nx = \"two\"\n";
+        let doc = Document::parse("s.toml", src).unwrap();
+        let (mut base, variants) = doc.split_variants().unwrap();
+        assert_eq!(variants.len(), 1);
+        merge(base.get_mut(), variants[0].table.get_ref());
+        let err = doc.deserialize::<T>(base, "").unwrap_err();
+        assert_eq!((err.line, err.key.as_str()), (6, "inner.x"), "{err}");
+        assert!(err.message.contains("wrong type"), "{err}");
+    }
+
+    #[test]
+    fn unknown_keys_are_named_with_their_place() {
+        let src = "name = \"a\"\n[inner]\nx = 1\nz = 3\n";
+        let doc = Document::parse("s.toml", src).unwrap();
+        let err = doc.deserialize::<T>(doc.root.clone(), "").unwrap_err();
+        assert_eq!(err.line, 4, "{err}");
+        assert!(err.message.contains("unknown key `z`"), "{err}");
+    }
+
+    #[test]
+    fn locate_finds_nested_keys_and_array_items() {
+        let src = "[path]\nbase = 1\n[[path.change]]\nat = 1\n[[path.change]]\nat = 2\n";
+        let doc = Document::parse("s.toml", src).unwrap();
+        let span = locate(&doc.root, "path.change[1].at");
+        assert_eq!(&src[span], "2");
+        assert!(sets_key(&doc.root, "path.base"));
+        assert!(!sets_key(&doc.root, "path.nothing"));
+    }
+
+    #[test]
+    fn syntax_errors_and_empty_files_are_diagnosed() {
+        let err = Document::parse("s.toml", "name = \n").err().unwrap();
+        assert_eq!(err.line, 1);
+        assert!(err.message.starts_with("not valid TOML"), "{err}");
+        let err = Document::parse("s.toml", "  \n").err().unwrap();
+        assert!(err.message.contains("empty"), "{err}");
+    }
+}

@@ -1,0 +1,293 @@
+//! From a file to a `Scenario`: parse, split variants, merge, deserialize, check.
+//! Every problem found is reported with its place; as many as can be found at once.
+
+use serde_spanned::Spanned;
+use sha2::{Digest, Sha256};
+use toml::de::DeTable;
+
+use super::diag::{Diagnostic, ScenarioError};
+use super::load::{Document, join, locate, merge, sets_key};
+use super::schema::{RawScenario, SHARED_KEYS, VARIANT_OWN_KEYS};
+use super::{ModelSpec, Scenario, TcpSpec, Variant};
+
+pub fn load_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
+    let label = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| {
+        ScenarioError::single(Diagnostic::at(
+            &label,
+            "",
+            None,
+            "",
+            &format!("cannot read the scenario file: {e}"),
+        ))
+    })?;
+    let source = String::from_utf8(bytes).map_err(|_| {
+        ScenarioError::single(Diagnostic::at(
+            &label,
+            "",
+            None,
+            "",
+            "the file is not UTF-8 text: is it a TOML scenario?",
+        ))
+    })?;
+    load_str(&label, &source)
+}
+
+/// Loads a scenario from text; `label` names it in diagnostics.
+pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
+    let doc = Document::parse(label, source).map_err(ScenarioError::single)?;
+    let (base, variant_tables) = doc.split_variants().map_err(ScenarioError::single)?;
+    let mut diags: Vec<Diagnostic> = Vec::new();
+
+    // Each run is the base, or the base with one variant laid over it.
+    let mut runs: Vec<(String, String, Spanned<DeTable<'_>>, Option<usize>)> = Vec::new();
+    if variant_tables.is_empty() {
+        runs.push(("base".into(), String::new(), base.clone(), None));
+    }
+    for v in &variant_tables {
+        let prefix = format!("variant[{}]", v.index);
+        let (name, description) = variant_identity(&doc, &v.table, &prefix, &mut diags);
+        for (key, why) in SHARED_KEYS {
+            if v.table.get_ref().get(*key).is_some() {
+                diags.push(doc.diag(Some(locate(&v.table, key)), &join(&prefix, key), why));
+            }
+        }
+        if runs.iter().any(|r| r.0 == name) {
+            diags.push(doc.diag(
+                Some(locate(&v.table, "name")),
+                &join(&prefix, "name"),
+                &format!("a variant named `{name}` already exists"),
+            ));
+        }
+        let mut overrides = v.table.get_ref().clone();
+        for key in VARIANT_OWN_KEYS
+            .iter()
+            .chain(SHARED_KEYS.iter().map(|(k, _)| k))
+        {
+            overrides.remove(*key);
+        }
+        let mut merged = base.clone();
+        merge(merged.get_mut(), &overrides);
+        runs.push((name, description, merged, Some(v.index)));
+    }
+
+    let mut first: Option<RawScenario> = None;
+    let mut variants = Vec::new();
+    for (name, description, table, index) in runs {
+        // Key paths name the variant when the value came from it.
+        let place = |key: &str| -> String {
+            match index {
+                Some(i) if sets_key(&variant_tables[i].table, key) => {
+                    join(&format!("variant[{i}]"), key)
+                }
+                _ => key.to_string(),
+            }
+        };
+        let raw: RawScenario = match doc.deserialize(table.clone(), "") {
+            Ok(raw) => raw,
+            Err(mut d) => {
+                if let Some(i) = index
+                    && sets_key(&variant_tables[i].table, &d.key)
+                {
+                    d.key = join(&format!("variant[{i}]"), &d.key);
+                }
+                diags.push(d);
+                continue;
+            }
+        };
+        let problems = check(&raw);
+        for (key, message) in &problems {
+            diags.push(doc.diag(Some(locate(&table, key)), &place(key), message));
+        }
+        if !problems.is_empty() {
+            continue;
+        }
+        let (Some(tcp), Some(path)) = (raw.tcp.clone(), raw.path.clone()) else {
+            continue;
+        };
+        let rto = match tcp.rto.resolve() {
+            Ok(rto) => rto,
+            Err(errors) => {
+                for (key, message) in errors {
+                    let key = join("tcp.rto", &key);
+                    diags.push(doc.diag(Some(locate(&table, &key)), &place(&key), &message));
+                }
+                continue;
+            }
+        };
+        let spec = ModelSpec::Tcp(TcpSpec {
+            tcp,
+            rto,
+            path,
+            trace: raw.trace.clone(),
+        });
+        variants.push(Variant {
+            name,
+            description,
+            spec,
+        });
+        first.get_or_insert(raw);
+    }
+
+    dedup(&mut diags);
+    if !diags.is_empty() {
+        return Err(ScenarioError { diagnostics: diags });
+    }
+    let raw = first.expect("no diagnostics implies at least one resolved run");
+    Ok(Scenario {
+        name: raw.name,
+        description: raw.description.trim().to_string(),
+        seed: raw.seed,
+        replications: raw.replications,
+        horizon: raw.horizon,
+        max_events: raw.max_events,
+        source_sha256: hex(&Sha256::digest(source.as_bytes())),
+        variants,
+    })
+}
+
+fn variant_identity(
+    doc: &Document<'_>,
+    table: &Spanned<DeTable<'_>>,
+    prefix: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> (String, String) {
+    let get = |key: &str| {
+        table
+            .get_ref()
+            .get(key)
+            .map(|v| (v.get_ref().as_str().map(str::to_string), v.span()))
+    };
+    let name = match get("name") {
+        Some((Some(name), span)) => {
+            if let Err(why) = check_name(&name) {
+                diags.push(doc.diag(Some(span), &join(prefix, "name"), &why));
+            }
+            name
+        }
+        Some((None, span)) => {
+            diags.push(doc.diag(
+                Some(span),
+                &join(prefix, "name"),
+                "wrong type: expected a string",
+            ));
+            String::new()
+        }
+        None => {
+            diags.push(doc.diag(
+                Some(table.span()),
+                &join(prefix, "name"),
+                "missing required key `name`: every variant needs a name",
+            ));
+            String::new()
+        }
+    };
+    let description = match get("description") {
+        Some((Some(d), _)) => d,
+        Some((None, span)) => {
+            diags.push(doc.diag(
+                Some(span),
+                &join(prefix, "description"),
+                "wrong type: expected a string",
+            ));
+            String::new()
+        }
+        None => String::new(),
+    };
+    (name, description)
+}
+
+/// Checks the type system cannot make, as (key path, message).
+fn check(raw: &RawScenario) -> Vec<(String, String)> {
+    let mut errors = Vec::new();
+    if let Err(why) = check_name(&raw.name) {
+        errors.push(("name".into(), why));
+    }
+    if raw.replications == 0 {
+        errors.push(("replications".into(), "must be at least 1".into()));
+    }
+    if raw.horizon.as_nanos() == 0 {
+        errors.push(("horizon".into(), "must be longer than 0s".into()));
+    }
+    if raw.max_events == 0 {
+        errors.push(("max_events".into(), "must be at least 1".into()));
+    }
+    match (&raw.tcp, &raw.path) {
+        (None, _) => errors.push((
+            "".into(),
+            "no model section: add a [tcp] table saying what the connections do".into(),
+        )),
+        (Some(_), None) => errors.push((
+            "".into(),
+            "missing required table [path]: a TCP scenario needs a path (at least `base_rtt`)"
+                .into(),
+        )),
+        (Some(tcp), Some(path)) => {
+            errors.extend(
+                tcp.validate()
+                    .into_iter()
+                    .map(|(k, m)| (join("tcp", &k), m)),
+            );
+            errors.extend(
+                path.validate()
+                    .into_iter()
+                    .map(|(k, m)| (join("path", &k), m)),
+            );
+            for (i, c) in raw.trace.clients.iter().enumerate() {
+                if *c >= tcp.clients {
+                    errors.push((
+                        format!("trace.clients[{i}]"),
+                        format!(
+                            "client {c} does not exist: clients are numbered 0 to {}",
+                            tcp.clients - 1
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    for (i, r) in raw.trace.replications.iter().enumerate() {
+        if *r >= raw.replications {
+            errors.push((
+                format!("trace.replications[{i}]"),
+                format!(
+                    "replication {r} does not exist: replications are numbered 0 to {}",
+                    raw.replications.saturating_sub(1)
+                ),
+            ));
+        }
+    }
+    errors
+}
+
+fn check_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{name}` is not a usable name: use letters, digits, `-`, `_` and `.` (it names files and directories)"
+        ))
+    }
+}
+
+fn dedup(diags: &mut Vec<Diagnostic>) {
+    let mut seen = Vec::new();
+    diags.retain(|d| {
+        let key = (d.line, d.column, d.key.clone(), d.message.clone());
+        if seen.contains(&key) {
+            false
+        } else {
+            seen.push(key);
+            true
+        }
+    });
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,84 @@
+//! Runs a scenario: every (variant, replication) is an independent world, run in
+//! parallel with rayon and collected in index order, so the results do not depend on
+//! the thread count or on which job finished first.
+
+pub mod tcp;
+
+use rayon::prelude::*;
+
+use crate::engine::rng::Seeds;
+use crate::engine::run::EngineError;
+use crate::metrics::ReplicationResult;
+use crate::scenario::{ModelSpec, Scenario};
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error("variant `{variant}`, replication {replication}: {source}")]
+    In {
+        variant: String,
+        replication: u32,
+        #[source]
+        source: Box<SimError>,
+    },
+    #[error("cannot start {threads} worker threads: {why}")]
+    Threads { threads: usize, why: String },
+}
+
+/// What a whole scenario produced: `results[v][r]` for variant `v`, replication `r`.
+#[derive(Debug)]
+pub struct Outcome {
+    pub results: Vec<Vec<ReplicationResult>>,
+}
+
+/// Options of one run that are not part of the scenario.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOptions {
+    /// Worker threads; 0 lets rayon choose (one per core).
+    pub threads: usize,
+}
+
+/// Runs every replication of every variant. `progress` is called once per finished
+/// job, from any thread.
+pub fn run_scenario(
+    scenario: &Scenario,
+    opts: RunOptions,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Outcome, SimError> {
+    let seeds = Seeds::new(scenario.seed);
+    let jobs: Vec<(usize, u32)> = (0..scenario.variants.len())
+        .flat_map(|v| (0..scenario.replications).map(move |r| (v, r)))
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads)
+        .build()
+        .map_err(|e| SimError::Threads {
+            threads: opts.threads,
+            why: e.to_string(),
+        })?;
+    let done: Vec<Result<ReplicationResult, SimError>> = pool.install(|| {
+        jobs.par_iter()
+            .map(|&(v, r)| {
+                let variant = &scenario.variants[v];
+                let result = match &variant.spec {
+                    ModelSpec::Tcp(spec) => {
+                        tcp::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events)
+                    }
+                };
+                progress();
+                result.map_err(|e| SimError::In {
+                    variant: variant.name.clone(),
+                    replication: r,
+                    source: Box::new(e),
+                })
+            })
+            .collect()
+    });
+    let mut results: Vec<Vec<ReplicationResult>> =
+        scenario.variants.iter().map(|_| Vec::new()).collect();
+    for (&(v, _), result) in jobs.iter().zip(done) {
+        results[v].push(result?);
+    }
+    Ok(Outcome { results })
+}

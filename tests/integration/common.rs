@@ -1,0 +1,78 @@
+//! Running the binary and reading what it wrote.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_backoffsim"));
+    c.current_dir(root());
+    c
+}
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("the binary runs")
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Runs a shipped scenario into a fresh directory and returns it.
+pub fn run_scenario(name: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join(name);
+    let file = format!("scenarios/{name}.toml");
+    let mut args = vec![
+        "run",
+        file.as_str(),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let o = run(&args);
+    assert!(o.status.success(), "run {name} failed: {}", text(&o.stderr));
+    (tmp, out)
+}
+
+/// `summary.csv` as (variant, metric) → mean.
+pub fn summary(dir: &Path) -> Vec<(String, String, f64)> {
+    let mut r = csv::Reader::from_path(dir.join("summary.csv")).unwrap();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            (
+                rec[0].to_string(),
+                rec[1].to_string(),
+                rec[4].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+pub fn metric(rows: &[(String, String, f64)], variant: &str, metric: &str) -> f64 {
+    rows.iter()
+        .find(|(v, m, _)| v == variant && m == metric)
+        .unwrap_or_else(|| panic!("no metric {metric} for variant {variant}"))
+        .2
+}
+
+/// `trace.csv` rows of one variant as maps from column name to value.
+pub fn trace(dir: &Path, variant: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut r = csv::Reader::from_path(dir.join("trace.csv")).unwrap();
+    let headers = r.headers().unwrap().clone();
+    r.records()
+        .map(|rec| {
+            headers
+                .iter()
+                .zip(rec.unwrap().iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .filter(|row: &std::collections::BTreeMap<String, String>| row["variant"] == variant)
+        .collect()
+}

@@ -1,0 +1,9 @@
+//! Integration tests: the real binary, end to end, grouped by concern. One test binary
+//! builds and links faster than many.
+
+mod bad_input;
+mod common;
+mod determinism;
+mod golden;
+mod rto_replay;
+mod scenarios;

@@ -1,0 +1,148 @@
+//! Each shipped scenario, run through the CLI, gives the answer the README states.
+
+use super::common::{metric, run_scenario, summary, trace};
+
+/// (time, rto after it) of every timeout of a variant's traced connection.
+fn timeouts(dir: &std::path::Path, variant: &str) -> Vec<(f64, f64)> {
+    trace(dir, variant)
+        .iter()
+        .filter(|r| r["event"] == "timeout")
+        .map(|r| (r["time_s"].parse().unwrap(), r["rto_s"].parse().unwrap()))
+        .collect()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-6
+}
+
+#[test]
+fn blackout_rfc6298_doubles_from_one_second_and_retransmits_one_second_after_the_link_returns() {
+    let (_t, dir) = run_scenario("tcp-blackout", &[]);
+    // RFC 6298 (5.5): the last ACK before the blackout (t = 10 s) restarted a 1 s timer;
+    // each expiry doubles it: timeouts at 11, 13, 17, 25 and 41 s, RTO 2, 4, 8, 16, 32 s.
+    let got = timeouts(&dir, "rfc6298");
+    let want = [
+        (11.0, 2.0),
+        (13.0, 4.0),
+        (17.0, 8.0),
+        (25.0, 16.0),
+        (41.0, 32.0),
+    ];
+    assert_eq!(got.len(), want.len(), "{got:?}");
+    for ((t, rto), (wt, wrto)) in got.iter().zip(want) {
+        assert!(close(*t, wt) && close(*rto, wrto), "{got:?}");
+    }
+    let s = summary(&dir);
+    // The link returns at 40 s; the timer set at 25 s fires at 41 s.
+    assert!(close(metric(&s, "rfc6298", "recovery_lag_blackout1"), 1.0));
+    assert!(close(metric(&s, "rfc6298", "max_rto"), 32.0));
+    // The collapse: the first fresh sample after the blackout (Karn: not from the
+    // retransmitted segment) recomputes RTO from SRTT/RTTVAR, back to the 1 s minimum.
+    let rows = trace(&dir, "rfc6298");
+    let first = rows
+        .iter()
+        .find(|r| r["event"] == "sample" && r["time_s"].parse::<f64>().unwrap() > 41.0)
+        .unwrap();
+    assert_eq!(
+        (first["rto_s"].as_str(), first["backoffs"].as_str()),
+        ("1.000000000", "0")
+    );
+}
+
+#[test]
+fn blackout_linux_backs_off_from_300ms_and_waits_8_seconds_after_the_link_returns() {
+    let (_t, dir) = run_scenario("tcp-blackout", &[]);
+    // Linux: RTO = SRTT + max(rto_min, rttvar) = 100 + 200 ms; doubling 0.6, 1.2 … 38.4 s.
+    let got = timeouts(&dir, "linux");
+    let want = [
+        (10.3, 0.6),
+        (10.9, 1.2),
+        (12.1, 2.4),
+        (14.5, 4.8),
+        (19.3, 9.6),
+        (28.9, 19.2),
+        (48.1, 38.4),
+    ];
+    assert_eq!(got.len(), want.len(), "{got:?}");
+    for ((t, rto), (wt, wrto)) in got.iter().zip(want) {
+        assert!(close(*t, wt) && close(*rto, wrto), "{got:?}");
+    }
+    let s = summary(&dir);
+    assert!(close(metric(&s, "linux", "recovery_lag_blackout1"), 8.1));
+    // With timestamps the retransmission's own ACK is a valid sample: RTO collapses at once.
+    let rows = trace(&dir, "linux");
+    let first = rows
+        .iter()
+        .find(|r| r["event"] == "sample" && r["time_s"].parse::<f64>().unwrap() > 48.0)
+        .unwrap();
+    assert_eq!(
+        (first["time_s"].as_str(), first["rto_s"].as_str()),
+        ("48.200000000", "0.300000000")
+    );
+}
+
+#[test]
+fn rtt_step_linux_follows_faster_than_rfc6298_and_neither_times_out() {
+    let (_t, dir) = run_scenario("tcp-rtt-step", &[]);
+    let s = summary(&dir);
+    for v in ["rfc6298", "linux"] {
+        assert_eq!(metric(&s, v, "timeouts"), 0.0, "{v}");
+        assert_eq!(metric(&s, v, "converged_change1"), 1.0, "{v}");
+        assert_eq!(metric(&s, v, "converged_change2"), 1.0, "{v}");
+    }
+    // One timed segment per RTT and gain 1/8: about 7 s to reach 400 ms within 10 %.
+    let rfc_up = metric(&s, "rfc6298", "convergence_time_change1");
+    let linux_up = metric(&s, "linux", "convergence_time_change1");
+    assert!((6.0..9.0).contains(&rfc_up), "{rfc_up}");
+    // Every ACK sampled: the same gain applied ~8 times per RTT.
+    assert!((0.5..2.0).contains(&linux_up), "{linux_up}");
+    let rfc_down = metric(&s, "rfc6298", "convergence_time_change2");
+    let linux_down = metric(&s, "linux", "convergence_time_change2");
+    assert!(linux_down < rfc_down, "{linux_down} vs {rfc_down}");
+}
+
+#[test]
+fn karn_timestamps_track_the_rtt_best_and_karn_alone_worst() {
+    let (_t, dir) = run_scenario("tcp-karn", &[]);
+    let s = summary(&dir);
+    let err = |v| metric(&s, v, "srtt_abs_error");
+    assert!(err("rfc6298-timestamps") < err("rfc6298-no-karn"));
+    assert!(err("rfc6298-no-karn") < err("rfc6298-karn"));
+    // Timestamps make every ACK a sample: about three times as many.
+    assert!(
+        metric(&s, "rfc6298-timestamps", "rtt_samples")
+            > 2.5 * metric(&s, "rfc6298-karn", "rtt_samples")
+    );
+    // Linux's tight RTO (200 ms variance floor) fires far more often than the 1 s minimum.
+    assert!(metric(&s, "linux", "timeouts") > 2.0 * metric(&s, "rfc6298-karn", "timeouts"));
+}
+
+#[test]
+fn rtt_above_initial_rto_times_out_once_and_the_backoff_sticks() {
+    let (_t, dir) = run_scenario("tcp-rtt-above-initial-rto", &[]);
+    let s = summary(&dir);
+    for v in ["rfc6298", "rfc6298-no-handshake", "linux"] {
+        // One expiry, then no more: the connection does not spin (libudx#316).
+        assert_eq!(metric(&s, v, "timeouts"), 1.0, "{v}");
+        // SRTT 1.04 s, RTTVAR 0.52 s after the first clean sample: RTO 3.12 s.
+        assert!(close(metric(&s, v, "max_rto"), 3.12), "{v}");
+        assert!(close(metric(&s, v, "final_srtt"), 1.04), "{v}");
+    }
+    // Without a handshake the spurious timeout hits data: go-back-N resends the window.
+    assert_eq!(
+        metric(&s, "rfc6298-no-handshake", "spurious_retransmissions"),
+        11.0
+    );
+    // After the timeout the ACK that arrives 40 ms later is ambiguous (Karn): the RTO
+    // stays backed off at 2 s until the first clean sample.
+    let rows = trace(&dir, "rfc6298-no-handshake");
+    let acked = rows.iter().find(|r| r["event"] == "ack").unwrap();
+    assert_eq!(
+        (
+            acked["time_s"].as_str(),
+            acked["rto_s"].as_str(),
+            acked["backoffs"].as_str()
+        ),
+        ("1.040000000", "2.000000000", "1")
+    );
+}
