@@ -1,2 +1,3 @@
 pub mod time;
 pub mod rng;
+pub mod queue;
