@@ -1,3 +1,4 @@
+//! The discrete-event core: simulated time, the event queue, random streams, the run loop.
 pub mod queue;
 pub mod rng;
 pub mod run;
