@@ -72,14 +72,7 @@ mod tests {
     use crate::model::rto::RtoConfig;
 
     fn params(profile: RtoProfile, sets: &[(&str, &str)]) -> RtoParams {
-        let mut c = RtoConfig {
-            profile,
-            ..RtoConfig::default()
-        };
-        for (k, v) in sets {
-            c.set(k, v).unwrap();
-        }
-        c.resolve().unwrap()
+        RtoConfig::with_sets(profile, sets).resolve().unwrap()
     }
 
     fn s(x: f64) -> SimDuration {

@@ -468,10 +468,9 @@ impl RtoConfig {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cfg(profile: RtoProfile, sets: &[(&str, &str)]) -> RtoConfig {
+impl RtoConfig {
+    /// A profile with `--set`-style overrides; panics on a bad key, as tests want.
+    pub(crate) fn with_sets(profile: RtoProfile, sets: &[(&str, &str)]) -> RtoConfig {
         let mut c = RtoConfig {
             profile,
             ..RtoConfig::default()
@@ -480,6 +479,15 @@ mod tests {
             c.set(k, v).unwrap();
         }
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(profile: RtoProfile, sets: &[(&str, &str)]) -> RtoConfig {
+        RtoConfig::with_sets(profile, sets)
     }
 
     fn keys(errs: &[(String, String)]) -> Vec<&str> {

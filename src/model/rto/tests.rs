@@ -9,14 +9,7 @@ fn secs_f(x: f64) -> SimDuration {
 }
 
 fn params(profile: RtoProfile, sets: &[(&str, &str)]) -> RtoParams {
-    let mut c = RtoConfig {
-        profile,
-        ..RtoConfig::default()
-    };
-    for (k, v) in sets {
-        c.set(k, v).unwrap();
-    }
-    c.resolve().unwrap()
+    RtoConfig::with_sets(profile, sets).resolve().unwrap()
 }
 
 /// What happened to one segment of a stop-and-wait sender.
