@@ -11,11 +11,12 @@ pub fn check(file: &Path) -> Result<(), CliError> {
     let names: Vec<&str> = scenario.variants.iter().map(|v| v.name.as_str()).collect();
     writeln!(
         std::io::stdout(),
-        "{}: ok — scenario `{}`, {} variant(s) ({}), {} replication(s), horizon {}",
+        "{}: ok — scenario `{}`, {} variant(s) ({}), {} run(s) of {} replication(s) each, horizon {}",
         file.display(),
         scenario.name,
         names.len(),
         names.join(", "),
+        scenario.jobs() / u64::from(scenario.replications),
         scenario.replications,
         scenario.horizon
     )

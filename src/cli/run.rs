@@ -7,7 +7,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::CliError;
-use crate::output::{summary, write_results};
+use crate::output::{summary, summary_rows, write_results};
 use crate::scenario::load_file;
 use crate::sim::{RunOptions, run_scenario};
 
@@ -50,7 +50,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(&scenario.name));
 
-    let jobs = scenario.variants.len() as u64 * u64::from(scenario.replications);
+    let jobs = scenario.jobs();
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {
@@ -76,8 +76,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         eprintln!("backoffsim: wrote {}", dir.display());
     }
 
-    let names: Vec<String> = scenario.variants.iter().map(|v| v.name.clone()).collect();
-    let rows = summary::summarize(&names, &outcome.results);
+    let rows = summary_rows(&scenario, &outcome);
     let mut stdout = std::io::stdout().lock();
     print_table(&mut stdout, &rows).map_err(CliError::from_stdout)
 }

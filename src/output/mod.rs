@@ -32,6 +32,7 @@ struct Manifest<'a> {
     replications: u32,
     horizon: String,
     max_events: u64,
+    sweep_keys: &'a [String],
     variants: Vec<ManifestVariant<'a>>,
     files: Vec<&'static str>,
 }
@@ -40,9 +41,42 @@ struct Manifest<'a> {
 struct ManifestVariant<'a> {
     name: &'a str,
     description: &'a str,
+    /// The first cell's fully resolved parameters; other cells differ only in the swept
+    /// keys, whose values `cells` lists.
+    parameters: &'a ModelSpec,
+    cells: Vec<ManifestCell<'a>>,
+}
+
+#[derive(Serialize)]
+struct ManifestCell<'a> {
+    /// The swept values, in the order of `sweep_keys`.
+    sweep: &'a [String],
     /// Events handled by each replication, in replication order.
     events: Vec<u64>,
-    parameters: &'a ModelSpec,
+}
+
+/// Every (variant, cell) with its replications, in output order.
+fn groups<'a>(scenario: &'a Scenario, outcome: &'a Outcome) -> Vec<summary::Group<'a>> {
+    scenario
+        .variants
+        .iter()
+        .zip(&outcome.results)
+        .flat_map(|(v, cells)| {
+            v.cells
+                .iter()
+                .zip(cells)
+                .map(|(cell, reps)| summary::Group {
+                    variant: &v.name,
+                    sweep: &cell.sweep,
+                    reps,
+                })
+        })
+        .collect()
+}
+
+/// The summary rows of a finished run, as `summary.csv` holds them.
+pub fn summary_rows(scenario: &Scenario, outcome: &Outcome) -> Vec<summary::SummaryRow> {
+    summary::summarize(&groups(scenario, outcome))
 }
 
 /// Writes every result file of `outcome` into `dir`, replacing what was there only once
@@ -57,14 +91,17 @@ pub fn write_results(
         source,
     };
     let staging = staging::Staging::begin(dir).map_err(io)?;
-    let names: Vec<String> = scenario.variants.iter().map(|v| v.name.clone()).collect();
+    let groups = groups(scenario, outcome);
 
-    let rows = summary::summarize(&names, &outcome.results);
+    let rows = summary::summarize(&groups);
     staging
-        .write("summary.csv", &summary::write_csv(&rows)?)
+        .write(
+            "summary.csv",
+            &summary::write_csv(&scenario.sweep_keys, &rows)?,
+        )
         .map_err(io)?;
     staging
-        .write("trace.csv", &trace_csv(&names, outcome)?)
+        .write("trace.csv", &trace_csv(&scenario.sweep_keys, &groups)?)
         .map_err(io)?;
 
     let manifest = Manifest {
@@ -76,15 +113,24 @@ pub fn write_results(
         replications: scenario.replications,
         horizon: scenario.horizon.to_string(),
         max_events: scenario.max_events,
+        sweep_keys: &scenario.sweep_keys,
         variants: scenario
             .variants
             .iter()
             .zip(&outcome.results)
-            .map(|(v, reps)| ManifestVariant {
+            .map(|(v, cells)| ManifestVariant {
                 name: &v.name,
                 description: &v.description,
-                events: reps.iter().map(|r| r.events).collect(),
-                parameters: &v.spec,
+                parameters: &v.cells[0].spec,
+                cells: v
+                    .cells
+                    .iter()
+                    .zip(cells)
+                    .map(|(cell, reps)| ManifestCell {
+                        sweep: &cell.sweep,
+                        events: reps.iter().map(|r| r.events).collect(),
+                    })
+                    .collect(),
             })
             .collect(),
         files: vec!["manifest.json", "summary.csv", "trace.csv"],
@@ -95,12 +141,13 @@ pub fn write_results(
     staging.commit().map_err(io)
 }
 
-fn trace_csv(names: &[String], outcome: &Outcome) -> Result<Vec<u8>, csv::Error> {
+/// `trace.csv`: `time_s, client, variant, <sweep keys…>, replication, event, segment,
+/// sample_s, srtt_s, rttvar_s, rto_s, backoffs`.
+fn trace_csv(sweep_keys: &[String], groups: &[summary::Group<'_>]) -> Result<Vec<u8>, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "time_s",
-        "client",
-        "variant",
+    let mut header = vec!["time_s", "client", "variant"];
+    header.extend(sweep_keys.iter().map(String::as_str));
+    header.extend([
         "replication",
         "event",
         "segment",
@@ -109,14 +156,18 @@ fn trace_csv(names: &[String], outcome: &Outcome) -> Result<Vec<u8>, csv::Error>
         "rttvar_s",
         "rto_s",
         "backoffs",
-    ])?;
-    for (name, reps) in names.iter().zip(&outcome.results) {
-        for (r, rep) in reps.iter().enumerate() {
+    ]);
+    w.write_record(&header)?;
+    for g in groups {
+        for (r, rep) in g.reps.iter().enumerate() {
             for row in &rep.trace {
-                w.write_record([
+                let mut record = vec![
                     secs(row.time.as_nanos()),
                     row.client.to_string(),
-                    name.clone(),
+                    g.variant.to_string(),
+                ];
+                record.extend(g.sweep.iter().cloned());
+                record.extend([
                     r.to_string(),
                     row.event.to_string(),
                     row.segment.map(|s| s.to_string()).unwrap_or_default(),
@@ -125,7 +176,8 @@ fn trace_csv(names: &[String], outcome: &Outcome) -> Result<Vec<u8>, csv::Error>
                     opt_secs(row.rttvar),
                     secs(row.rto.as_nanos()),
                     row.backoffs.to_string(),
-                ])?;
+                ]);
+                w.write_record(&record)?;
             }
         }
     }

@@ -8,20 +8,29 @@ use crate::metrics::stats::Estimate;
 #[derive(Clone, Debug, PartialEq)]
 pub struct SummaryRow {
     pub variant: String,
+    /// The sweep cell's values, in the order of the scenario's sweep keys.
+    pub sweep: Vec<String>,
     pub metric: String,
     pub unit: String,
     pub estimate: Estimate,
 }
 
-/// Summarizes each variant's replications. Metrics appear in the order the model
+/// The replications of one (variant, sweep cell).
+pub struct Group<'a> {
+    pub variant: &'a str,
+    pub sweep: &'a [String],
+    pub reps: &'a [ReplicationResult],
+}
+
+/// Summarizes each group's replications. Metrics appear in the order the model
 /// reports them; a replication without a value for a metric (e.g. a convergence time
 /// that never happened) is left out of that metric, and `replications` says how many
 /// contributed. A metric no replication has a value for is not listed.
-pub fn summarize(variants: &[String], results: &[Vec<ReplicationResult>]) -> Vec<SummaryRow> {
+pub fn summarize(groups: &[Group<'_>]) -> Vec<SummaryRow> {
     let mut rows = Vec::new();
-    for (name, reps) in variants.iter().zip(results) {
+    for g in groups {
         let mut order: Vec<(&str, &str)> = Vec::new();
-        for rep in reps {
+        for rep in g.reps {
             for m in &rep.metrics {
                 if !order.iter().any(|(n, _)| *n == m.name) {
                     order.push((&m.name, m.unit));
@@ -29,7 +38,8 @@ pub fn summarize(variants: &[String], results: &[Vec<ReplicationResult>]) -> Vec
             }
         }
         for (metric, unit) in order {
-            let values: Vec<f64> = reps
+            let values: Vec<f64> = g
+                .reps
                 .iter()
                 .filter_map(|r| {
                     r.metrics
@@ -40,7 +50,8 @@ pub fn summarize(variants: &[String], results: &[Vec<ReplicationResult>]) -> Vec
                 .collect();
             if let Some(estimate) = Estimate::of(&values) {
                 rows.push(SummaryRow {
-                    variant: name.clone(),
+                    variant: g.variant.to_string(),
+                    sweep: g.sweep.to_vec(),
                     metric: metric.to_string(),
                     unit: unit.to_string(),
                     estimate,
@@ -61,10 +72,13 @@ pub fn num(v: Option<f64>) -> String {
     }
 }
 
-pub fn write_csv(rows: &[SummaryRow]) -> Result<Vec<u8>, csv::Error> {
+/// `summary.csv`: `variant, <sweep keys…>, metric, unit, replications, mean, sd,
+/// ci95_low, ci95_high`.
+pub fn write_csv(sweep_keys: &[String], rows: &[SummaryRow]) -> Result<Vec<u8>, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "variant",
+    let mut header = vec!["variant"];
+    header.extend(sweep_keys.iter().map(String::as_str));
+    header.extend([
         "metric",
         "unit",
         "replications",
@@ -72,19 +86,22 @@ pub fn write_csv(rows: &[SummaryRow]) -> Result<Vec<u8>, csv::Error> {
         "sd",
         "ci95_low",
         "ci95_high",
-    ])?;
+    ]);
+    w.write_record(&header)?;
     for r in rows {
         let e = &r.estimate;
-        w.write_record([
-            r.variant.as_str(),
-            &r.metric,
-            &r.unit,
-            &e.n.to_string(),
-            &num(Some(e.mean)),
-            &num(e.sd),
-            &num(e.ci95.map(|c| c.0)),
-            &num(e.ci95.map(|c| c.1)),
-        ])?;
+        let mut record = vec![r.variant.clone()];
+        record.extend(r.sweep.iter().cloned());
+        record.extend([
+            r.metric.clone(),
+            r.unit.clone(),
+            e.n.to_string(),
+            num(Some(e.mean)),
+            num(e.sd),
+            num(e.ci95.map(|c| c.0)),
+            num(e.ci95.map(|c| c.1)),
+        ]);
+        w.write_record(&record)?;
     }
     w.into_inner().map_err(|e| e.into_error().into())
 }
@@ -106,13 +123,16 @@ mod tests {
 
     #[test]
     fn a_metric_missing_in_some_replications_counts_only_those_that_have_it() {
-        let rows = summarize(
-            &["a".into()],
-            &[vec![
-                rep(&[("x", Some(1.0)), ("y", Some(5.0))]),
-                rep(&[("x", Some(3.0)), ("y", None)]),
-            ]],
-        );
+        let reps = [
+            rep(&[("x", Some(1.0)), ("y", Some(5.0))]),
+            rep(&[("x", Some(3.0)), ("y", None)]),
+        ];
+        let sweep = ["7".to_string()];
+        let rows = summarize(&[Group {
+            variant: "a",
+            sweep: &sweep,
+            reps: &reps,
+        }]);
         assert_eq!(rows.len(), 2);
         assert_eq!(
             (
@@ -123,11 +143,11 @@ mod tests {
             ("x", 2, 2.0)
         );
         assert_eq!((rows[1].metric.as_str(), rows[1].estimate.n), ("y", 1));
-        let csv = String::from_utf8(write_csv(&rows).unwrap()).unwrap();
+        let csv = String::from_utf8(write_csv(&["k".into()], &rows).unwrap()).unwrap();
         assert_eq!(
             csv.lines().next().unwrap(),
-            "variant,metric,unit,replications,mean,sd,ci95_low,ci95_high"
+            "variant,k,metric,unit,replications,mean,sd,ci95_low,ci95_high"
         );
-        assert!(csv.contains("\na,y,s,1,5,,,\n"), "{csv}");
+        assert!(csv.contains("\na,7,y,s,1,5,,,\n"), "{csv}");
     }
 }

@@ -4,12 +4,14 @@
 //! A file may declare `[[variant]]`s: each has a `name`, an optional `description` and
 //! any keys of the model sections, which override the base. With variants, the runs are
 //! the variants (the first is the baseline of comparisons); without, the base runs as
-//! one variant named `base`.
+//! one variant named `base`. A `[sweep]` grid (see `sweep`) multiplies every variant
+//! into cells.
 
 pub mod diag;
 pub mod load;
 mod resolve;
 pub mod schema;
+pub mod sweep;
 
 use serde::Serialize;
 
@@ -33,13 +35,32 @@ pub struct Scenario {
     pub max_events: u64,
     /// SHA-256 of the file's bytes, hex.
     pub source_sha256: String,
+    /// The swept parameters' dotted keys, in grid order; empty without a `[sweep]`.
+    pub sweep_keys: Vec<String>,
     pub variants: Vec<Variant>,
+}
+
+impl Scenario {
+    /// Independent runs: every replication of every cell of every variant.
+    pub fn jobs(&self) -> u64 {
+        let cells: usize = self.variants.iter().map(|v| v.cells.len()).sum();
+        cells as u64 * u64::from(self.replications)
+    }
 }
 
 #[derive(Clone, Debug)]
 pub struct Variant {
     pub name: String,
     pub description: String,
+    /// One cell per point of the sweep grid (exactly one without a sweep), in grid order.
+    pub cells: Vec<Cell>,
+}
+
+/// One point of the sweep grid for one variant.
+#[derive(Clone, Debug)]
+pub struct Cell {
+    /// The swept values as result files show them, in the order of `sweep_keys`.
+    pub sweep: Vec<String>,
     pub spec: ModelSpec,
 }
 

@@ -8,7 +8,8 @@ use toml::de::DeTable;
 use super::diag::{Diagnostic, ScenarioError};
 use super::load::{Document, join, locate, merge, sets_key};
 use super::schema::{RawScenario, SHARED_KEYS, VARIANT_OWN_KEYS};
-use super::{ModelSpec, Scenario, TcpSpec, Variant};
+use super::sweep;
+use super::{Cell, ModelSpec, Scenario, TcpSpec, Variant};
 
 pub fn load_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
     let label = path.display().to_string();
@@ -36,8 +37,21 @@ pub fn load_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
 /// Loads a scenario from text; `label` names it in diagnostics.
 pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
     let doc = Document::parse(label, source).map_err(ScenarioError::single)?;
-    let (base, variant_tables) = doc.split_variants().map_err(ScenarioError::single)?;
+    let (mut base, variant_tables) = doc.split_variants().map_err(ScenarioError::single)?;
+    let axes = sweep::take_axes(&doc, &mut base).map_err(ScenarioError::single)?;
     let mut diags: Vec<Diagnostic> = Vec::new();
+    for axis in &axes {
+        let root = axis.key.split('.').next().unwrap_or_default();
+        if SHARED_KEYS.iter().any(|(k, _)| *k == root)
+            || ["name", "description", "variant"].contains(&root)
+        {
+            diags.push(doc.diag(
+                Some(axis.key_span.clone()),
+                &format!("sweep.{}", axis.key),
+                "only model parameters can be swept (not seed, replications, horizon, max_events, trace, name or description)",
+            ));
+        }
+    }
 
     // Each run is the base, or the base with one variant laid over it.
     let mut runs: Vec<(String, String, Spanned<DeTable<'_>>, Option<usize>)> = Vec::new();
@@ -71,69 +85,56 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
         runs.push((name, description, merged, Some(v.index)));
     }
 
+    let grid = sweep::cells(&axes);
     let mut first: Option<RawScenario> = None;
     let mut variants = Vec::new();
     for (name, description, table, index) in runs {
-        // Key paths name the variant when the value came from it.
-        let place = |key: &str| -> String {
-            match index {
-                Some(i) if sets_key(&variant_tables[i].table, key) => {
-                    join(&format!("variant[{i}]"), key)
-                }
-                _ => key.to_string(),
+        let mut cells = Vec::new();
+        for point in &grid {
+            let mut cell_table = table.clone();
+            merge(cell_table.get_mut(), &sweep::overlay(&axes, point));
+            let values: Vec<String> = axes
+                .iter()
+                .zip(point)
+                .map(|(a, &i)| sweep::display(a.values[i].get_ref()))
+                .collect();
+            let at = if axes.is_empty() {
+                String::new()
+            } else {
+                let pairs: Vec<String> = axes
+                    .iter()
+                    .zip(&values)
+                    .map(|(a, v)| format!("{} = {v}", a.key))
+                    .collect();
+                format!(" (sweep point {})", pairs.join(", "))
+            };
+            let ctx = Context {
+                doc: &doc,
+                table: &cell_table,
+                variant: index.map(|i| &variant_tables[i].table),
+                index,
+                at: &at,
+            };
+            if let Some((raw, spec)) = ctx.resolve(&mut diags) {
+                first.get_or_insert(raw);
+                cells.push(Cell {
+                    sweep: values,
+                    spec,
+                });
             }
-        };
-        let raw: RawScenario = match doc.deserialize(table.clone(), "") {
-            Ok(raw) => raw,
-            Err(mut d) => {
-                if let Some(i) = index
-                    && sets_key(&variant_tables[i].table, &d.key)
-                {
-                    d.key = join(&format!("variant[{i}]"), &d.key);
-                }
-                diags.push(d);
-                continue;
-            }
-        };
-        let problems = check(&raw);
-        for (key, message) in &problems {
-            diags.push(doc.diag(Some(locate(&table, key)), &place(key), message));
         }
-        if !problems.is_empty() {
-            continue;
-        }
-        let (Some(tcp), Some(path)) = (raw.tcp.clone(), raw.path.clone()) else {
-            continue;
-        };
-        let rto = match tcp.rto.resolve() {
-            Ok(rto) => rto,
-            Err(errors) => {
-                for (key, message) in errors {
-                    let key = join("tcp.rto", &key);
-                    diags.push(doc.diag(Some(locate(&table, &key)), &place(&key), &message));
-                }
-                continue;
-            }
-        };
-        let spec = ModelSpec::Tcp(TcpSpec {
-            tcp,
-            rto,
-            path,
-            trace: raw.trace.clone(),
-        });
         variants.push(Variant {
             name,
             description,
-            spec,
+            cells,
         });
-        first.get_or_insert(raw);
     }
 
     dedup(&mut diags);
     if !diags.is_empty() {
         return Err(ScenarioError { diagnostics: diags });
     }
-    let raw = first.expect("no diagnostics implies at least one resolved run");
+    let raw = first.expect("no diagnostics implies at least one resolved cell");
     Ok(Scenario {
         name: raw.name,
         description: raw.description.trim().to_string(),
@@ -142,8 +143,73 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
         horizon: raw.horizon,
         max_events: raw.max_events,
         source_sha256: hex(&Sha256::digest(source.as_bytes())),
+        sweep_keys: axes.iter().map(|a| a.key.clone()).collect(),
         variants,
     })
+}
+
+/// Where one (variant, sweep cell) comes from, for resolving it and placing its errors.
+struct Context<'d, 'a> {
+    doc: &'d Document<'a>,
+    table: &'d Spanned<DeTable<'a>>,
+    variant: Option<&'d Spanned<DeTable<'a>>>,
+    index: Option<usize>,
+    /// " (sweep point …)" or empty, appended to messages.
+    at: &'d str,
+}
+
+impl Context<'_, '_> {
+    /// The key path as the user wrote it: prefixed by the variant when the value came from it.
+    fn place(&self, key: &str) -> String {
+        match (self.index, self.variant) {
+            (Some(i), Some(v)) if sets_key(v, key) => join(&format!("variant[{i}]"), key),
+            _ => key.to_string(),
+        }
+    }
+
+    fn push(&self, diags: &mut Vec<Diagnostic>, key: &str, message: &str) {
+        let message = format!("{message}{}", self.at);
+        diags.push(
+            self.doc
+                .diag(Some(locate(self.table, key)), &self.place(key), &message),
+        );
+    }
+
+    fn resolve(&self, diags: &mut Vec<Diagnostic>) -> Option<(RawScenario, ModelSpec)> {
+        let raw: RawScenario = match self.doc.deserialize(self.table.clone(), "") {
+            Ok(raw) => raw,
+            Err(mut d) => {
+                d.key = self.place(&d.key);
+                d.message.push_str(self.at);
+                diags.push(d);
+                return None;
+            }
+        };
+        let problems = check(&raw);
+        for (key, message) in &problems {
+            self.push(diags, key, message);
+        }
+        if !problems.is_empty() {
+            return None;
+        }
+        let (tcp, path) = (raw.tcp.clone()?, raw.path.clone()?);
+        let rto = match tcp.rto.resolve() {
+            Ok(rto) => rto,
+            Err(errors) => {
+                for (key, message) in errors {
+                    self.push(diags, &join("tcp.rto", &key), &message);
+                }
+                return None;
+            }
+        };
+        let spec = ModelSpec::Tcp(TcpSpec {
+            tcp,
+            rto,
+            path,
+            trace: raw.trace.clone(),
+        });
+        Some((raw, spec))
+    }
 }
 
 fn variant_identity(

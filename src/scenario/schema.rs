@@ -63,6 +63,10 @@ pub const SHARED_KEYS: &[(&str, &str)] = &[
     ),
     ("max_events", "set the event budget at the top level"),
     ("trace", "set [trace] at the top level"),
+    (
+        "sweep",
+        "the sweep is shared by all variants; set [sweep] at the top level",
+    ),
 ];
 
 /// Keys of a `[[variant]]` table that describe it rather than override the base.

@@ -26,10 +26,11 @@ pub enum SimError {
     Threads { threads: usize, why: String },
 }
 
-/// What a whole scenario produced: `results[v][r]` for variant `v`, replication `r`.
+/// What a whole scenario produced: `results[v][c][r]` for variant `v`, sweep cell `c`,
+/// replication `r`.
 #[derive(Debug)]
 pub struct Outcome {
-    pub results: Vec<Vec<ReplicationResult>>,
+    pub results: Vec<Vec<Vec<ReplicationResult>>>,
 }
 
 /// Options of one run that are not part of the scenario.
@@ -39,16 +40,22 @@ pub struct RunOptions {
     pub threads: usize,
 }
 
-/// Runs every replication of every variant. `progress` is called once per finished
-/// job, from any thread.
+/// Runs every replication of every cell of every variant. `progress` is called once per
+/// finished job, from any thread.
 pub fn run_scenario(
     scenario: &Scenario,
     opts: RunOptions,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Outcome, SimError> {
     let seeds = Seeds::new(scenario.seed);
-    let jobs: Vec<(usize, u32)> = (0..scenario.variants.len())
-        .flat_map(|v| (0..scenario.replications).map(move |r| (v, r)))
+    // Every (variant, cell) uses the same seed per replication: common random numbers
+    // across variants and sweep points alike.
+    let jobs: Vec<(usize, usize, u32)> = scenario
+        .variants
+        .iter()
+        .enumerate()
+        .flat_map(|(v, variant)| (0..variant.cells.len()).map(move |c| (v, c)))
+        .flat_map(|(v, c)| (0..scenario.replications).map(move |r| (v, c, r)))
         .collect();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
@@ -59,9 +66,9 @@ pub fn run_scenario(
         })?;
     let done: Vec<Result<ReplicationResult, SimError>> = pool.install(|| {
         jobs.par_iter()
-            .map(|&(v, r)| {
+            .map(|&(v, c, r)| {
                 let variant = &scenario.variants[v];
-                let result = match &variant.spec {
+                let result = match &variant.cells[c].spec {
                     ModelSpec::Tcp(spec) => {
                         tcp::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events)
                     }
@@ -75,10 +82,13 @@ pub fn run_scenario(
             })
             .collect()
     });
-    let mut results: Vec<Vec<ReplicationResult>> =
-        scenario.variants.iter().map(|_| Vec::new()).collect();
-    for (&(v, _), result) in jobs.iter().zip(done) {
-        results[v].push(result?);
+    let mut results: Vec<Vec<Vec<ReplicationResult>>> = scenario
+        .variants
+        .iter()
+        .map(|v| v.cells.iter().map(|_| Vec::new()).collect())
+        .collect();
+    for (&(v, c, _), result) in jobs.iter().zip(done) {
+        results[v][c].push(result?);
     }
     Ok(Outcome { results })
 }

@@ -7,3 +7,4 @@ mod determinism;
 mod golden;
 mod rto_replay;
 mod scenarios;
+mod sweep;
