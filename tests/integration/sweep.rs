@@ -61,9 +61,9 @@ fn every_variant_runs_every_cell_and_sweep_values_are_columns() {
     // Loss makes retransmissions; no loss makes none, in every cell that has none.
     let retx = |v: &str, w: &str, lossy: bool| -> f64 {
         rows.iter()
-            .filter(|r| &r[0] == v && &r[1] == w && &r[4] == "retransmissions")
+            .filter(|r| &r[0] == v && &r[1] == w && &r[3] == "retransmissions")
             .nth(usize::from(lossy))
-            .unwrap()[7]
+            .unwrap()[6]
             .parse()
             .unwrap()
     };
