@@ -217,11 +217,15 @@ impl DelaySource for FailingCalls<'_> {
 
     fn nominal(&self, k: u32) -> Option<SimDuration> {
         let fm = self.policy.formula();
-        let nominal = fm.nominal(k, self.policy.base);
+        let base = match (self.outcome.is_throttling(), self.policy.throttle_base) {
+            (true, Some(b)) => b,
+            _ => self.policy.base,
+        };
+        let nominal = fm.nominal(k, base);
         match fm.jitter {
             Jitter::Decorrelated => None,
             // The range's lower end, pinned once the upper one reaches the cap.
-            Jitter::Span => Some(fm.span_range(nominal, self.policy.base).0),
+            Jitter::Span => Some(fm.span_range(nominal, base).0),
             _ => Some(fm.jitter_input(nominal)),
         }
     }

@@ -7,6 +7,13 @@
 //! own delay t; gRPC's `grpc-retry-pushback-ms` replaces the backoff and (grpc-java
 //! `RetriableStream`) resets the next backoff to the initial one. A date that is already
 //! past gives no hint, and the computed backoff is used.
+//!
+//! Header names are not modelled: a policy either reads the server's hint
+//! (`retry_after` = `replace` or `max`) or does not (`ignore`). botocore reads only
+//! `x-amz-retry-after` and gRPC only its pushback trailer, so a scenario whose server
+//! sends a plain `Retry-After` to those clients should set `retry_after = "ignore"` for
+//! them. The hint is honoured on whatever retryable failure carries it; servers send it
+//! with 503 and 429. It is not capped by the policy's cap.
 
 use serde::Serialize;
 
