@@ -2,6 +2,8 @@
 //! calls and returns a `CliError` that `main` turns into an exit code.
 
 pub mod check;
+pub mod explain;
+pub mod presets;
 pub mod rto;
 pub mod run;
 
@@ -40,6 +42,10 @@ pub enum Command {
         #[command(subcommand)]
         command: rto::RtoCommand,
     },
+    /// List the retry presets: real libraries' retry behaviour, with their sources.
+    Presets,
+    /// Explain a retry policy: delays per attempt, worst cases, cap, attempts.
+    Explain(explain::ExplainArgs),
 }
 
 /// Why a command failed, and so which exit code it gives.
@@ -83,5 +89,7 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
         Command::Run(args) => run::run(args),
         Command::Check { file } => check::check(&file),
         Command::Rto { command } => rto::rto(command),
+        Command::Presets => presets::presets(),
+        Command::Explain(args) => explain::explain(args),
     }
 }

@@ -1,6 +1,7 @@
 //! Sans-IO state machines: they take time and randomness from the engine and never do I/O.
 pub mod grpc;
 pub mod path;
+pub mod retry;
 pub mod rto;
 pub mod server;
 pub mod tcp;

@@ -1,0 +1,247 @@
+//! `backoffsim explain POLICY | --file F [--set key=value]… [--runs N] [--seed S]
+//! [--attempt-time D] [--fail-with OUTCOME] [--retry-after D] [--csv attempts|runs]`:
+//! a policy's delays, limits and worst cases without a scenario.
+//!
+//! POLICY is a preset name (`backoffsim presets`); `--file` reads a `[retry.policy]`
+//! table (or the policy's keys at the top level), with errors located like a
+//! scenario's. The gRPC connection-backoff profiles (`grpc-connection-spec`, `-core`,
+//! `-go`, `-java`) come with `model::grpc`, which implements
+//! [`DelaySource`](crate::model::retry::explain::DelaySource) for them; until then
+//! their names are refused with a message. `--plot` waits for the plotting branch.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use serde_spanned::Spanned;
+use toml::de::DeValue;
+
+use super::CliError;
+use crate::engine::time::SimDuration;
+use crate::model::retry::explain::{self, FailingCalls, Options};
+use crate::model::retry::{Outcome, RetryAfter, RetryPolicy, RetryPolicyConfig, presets};
+use crate::scenario::load::{Document, join, locate};
+use crate::scenario::{Diagnostic, ScenarioError};
+
+/// What `--csv` prints instead of the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CsvKind {
+    /// One row per attempt: run,attempt,sleep_s,elapsed_s.
+    Attempts,
+    /// One row per call: run,attempts,total_sleep_s,giveup_s,reason.
+    Runs,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// A preset name, e.g. gcs-python (`backoffsim presets` lists them).
+    pub policy: Option<String>,
+    /// A TOML file with a [retry.policy] table, or the policy's keys at the top level.
+    #[arg(long)]
+    pub file: Option<PathBuf>,
+    /// Override a field by its scenario name, e.g. `--set deadline=30s --set jitter=none`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Always-failing calls to simulate.
+    #[arg(long, default_value_t = 10_000)]
+    pub runs: u32,
+    /// Seed of the jitter draws (run i draws from its own stream).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// How long each attempt takes before it fails, e.g. 200ms.
+    #[arg(long, default_value = "0s", value_name = "DURATION")]
+    pub attempt_time: String,
+    /// The failure: timeout, dropped, refused, throttling or an HTTP status
+    /// [default: 503 if the policy retries it, else its first retry condition].
+    #[arg(long, value_name = "OUTCOME")]
+    pub fail_with: Option<String>,
+    /// The server's Retry-After on every failure (whole milliseconds), e.g. 10s.
+    #[arg(long, value_name = "DURATION")]
+    pub retry_after: Option<String>,
+    /// Print CSV instead of the report.
+    #[arg(long, value_enum)]
+    pub csv: Option<CsvKind>,
+}
+
+const GRPC_CONNECTION: &[&str] = &[
+    "grpc-connection-spec",
+    "grpc-connection-core",
+    "grpc-connection-go",
+    "grpc-connection-java",
+];
+
+pub fn explain(args: ExplainArgs) -> Result<(), CliError> {
+    let policy = resolve_policy(&args)?;
+    if !(1..=10_000_000).contains(&args.runs) {
+        return Err(CliError::Usage("--runs must be from 1 to 10000000".into()));
+    }
+    let attempt_time = SimDuration::parse(&args.attempt_time)
+        .map_err(|e| CliError::Usage(format!("--attempt-time: {e}")))?;
+    let mut outcome = match &args.fail_with {
+        Some(w) => Outcome::parse(w).map_err(|e| CliError::Usage(format!("--fail-with: {e}")))?,
+        None => policy.retry_on.typical_failure(),
+    };
+    if outcome.is_success() {
+        return Err(CliError::Usage(
+            "--fail-with: a 2xx is a success; explain looks at calls that always fail".into(),
+        ));
+    }
+    let mut failing_with = outcome.to_string();
+    if let Some(ra) = &args.retry_after {
+        let d =
+            SimDuration::parse(ra).map_err(|e| CliError::Usage(format!("--retry-after: {e}")))?;
+        if !matches!(outcome, Outcome::Http { .. }) {
+            return Err(CliError::Usage(format!(
+                "--retry-after needs an HTTP failure (e.g. --fail-with 503 or 429), not {outcome}"
+            )));
+        }
+        outcome = outcome.with_retry_after(RetryAfter::Millis(d.as_nanos() / 1_000_000));
+        failing_with += &format!(" with Retry-After {d}");
+    }
+    let opts = Options {
+        runs: args.runs,
+        seed: args.seed,
+        attempt_time,
+        ..Options::default()
+    };
+    let source = FailingCalls {
+        policy: &policy,
+        outcome,
+    };
+    let runs = explain::simulate(&source, &opts);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match args.csv {
+        None => explain::write_report(&mut out, &source, &failing_with, &runs, &opts),
+        Some(CsvKind::Attempts) => explain::write_attempts_csv(&mut out, &runs),
+        Some(CsvKind::Runs) => explain::write_runs_csv(&mut out, &runs, attempt_time),
+    }
+    .map_err(CliError::from_stdout)?;
+    out.flush().map_err(CliError::from_stdout)
+}
+
+/// The policy from the preset name or the file, with the `--set`s laid over it.
+fn resolve_policy(args: &ExplainArgs) -> Result<RetryPolicy, CliError> {
+    let mut file: Option<(String, String, String)> = None;
+    let mut config = match (&args.policy, &args.file) {
+        (Some(_), Some(_)) => {
+            return Err(CliError::Usage(
+                "give a preset name or --file, not both (the file may name its preset)".into(),
+            ));
+        }
+        (None, None) => {
+            return Err(CliError::Usage(format!(
+                "name a preset or give --file (presets: {})",
+                presets::names().join(", ")
+            )));
+        }
+        (Some(name), None) => {
+            if GRPC_CONNECTION.contains(&name.as_str()) {
+                return Err(CliError::Usage(format!(
+                    "`{name}` is a gRPC connection-backoff profile; it comes with the grpc model, which is not in this build yet"
+                )));
+            }
+            if presets::find(name).is_none() {
+                return Err(CliError::Usage(format!(
+                    "unknown preset `{name}` (known: {}); `backoffsim presets` describes them",
+                    presets::names().join(", ")
+                )));
+            }
+            RetryPolicyConfig::preset(name)
+        }
+        (None, Some(path)) => {
+            let (label, source) = read(path)?;
+            let (config, prefix) = parse_file(&label, &source)?;
+            file = Some((label, source, prefix));
+            config
+        }
+    };
+    let mut set_keys: Vec<String> = Vec::new();
+    for s in &args.sets {
+        let (key, value) = s.split_once('=').ok_or_else(|| {
+            CliError::Usage(format!(
+                "--set `{s}`: expected KEY=VALUE, e.g. --set deadline=30s"
+            ))
+        })?;
+        config
+            .set(key.trim(), value.trim())
+            .map_err(|why| CliError::Usage(format!("--set {s}: {why}")))?;
+        set_keys.push(key.trim().to_string());
+    }
+    config.resolve().map_err(|errors| match &file {
+        None => CliError::Usage(
+            errors
+                .into_iter()
+                .map(|(k, m)| format!("--set {k}: {m}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        Some((label, source, prefix)) => {
+            let doc = Document::parse(label, source).expect("parsed once already");
+            let diagnostics = errors
+                .into_iter()
+                .map(|(k, m)| {
+                    if set_keys.contains(&k) {
+                        Diagnostic::at("--set", "", None, &k, &m)
+                    } else {
+                        let path = join(prefix, &k);
+                        doc.diag(Some(locate(&doc.root, &path)), &path, &m)
+                    }
+                })
+                .collect();
+            CliError::Scenario(ScenarioError { diagnostics })
+        }
+    })
+}
+
+fn read(path: &Path) -> Result<(String, String), CliError> {
+    let label = path.display().to_string();
+    let fail = |m: String| {
+        CliError::Scenario(ScenarioError::single(Diagnostic::at(
+            &label, "", None, "", &m,
+        )))
+    };
+    let bytes =
+        std::fs::read(path).map_err(|e| fail(format!("cannot read the policy file: {e}")))?;
+    let source = String::from_utf8(bytes)
+        .map_err(|_| fail("the file is not UTF-8 text: is it a TOML policy?".into()))?;
+    Ok((label, source))
+}
+
+/// Deserializes the `[retry.policy]` table, or the whole file if it has no `retry`.
+fn parse_file(label: &str, source: &str) -> Result<(RetryPolicyConfig, String), CliError> {
+    let single = |d: Diagnostic| CliError::Scenario(ScenarioError::single(d));
+    if source.trim().is_empty() {
+        return Err(single(Diagnostic::at(
+            label,
+            source,
+            None,
+            "",
+            "the file is empty: write the policy's keys, e.g. preset = \"gcs-python\", at the top level or under [retry.policy]",
+        )));
+    }
+    let doc = Document::parse(label, source).map_err(single)?;
+    let root = doc.root.get_ref();
+    let (table, prefix) = match root.get("retry") {
+        None => (doc.root.clone(), String::new()),
+        Some(retry) => {
+            let policy = match retry.get_ref() {
+                DeValue::Table(t) => t.get("policy"),
+                _ => None,
+            };
+            match policy.map(|p| (p.span(), p.get_ref())) {
+                Some((span, DeValue::Table(t))) => {
+                    (Spanned::new(span, t.clone()), "retry.policy".to_string())
+                }
+                _ => {
+                    return Err(single(doc.diag(
+                        Some(retry.span()),
+                        "retry",
+                        "expected a [retry.policy] table with the policy's keys",
+                    )));
+                }
+            }
+        }
+    };
+    let config: RetryPolicyConfig = doc.deserialize(table, &prefix).map_err(single)?;
+    Ok((config, prefix))
+}

@@ -1,0 +1,854 @@
+//! `explain`: what a user asks first about a policy, answered without a scenario — the
+//! delay before each attempt (min, p50, p99, max), the expected and worst-case time
+//! until an always-failing call gives up, whether the cap is a hard cap and whether
+//! draws pile up at it, and how many attempts are made.
+//!
+//! The analysis works on any [`DelaySource`]: anything that, told that an attempt
+//! failed, says when the next one starts or that it gives up. [`FailingCalls`] is the
+//! retry policy's implementation. The gRPC connection-backoff profiles of `model::grpc`
+//! (`grpc-connection-spec`, `-core`, `-go`, `-java`) fit the same trait: their
+//! `Caller` is the connection's backoff state, `after_failure` runs one turn of the
+//! connect loop (grpc-core counts the next deadline from `attempt_start`, grpc-go from
+//! `now`, which is why both are passed), they never give up (the simulation stops them
+//! at [`Options::horizon`] attempts, reason `horizon`), and `facts` describes the
+//! profile. `cli::explain` then only needs to map the name to the profile.
+//!
+//! Runs are independent: run i draws from `Seeds::stream(0, i, Purpose::Jitter)`, so
+//! the results depend on the seed and not on the thread count (rayon over runs,
+//! collected in order).
+
+use std::io::{self, Write};
+
+use rayon::prelude::*;
+
+use super::GiveUpReason;
+use super::budget::RetryBudget;
+use super::config::RetryPolicy;
+use super::jitter::{CapApplies, Jitter};
+use super::limits::{AttemptLimit, DeadlineClock, StopRule};
+use super::outcome::Outcome;
+use super::presets;
+use super::retry_after::RetryAfterMode;
+use super::{Decision, RetryState};
+use crate::engine::rng::{Purpose, Seeds, SimRng};
+use crate::engine::time::{SimDuration, SimTime};
+
+/// What comes after a failed attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// The next attempt starts at `at`.
+    Attempt { at: SimTime },
+    /// The caller gives up at `at`; `reason` is a one-word slug.
+    GiveUp { at: SimTime, reason: &'static str },
+}
+
+/// Something that decides when a caller whose attempts all fail tries again.
+pub trait DelaySource: Sync {
+    /// One caller's state.
+    type Caller: Send;
+    /// A caller whose first attempt starts at `start`.
+    fn start(&self, start: SimTime) -> Self::Caller;
+    /// The attempt that began at `attempt_start` failed at `now`.
+    fn after_failure(
+        &self,
+        caller: &mut Self::Caller,
+        attempt_start: SimTime,
+        now: SimTime,
+        rng: &mut SimRng,
+    ) -> Next;
+    /// The nominal delay before retry k+1 (k from 0), for the table; `None` if the
+    /// source has none (decorrelated jitter).
+    fn nominal(&self, k: u32) -> Option<SimDuration>;
+    /// What can be said without simulating, for attempts that take `attempt_time`.
+    fn facts(&self, attempt_time: SimDuration) -> Facts;
+}
+
+/// The analytic half of a report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Facts {
+    pub title: String,
+    /// Labelled lines: source, sleep formula, draws, limit, cap, retried, …
+    pub lines: Vec<(&'static str, String)>,
+    /// The cap, for the "at cap" column.
+    pub cap: Option<SimDuration>,
+    /// An upper bound on the total sleep of an always-failing caller (`None`: none).
+    pub worst_sleep: Option<SimDuration>,
+    /// An upper bound on the time until it gives up (`None`: none).
+    pub worst_give_up: Option<SimDuration>,
+}
+
+/// How to simulate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub runs: u32,
+    pub seed: u64,
+    /// How long each attempt takes before it fails.
+    pub attempt_time: SimDuration,
+    /// Attempts per run at most (for sources that never give up).
+    pub horizon: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            runs: 10_000,
+            seed: 1,
+            attempt_time: SimDuration::ZERO,
+            horizon: 10_000,
+        }
+    }
+}
+
+/// One simulated caller.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// Attempt start times since the call started; the first is 0.
+    pub starts: Vec<SimDuration>,
+    /// The sleep just before each attempt (0 for the first).
+    pub sleeps: Vec<SimDuration>,
+    pub give_up: SimDuration,
+    pub reason: &'static str,
+}
+
+impl Run {
+    pub fn attempts(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// The time spent not attempting: the sleeps between attempts plus any wait after
+    /// the last attempt before giving up (`sleep-then-stop`, `cut`).
+    pub fn total_sleep(&self, attempt_time: SimDuration) -> SimDuration {
+        let between: u64 = self.sleeps.iter().map(|s| s.as_nanos()).sum();
+        let last_end = self.starts.last().map_or(0, |s| s.as_nanos()) + attempt_time.as_nanos();
+        SimDuration::from_nanos(between + self.give_up.as_nanos().saturating_sub(last_end))
+    }
+}
+
+/// Simulates `opts.runs` always-failing callers, in run order.
+pub fn simulate<S: DelaySource>(source: &S, opts: &Options) -> Vec<Run> {
+    let seeds = Seeds::new(opts.seed);
+    (0..opts.runs)
+        .into_par_iter()
+        .map(|i| {
+            let mut rng = seeds.stream(0, u64::from(i), Purpose::Jitter);
+            one_run(source, opts, &mut rng)
+        })
+        .collect()
+}
+
+fn one_run<S: DelaySource>(source: &S, opts: &Options, rng: &mut SimRng) -> Run {
+    let t0 = SimTime::ZERO;
+    let mut caller = source.start(t0);
+    let mut start = t0;
+    let mut run = Run {
+        starts: vec![SimDuration::ZERO],
+        sleeps: vec![SimDuration::ZERO],
+        give_up: SimDuration::ZERO,
+        reason: "",
+    };
+    loop {
+        let end = start.saturating_add(opts.attempt_time);
+        match source.after_failure(&mut caller, start, end, rng) {
+            Next::Attempt { at } => {
+                if run.starts.len() >= opts.horizon as usize {
+                    run.give_up = end - t0;
+                    run.reason = "horizon";
+                    return run;
+                }
+                run.sleeps.push(at.saturating_since(end));
+                run.starts.push(at - t0);
+                start = at;
+            }
+            Next::GiveUp { at, reason } => {
+                run.give_up = at.saturating_since(t0);
+                run.reason = reason;
+                return run;
+            }
+        }
+    }
+}
+
+/// A retry policy's calls that always fail with `outcome`.
+#[derive(Clone, Debug)]
+pub struct FailingCalls<'a> {
+    pub policy: &'a RetryPolicy,
+    pub outcome: Outcome,
+}
+
+impl DelaySource for FailingCalls<'_> {
+    type Caller = (RetryState, RetryBudget);
+
+    fn start(&self, start: SimTime) -> Self::Caller {
+        (
+            RetryState::new(self.policy, start),
+            self.policy.new_budget(start),
+        )
+    }
+
+    fn after_failure(
+        &self,
+        (state, budget): &mut Self::Caller,
+        _attempt_start: SimTime,
+        now: SimTime,
+        rng: &mut SimRng,
+    ) -> Next {
+        // Under `cut` the engine cancels an attempt still running at the deadline.
+        if self.policy.deadline_rule == StopRule::Cut
+            && let Some(dl) = state.deadline_at(self.policy)
+            && now > dl
+        {
+            return Next::GiveUp {
+                at: dl,
+                reason: GiveUpReason::Deadline.slug(),
+            };
+        }
+        match state.on_outcome(self.policy, budget, now, &self.outcome, rng) {
+            Decision::RetryAt { at, .. } => Next::Attempt { at },
+            Decision::GiveUp { at, reason } => Next::GiveUp {
+                at,
+                reason: reason.slug(),
+            },
+            Decision::Done => Next::GiveUp {
+                at: now,
+                reason: "success",
+            },
+        }
+    }
+
+    fn nominal(&self, k: u32) -> Option<SimDuration> {
+        let fm = self.policy.formula();
+        let base = match (self.outcome.is_throttling(), self.policy.throttle_base) {
+            (true, Some(b)) => b,
+            _ => self.policy.base,
+        };
+        let nominal = fm.nominal(k, base);
+        match fm.jitter {
+            Jitter::Decorrelated => None,
+            // The range's lower end, pinned once the upper one reaches the cap.
+            Jitter::Span => Some(fm.span_range(nominal, base).0),
+            _ => Some(fm.jitter_input(nominal)),
+        }
+    }
+
+    fn facts(&self, attempt_time: SimDuration) -> Facts {
+        policy_facts(self.policy, &self.outcome, attempt_time)
+    }
+}
+
+/// An RNG whose every draw is the largest `random::<f64>()` can return.
+struct MaxRng;
+
+impl rand::TryRng for MaxRng {
+    type Error = std::convert::Infallible;
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok(u32::MAX)
+    }
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        Ok(u64::MAX)
+    }
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        dst.fill(0xFF);
+        Ok(())
+    }
+}
+
+/// The call with every draw at its maximum and no deadline: its total sleep and time
+/// until it gives up, or `None` if it does not give up within 10 000 attempts.
+fn max_path(
+    policy: &RetryPolicy,
+    outcome: &Outcome,
+    a: SimDuration,
+) -> Option<(SimDuration, SimDuration)> {
+    let mut p = policy.clone();
+    p.deadline = None;
+    let mut state = RetryState::new(&p, SimTime::ZERO);
+    let mut budget = p.new_budget(SimTime::ZERO);
+    let mut now = SimTime::ZERO.saturating_add(a);
+    let mut slept = SimDuration::ZERO;
+    for _ in 0..10_000 {
+        match state.on_outcome(&p, &mut budget, now, outcome, &mut MaxRng) {
+            Decision::RetryAt { at, sleep, .. } => {
+                slept += sleep;
+                now = at.saturating_add(a);
+            }
+            Decision::GiveUp { at, .. } => {
+                let wait = at.saturating_since(now);
+                return Some((slept + wait, at - SimTime::ZERO));
+            }
+            Decision::Done => return Some((slept, now - SimTime::ZERO)),
+        }
+    }
+    None
+}
+
+fn add(a: SimDuration, b: SimDuration) -> SimDuration {
+    SimDuration::from_nanos(a.as_nanos().saturating_add(b.as_nanos()))
+}
+
+fn min_opt(a: Option<SimDuration>, b: Option<SimDuration>) -> Option<SimDuration> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+/// The stop rule's bounds on (total sleep, time until give-up).
+fn deadline_bounds(p: &RetryPolicy, a: SimDuration) -> (Option<SimDuration>, Option<SimDuration>) {
+    let Some(d) = p.deadline else {
+        return (None, None);
+    };
+    let s = p.sleep_bound();
+    let (sleep, time) = match p.deadline_rule {
+        StopRule::GiveUpBeforeCrossing | StopRule::GiveUpBeforeReaching | StopRule::Truncate => {
+            (Some(d), Some(add(d, a)))
+        }
+        StopRule::SleepThenAttempt => (s.map(|s| add(d, s)), s.map(|s| add(add(d, s), a))),
+        StopRule::SleepThenStop => (s.map(|s| add(d, s)), s.map(|s| add(d, s))),
+        StopRule::Cut => (Some(d), Some(d)),
+    };
+    match p.deadline_clock {
+        DeadlineClock::Wall => (sleep, time),
+        // The clock reads the failed attempt's start: one attempt time later.
+        DeadlineClock::AttemptStart => (sleep.map(|x| add(x, a)), time.map(|x| add(x, a))),
+        // Attempt time does not count: only the sleeps are bounded.
+        DeadlineClock::SleepsOnly => (sleep, None),
+    }
+}
+
+fn growth(base: SimDuration, m: f64) -> String {
+    if m == 1.0 {
+        format!("{base}")
+    } else {
+        format!("{base}·{m}^k")
+    }
+}
+
+/// The sleep formula in words.
+pub fn formula_text(p: &RetryPolicy) -> String {
+    let g = growth(p.base, p.multiplier);
+    let after = p.cap_applies == CapApplies::AfterJitter;
+    let d = match (p.cap, after) {
+        (Some(c), false) => format!("min({g}, {c})"),
+        _ => g.clone(),
+    };
+    let clamp = |x: String| match (p.cap, after) {
+        (Some(c), true) => format!("min({x}, {c})"),
+        _ => x,
+    };
+    let mut text = match p.jitter {
+        Jitter::None => match p.cap {
+            Some(c) => format!("min({g}, {c})"),
+            None => g.clone(),
+        },
+        Jitter::Full => clamp(format!("U(0, {d})")),
+        Jitter::Equal => clamp("d/2 + U(0, d/2)".to_string()) + &format!(", d = {d}"),
+        Jitter::Proportional { fraction } => {
+            clamp(format!("{d}·U({}, {})", 1.0 - fraction, 1.0 + fraction))
+        }
+        Jitter::Additive { max } => clamp(format!("{d} + U(0, {max})")),
+        Jitter::Half => clamp("U(d, 2d)".to_string()) + &format!(", d = {d}"),
+        Jitter::Decorrelated => match p.cap {
+            Some(c) => format!(
+                "min({c}, U({}, 3 × previous sleep)), previous from {}",
+                p.base, p.base
+            ),
+            None => format!(
+                "U({}, 3 × previous sleep), previous from {}",
+                p.base, p.base
+            ),
+        },
+        Jitter::Span => {
+            let m = p.multiplier;
+            match p.cap {
+                Some(c) => {
+                    let (lo, hi) = p.formula().span_range(SimDuration::MAX, p.base);
+                    format!("U(d, {m}·d), d = {g}; once {m}·d ≥ {c}: U({lo}, {hi})")
+                }
+                None => format!("U(d, {m}·d), d = {g}"),
+            }
+        }
+    };
+    if let Some(t) = p.truncate_to {
+        text += &format!(", truncated to a multiple of {t}");
+    }
+    if let Some(tb) = p.throttle_base {
+        text += &format!(
+            "; from {} after a throttling error",
+            growth(tb, p.multiplier)
+        );
+    }
+    text
+}
+
+fn policy_facts(p: &RetryPolicy, outcome: &Outcome, a: SimDuration) -> Facts {
+    let preset = p.preset.as_deref().and_then(presets::find);
+    let title = match (&p.preset, preset) {
+        (Some(name), Some(pr)) => format!("{name}: {}", pr.what),
+        _ => "custom retry policy".to_string(),
+    };
+    let mut lines: Vec<(&'static str, String)> = Vec::new();
+    lines.push((
+        "source",
+        preset.map_or("(no preset)".to_string(), |pr| pr.source.to_string()),
+    ));
+    let cap_where = match (p.cap, p.jitter, p.cap_applies) {
+        (None, _, _) => "no cap",
+        (_, Jitter::Decorrelated | Jitter::Span, _) => "the cap is part of the formula",
+        (_, Jitter::None, _) => "capped",
+        (_, _, CapApplies::BeforeJitter) => "cap before jitter",
+        (_, _, CapApplies::AfterJitter) => "cap after jitter",
+    };
+    let jitter = match p.jitter {
+        Jitter::None => "no jitter".to_string(),
+        j => format!("{} jitter", j.mode()),
+    };
+    lines.push((
+        "sleep",
+        format!(
+            "before retry k+1 (k from 0): {} — {jitter}, {cap_where}",
+            formula_text(p)
+        ),
+    ));
+    lines.push((
+        "draws",
+        if p.jitter.draws() {
+            "one uniform draw per backoff sleep".to_string()
+        } else {
+            "none: no jitter, every caller sleeps the same".to_string()
+        },
+    ));
+    let mut limit = p.limit.to_string();
+    match p.deadline {
+        Some(d) => {
+            limit += &format!(
+                "; deadline {d} ({}); {}",
+                p.deadline_clock.describe(),
+                p.deadline_rule.describe()
+            );
+        }
+        None => limit += "; no deadline",
+    }
+    if p.limit == AttemptLimit::Unlimited && p.deadline.is_none() {
+        limit += " (only a budget, if any, stops it)";
+    }
+    lines.push(("limit", limit));
+    let fm = p.formula();
+    let cap_text = match (p.cap, fm.sleep_bound()) {
+        (None, _) if p.multiplier == 1.0 && p.jitter.mode() != super::JitterMode::Decorrelated => {
+            "none (the delay does not grow)".to_string()
+        }
+        (None, _) => "none: the delay grows without bound".to_string(),
+        (Some(c), bound) => {
+            let hard = if fm.hard_cap() {
+                format!("{c}, a hard cap: no backoff sleep exceeds it")
+            } else {
+                format!(
+                    "{c}, not a hard cap: the jitter goes on top, so sleeps reach {}",
+                    bound.map_or("any length".to_string(), |b| b.to_string())
+                )
+            };
+            let piles = if !fm.piles_at_cap() {
+                "draws do not pile up at it".to_string()
+            } else {
+                match p.jitter {
+                    Jitter::None => "every sleep that reaches it is exactly the cap (no jitter: callers stay in step)".to_string(),
+                    Jitter::Decorrelated => "draws pile up at it: min(cap, draw) puts every draw above it on the cap".to_string(),
+                    _ => "draws pile up at it: the cap is applied after the jitter, so every draw above it becomes the cap".to_string(),
+                }
+            };
+            format!("{hard}; {piles}")
+        }
+    };
+    lines.push(("cap", cap_text));
+    let mut retried = if p.retry_on.0.contains(&super::Condition::Any) {
+        "every failure".to_string()
+    } else {
+        format!("{}; anything else fails at once", p.retry_on)
+    };
+    retried += if p.retry_non_idempotent {
+        "; calls that are not idempotent are retried too (duplicates possible)"
+    } else {
+        "; calls that are not idempotent are not retried"
+    };
+    lines.push(("retried", retried));
+    lines.push((
+        "Retry-After",
+        match p.retry_after.mode {
+            RetryAfterMode::Ignore => "ignored".to_string(),
+            RetryAfterMode::Replace => format!(
+                "replaces the backoff{} (not capped)",
+                if p.retry_after.resets_backoff {
+                    " and resets it"
+                } else {
+                    ""
+                }
+            ),
+            RetryAfterMode::Max => match p.retry_after.max_extra {
+                Some(x) => format!("max(backoff, min(hint, backoff + {x}))"),
+                None => "max(backoff, hint) (not capped)".to_string(),
+            },
+        },
+    ));
+    if p.budget.kind() != super::BudgetKind::None {
+        lines.push(("budget", p.budget.describe()));
+    }
+    if let Some(l) = &p.rate_limiter {
+        lines.push((
+            "rate limiter",
+            format!(
+                "AWS adaptive (simplified): after a throttling error every send waits for a token at {} tokens/s",
+                l.min_fill_rate
+            ),
+        ));
+    }
+    let path = max_path(p, outcome, a);
+    let (dl_sleep, dl_time) = deadline_bounds(p, a);
+    Facts {
+        title,
+        lines,
+        cap: p.cap,
+        worst_sleep: min_opt(path.map(|x| x.0), dl_sleep),
+        worst_give_up: min_opt(path.map(|x| x.1), dl_time),
+    }
+}
+
+/// Nearest-rank quantile of sorted values: the smallest value with at least q of them
+/// at or below it.
+fn quantile(sorted: &[u64], q: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn secs(ns: u64) -> String {
+    format!("{:.3}", ns as f64 / 1e9)
+}
+
+/// Distribution summary of nanosecond values.
+struct Dist {
+    min: u64,
+    p50: u64,
+    p99: u64,
+    max: u64,
+    mean: f64,
+}
+
+fn dist(mut v: Vec<u64>) -> Dist {
+    v.sort_unstable();
+    let mean = v.iter().map(|&x| x as f64).sum::<f64>() / v.len().max(1) as f64;
+    Dist {
+        min: v.first().copied().unwrap_or(0),
+        p50: quantile(&v, 0.5),
+        p99: quantile(&v, 0.99),
+        max: v.last().copied().unwrap_or(0),
+        mean,
+    }
+}
+
+/// Writes the human report.
+pub fn write_report<S: DelaySource, W: Write>(
+    out: &mut W,
+    source: &S,
+    failing_with: &str,
+    runs: &[Run],
+    opts: &Options,
+) -> io::Result<()> {
+    let facts = source.facts(opts.attempt_time);
+    writeln!(out, "{}", facts.title)?;
+    let width = facts.lines.iter().map(|(l, _)| l.len()).max().unwrap_or(0);
+    for (label, text) in &facts.lines {
+        writeln!(out, "  {label:<width$}  {text}")?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{} always-failing calls (each attempt fails with {failing_with} after {}), seed {}:",
+        runs.len(),
+        opts.attempt_time,
+        opts.seed
+    )?;
+    let max_attempts = runs.iter().map(Run::attempts).max().unwrap_or(0);
+    writeln!(
+        out,
+        "  {:>7}  {:>7}  {:>9}  {:>9}  {:>9}  {:>9}  {:>9}  {:>9}  {:>6}",
+        "attempt", "reached", "nominal", "min s", "p50 s", "p99 s", "max s", "mean s", "at cap"
+    )?;
+    let n = runs.len().max(1) as f64;
+    for j in 0..max_attempts {
+        let sleeps: Vec<u64> = runs
+            .iter()
+            .filter(|r| r.attempts() > j)
+            .map(|r| r.sleeps[j].as_nanos())
+            .collect();
+        let reached = sleeps.len() as f64 / n * 100.0;
+        if j == 0 {
+            writeln!(
+                out,
+                "  {:>7}  {:>6.1}%  {:>9}  {:>9}  {:>9}  {:>9}  {:>9}  {:>9}  {:>6}",
+                1, reached, "-", "-", "-", "-", "-", "-", "-"
+            )?;
+            continue;
+        }
+        let nominal = source
+            .nominal(j as u32 - 1)
+            .map_or("-".to_string(), |d| d.to_string());
+        let at_cap = match facts.cap {
+            Some(c) => {
+                let k = sleeps.iter().filter(|&&s| s == c.as_nanos()).count();
+                format!("{:.1}%", k as f64 / sleeps.len().max(1) as f64 * 100.0)
+            }
+            None => "-".to_string(),
+        };
+        let d = dist(sleeps);
+        writeln!(
+            out,
+            "  {:>7}  {:>6.1}%  {:>9}  {:>9}  {:>9}  {:>9}  {:>9}  {:>9}  {:>6}",
+            j + 1,
+            reached,
+            nominal,
+            secs(d.min),
+            secs(d.p50),
+            secs(d.p99),
+            secs(d.max),
+            format!("{:.3}", d.mean / 1e9),
+            at_cap
+        )?;
+    }
+    let attempts: Vec<u64> = runs.iter().map(|r| r.attempts() as u64).collect();
+    let a = dist(attempts);
+    let attempts_line = if a.min == a.max {
+        format!("{} in every call", a.min)
+    } else {
+        format!("min {}, mean {:.2}, max {}", a.min, a.mean, a.max)
+    };
+    let worst = |w: Option<SimDuration>| match w {
+        Some(w) => format!("; worst case {} s", secs(w.as_nanos())),
+        None => "; no worst case: unbounded".to_string(),
+    };
+    let sleep = dist(
+        runs.iter()
+            .map(|r| r.total_sleep(opts.attempt_time).as_nanos())
+            .collect(),
+    );
+    let until = dist(runs.iter().map(|r| r.give_up.as_nanos()).collect());
+    let line = |d: &Dist| {
+        format!(
+            "mean {:.3} s, p50 {} s, p99 {} s, max {} s",
+            d.mean / 1e9,
+            secs(d.p50),
+            secs(d.p99),
+            secs(d.max)
+        )
+    };
+    writeln!(out, "  attempts        {attempts_line}")?;
+    writeln!(
+        out,
+        "  total sleep     {}{}",
+        line(&sleep),
+        worst(facts.worst_sleep)
+    )?;
+    writeln!(
+        out,
+        "  until give-up   {}{}",
+        line(&until),
+        worst(facts.worst_give_up)
+    )?;
+    let mut reasons: Vec<(&str, usize)> = Vec::new();
+    for r in runs {
+        match reasons.iter_mut().find(|(k, _)| *k == r.reason) {
+            Some((_, c)) => *c += 1,
+            None => reasons.push((r.reason, 1)),
+        }
+    }
+    let reasons: Vec<String> = reasons
+        .iter()
+        .map(|(k, c)| format!("{k} {:.1}%", *c as f64 / n * 100.0))
+        .collect();
+    writeln!(out, "  gave up         {}", reasons.join(", "))?;
+    Ok(())
+}
+
+/// `run,attempt,sleep_s,elapsed_s`: one row per attempt.
+pub fn write_attempts_csv<W: Write>(out: &mut W, runs: &[Run]) -> io::Result<()> {
+    writeln!(out, "run,attempt,sleep_s,elapsed_s")?;
+    for (i, r) in runs.iter().enumerate() {
+        for (j, (sleep, start)) in r.sleeps.iter().zip(&r.starts).enumerate() {
+            writeln!(
+                out,
+                "{i},{},{},{}",
+                j + 1,
+                csv_secs(*sleep),
+                csv_secs(*start)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `run,attempts,total_sleep_s,giveup_s,reason`: one row per call.
+pub fn write_runs_csv<W: Write>(
+    out: &mut W,
+    runs: &[Run],
+    attempt_time: SimDuration,
+) -> io::Result<()> {
+    writeln!(out, "run,attempts,total_sleep_s,giveup_s,reason")?;
+    for (i, r) in runs.iter().enumerate() {
+        writeln!(
+            out,
+            "{i},{},{},{},{}",
+            r.attempts(),
+            csv_secs(r.total_sleep(attempt_time)),
+            csv_secs(r.give_up),
+            r.reason
+        )?;
+    }
+    Ok(())
+}
+
+/// Seconds with nanosecond precision, exact (no float rounding).
+fn csv_secs(d: SimDuration) -> String {
+    let ns = d.as_nanos();
+    format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::retry::RetryPolicyConfig;
+
+    fn policy(name: &str, sets: &[(&str, &str)]) -> RetryPolicy {
+        RetryPolicyConfig::with_sets(Some(name), sets)
+            .resolve()
+            .unwrap()
+    }
+
+    fn run(p: &RetryPolicy, runs: u32) -> Vec<Run> {
+        let src = FailingCalls {
+            policy: p,
+            outcome: p.retry_on.typical_failure(),
+        };
+        simulate(
+            &src,
+            &Options {
+                runs,
+                ..Options::default()
+            },
+        )
+    }
+
+    #[test]
+    fn seed_loop_mean_sleep_is_7_5_and_never_reaches_15() {
+        let p = policy("seed-loop", &[]);
+        let runs = run(&p, 20_000);
+        let mean = runs
+            .iter()
+            .map(|r| r.total_sleep(SimDuration::ZERO).as_secs_f64())
+            .sum::<f64>()
+            / runs.len() as f64;
+        assert!((mean - 7.5).abs() < 0.1, "{mean}");
+        assert!(
+            runs.iter()
+                .all(|r| r.attempts() == 5 && r.reason == "attempts")
+        );
+        assert!(
+            runs.iter()
+                .all(|r| r.total_sleep(SimDuration::ZERO) < SimDuration::from_secs(15))
+        );
+        let f = FailingCalls {
+            policy: &p,
+            outcome: Outcome::status(503),
+        }
+        .facts(SimDuration::ZERO);
+        assert_eq!(f.worst_sleep, Some(SimDuration::from_nanos(14_999_999_996)));
+    }
+
+    #[test]
+    fn results_do_not_depend_on_the_thread_count() {
+        let p = policy("gcs-python", &[]);
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap()
+            .install(|| run(&p, 500));
+        let four = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap()
+            .install(|| run(&p, 500));
+        assert_eq!(one, four);
+    }
+
+    #[test]
+    fn worst_cases_follow_the_stop_rule() {
+        let a = SimDuration::from_secs(1);
+        let s = SimDuration::from_secs;
+        let facts = |name: &str| {
+            let p = policy(name, &[]);
+            FailingCalls {
+                outcome: p.retry_on.typical_failure(),
+                policy: &p,
+            }
+            .facts(a)
+        };
+        // gcs-python: never sleeps past 120 s; the attempt that starts by then ends 1 s later.
+        assert_eq!(facts("gcs-python").worst_give_up, Some(s(121)));
+        // gcs-cpp: a 300 s sleep may start just before 15 min.
+        assert_eq!(facts("gcs-cpp").worst_give_up, Some(s(1200)));
+        // tenacity: the sleep crossing 120 s (≤ 60 s) in full, then one more attempt.
+        assert_eq!(facts("tenacity-random-exp").worst_give_up, Some(s(181)));
+        // python-backoff: elapsed is read at the attempt's start: 120 s + 2 attempts.
+        assert_eq!(facts("python-backoff").worst_give_up, Some(s(122)));
+        // backon: 1 + 2 + 4 s of sleep and four attempts.
+        assert_eq!(facts("backon").worst_give_up, Some(s(11)));
+    }
+
+    #[test]
+    fn csv_rows_are_exact_and_complete() {
+        let p = policy("backon", &[]);
+        let runs = run(&p, 2);
+        let mut buf = Vec::new();
+        write_attempts_csv(&mut buf, &runs).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert_eq!(
+            text.lines().take(5).collect::<Vec<_>>(),
+            [
+                "run,attempt,sleep_s,elapsed_s",
+                "0,1,0.000000000,0.000000000",
+                "0,2,1.000000000,1.000000000",
+                "0,3,2.000000000,3.000000000",
+                "0,4,4.000000000,7.000000000",
+            ]
+        );
+        assert_eq!(text.lines().count(), 1 + 2 * 4);
+        let mut buf = Vec::new();
+        write_runs_csv(&mut buf, &runs, SimDuration::ZERO).unwrap();
+        assert_eq!(
+            String::from_utf8(buf).unwrap(),
+            "run,attempts,total_sleep_s,giveup_s,reason\n0,4,7.000000000,7.000000000,attempts\n1,4,7.000000000,7.000000000,attempts\n"
+        );
+    }
+
+    #[test]
+    fn formula_texts() {
+        assert_eq!(
+            formula_text(&policy("seed-loop", &[])),
+            "U(0, min(1s·2^k, 30s))"
+        );
+        assert_eq!(
+            formula_text(&policy("gcloud", &[])),
+            "min(1s·2^k + U(0, 1s), 32s)"
+        );
+        assert_eq!(
+            formula_text(&policy("gcs-cpp", &[])),
+            "U(d, 2·d), d = 1s·2^k; once 2·d ≥ 5min: U(150s, 5min), truncated to a multiple of 1ms"
+        );
+        assert_eq!(
+            formula_text(&policy("aws-standard", &[])),
+            "U(0, min(50ms·2^k, 20s)); from 1s·2^k after a throttling error"
+        );
+        assert_eq!(formula_text(&policy("backon", &[])), "min(1s·2^k, 1min)");
+    }
+}
