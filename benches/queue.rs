@@ -86,19 +86,12 @@ impl Ord for HeapEntry {
 impl HoldQueue for StdHeap {
     #[inline]
     fn push(&mut self, at: u64, payload: Payload) {
-        self.heap.push(HeapEntry {
-            time: at,
-            seq: self.seq,
-            payload,
-        });
+        self.heap.push(HeapEntry { time: at, seq: self.seq, payload });
         self.seq += 1;
     }
     #[inline]
     fn pop(&mut self) -> (u64, Payload) {
-        let e = self
-            .heap
-            .pop()
-            .expect("the hold model never empties the queue");
+        let e = self.heap.pop().expect("the hold model never empties the queue");
         (e.time, e.payload)
     }
 }
@@ -115,15 +108,7 @@ fn exp_increments(rng: &mut ChaCha8Rng) -> Vec<u64> {
 
 fn mix_increments(rng: &mut ChaCha8Rng) -> Vec<u64> {
     let exp = exp_increments(rng);
-    exp.into_iter()
-        .map(|e| {
-            if rng.random_bool(0.1) {
-                rng.random_range(SEC..60 * SEC)
-            } else {
-                e
-            }
-        })
-        .collect()
+    exp.into_iter().map(|e| if rng.random_bool(0.1) { rng.random_range(SEC..60 * SEC) } else { e }).collect()
 }
 
 /// Pending times of the hold model's steady state: the residual life of the increment
@@ -165,10 +150,7 @@ fn hold<Q: HoldQueue>(q: &mut Q, incs: &[u64], cursor: &mut usize, iters: u64) -
 
 fn bench_hold(c: &mut Criterion) {
     let mut rng = ChaCha8Rng::seed_from_u64(0x5EED);
-    let distributions = [
-        ("hold_exp1ms", exp_increments(&mut rng)),
-        ("hold_mix", mix_increments(&mut rng)),
-    ];
+    let distributions = [("hold_exp1ms", exp_increments(&mut rng)), ("hold_mix", mix_increments(&mut rng))];
     for (name, incs) in &distributions {
         let mut group = c.benchmark_group(*name);
         group.sample_size(10);
@@ -193,10 +175,7 @@ fn bench_hold(c: &mut Criterion) {
             black_box(q.len());
             drop(q);
 
-            let mut h = StdHeap {
-                heap: BinaryHeap::with_capacity(n),
-                seq: 0,
-            };
+            let mut h = StdHeap { heap: BinaryHeap::with_capacity(n), seq: 0 };
             for (i, &t) in initial.iter().enumerate() {
                 HoldQueue::push(&mut h, t, [i as u64, 0]);
             }

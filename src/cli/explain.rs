@@ -63,33 +63,26 @@ pub struct ExplainArgs {
     pub csv: Option<CsvKind>,
 }
 
-const GRPC_CONNECTION: &[&str] = &[
-    "grpc-connection-spec",
-    "grpc-connection-core",
-    "grpc-connection-go",
-    "grpc-connection-java",
-];
+const GRPC_CONNECTION: &[&str] =
+    &["grpc-connection-spec", "grpc-connection-core", "grpc-connection-go", "grpc-connection-java"];
 
 pub fn explain(args: ExplainArgs) -> Result<(), CliError> {
     let policy = resolve_policy(&args)?;
     if !(1..=10_000_000).contains(&args.runs) {
         return Err(CliError::Usage("--runs must be from 1 to 10000000".into()));
     }
-    let attempt_time = SimDuration::parse(&args.attempt_time)
-        .map_err(|e| CliError::Usage(format!("--attempt-time: {e}")))?;
+    let attempt_time =
+        SimDuration::parse(&args.attempt_time).map_err(|e| CliError::Usage(format!("--attempt-time: {e}")))?;
     let mut outcome = match &args.fail_with {
         Some(w) => Outcome::parse(w).map_err(|e| CliError::Usage(format!("--fail-with: {e}")))?,
         None => policy.retry_on.typical_failure(),
     };
     if outcome.is_success() {
-        return Err(CliError::Usage(
-            "--fail-with: a 2xx is a success; explain looks at calls that always fail".into(),
-        ));
+        return Err(CliError::Usage("--fail-with: a 2xx is a success; explain looks at calls that always fail".into()));
     }
     let mut failing_with = outcome.to_string();
     if let Some(ra) = &args.retry_after {
-        let d =
-            SimDuration::parse(ra).map_err(|e| CliError::Usage(format!("--retry-after: {e}")))?;
+        let d = SimDuration::parse(ra).map_err(|e| CliError::Usage(format!("--retry-after: {e}")))?;
         if !matches!(outcome, Outcome::Http { .. }) {
             return Err(CliError::Usage(format!(
                 "--retry-after needs an HTTP failure (e.g. --fail-with 503 or 429), not {outcome}"
@@ -98,16 +91,8 @@ pub fn explain(args: ExplainArgs) -> Result<(), CliError> {
         outcome = outcome.with_retry_after(RetryAfter::Millis(d.as_nanos() / 1_000_000));
         failing_with += &format!(" with Retry-After {d}");
     }
-    let opts = Options {
-        runs: args.runs,
-        seed: args.seed,
-        attempt_time,
-        ..Options::default()
-    };
-    let source = FailingCalls {
-        policy: &policy,
-        outcome,
-    };
+    let opts = Options { runs: args.runs, seed: args.seed, attempt_time, ..Options::default() };
+    let source = FailingCalls { policy: &policy, outcome };
     let runs = explain::simulate(&source, &opts);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.csv {
@@ -157,24 +142,16 @@ fn resolve_policy(args: &ExplainArgs) -> Result<RetryPolicy, CliError> {
     };
     let mut set_keys: Vec<String> = Vec::new();
     for s in &args.sets {
-        let (key, value) = s.split_once('=').ok_or_else(|| {
-            CliError::Usage(format!(
-                "--set `{s}`: expected KEY=VALUE, e.g. --set deadline=30s"
-            ))
-        })?;
-        config
-            .set(key.trim(), value.trim())
-            .map_err(|why| CliError::Usage(format!("--set {s}: {why}")))?;
+        let (key, value) = s
+            .split_once('=')
+            .ok_or_else(|| CliError::Usage(format!("--set `{s}`: expected KEY=VALUE, e.g. --set deadline=30s")))?;
+        config.set(key.trim(), value.trim()).map_err(|why| CliError::Usage(format!("--set {s}: {why}")))?;
         set_keys.push(key.trim().to_string());
     }
     config.resolve().map_err(|errors| match &file {
-        None => CliError::Usage(
-            errors
-                .into_iter()
-                .map(|(k, m)| format!("--set {k}: {m}"))
-                .collect::<Vec<_>>()
-                .join("\n"),
-        ),
+        None => {
+            CliError::Usage(errors.into_iter().map(|(k, m)| format!("--set {k}: {m}")).collect::<Vec<_>>().join("\n"))
+        }
         Some((label, source, prefix)) => {
             let doc = Document::parse(label, source).expect("parsed once already");
             let diagnostics = errors
@@ -195,15 +172,10 @@ fn resolve_policy(args: &ExplainArgs) -> Result<RetryPolicy, CliError> {
 
 fn read(path: &Path) -> Result<(String, String), CliError> {
     let label = path.display().to_string();
-    let fail = |m: String| {
-        CliError::Scenario(ScenarioError::single(Diagnostic::at(
-            &label, "", None, "", &m,
-        )))
-    };
-    let bytes =
-        std::fs::read(path).map_err(|e| fail(format!("cannot read the policy file: {e}")))?;
-    let source = String::from_utf8(bytes)
-        .map_err(|_| fail("the file is not UTF-8 text: is it a TOML policy?".into()))?;
+    let fail = |m: String| CliError::Scenario(ScenarioError::single(Diagnostic::at(&label, "", None, "", &m)));
+    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read the policy file: {e}")))?;
+    let source =
+        String::from_utf8(bytes).map_err(|_| fail("the file is not UTF-8 text: is it a TOML policy?".into()))?;
     Ok((label, source))
 }
 
@@ -229,9 +201,7 @@ fn parse_file(label: &str, source: &str) -> Result<(RetryPolicyConfig, String), 
                 _ => None,
             };
             match policy.map(|p| (p.span(), p.get_ref())) {
-                Some((span, DeValue::Table(t))) => {
-                    (Spanned::new(span, t.clone()), "retry.policy".to_string())
-                }
+                Some((span, DeValue::Table(t))) => (Spanned::new(span, t.clone()), "retry.policy".to_string()),
                 _ => {
                     return Err(single(doc.diag(
                         Some(retry.span()),

@@ -6,22 +6,15 @@ use std::io::Write;
 
 use super::CliError;
 use crate::model::retry::presets::PRESETS;
-use crate::model::retry::{
-    AttemptLimit, BudgetPolicy, CapApplies, Jitter, RetryPolicy, RetryPolicyConfig,
-};
+use crate::model::retry::{AttemptLimit, BudgetPolicy, CapApplies, Jitter, RetryPolicy, RetryPolicyConfig};
 
 /// The numbers that matter, in one short line.
 pub fn key_numbers(p: &RetryPolicy) -> String {
-    let mut s = if p.multiplier == 1.0 {
-        format!("{} fixed", p.base)
-    } else {
-        format!("{} ×{}", p.base, p.multiplier)
-    };
+    let mut s =
+        if p.multiplier == 1.0 { format!("{} fixed", p.base) } else { format!("{} ×{}", p.base, p.multiplier) };
     if let Some(c) = p.cap {
         s += &format!(", cap {c}");
-        if p.cap_applies == CapApplies::AfterJitter
-            && !matches!(p.jitter, Jitter::Decorrelated | Jitter::Span)
-        {
+        if p.cap_applies == CapApplies::AfterJitter && !matches!(p.jitter, Jitter::Decorrelated | Jitter::Span) {
             s += " after jitter";
         }
     }
@@ -42,20 +35,10 @@ pub fn key_numbers(p: &RetryPolicy) -> String {
     }
     match p.budget {
         BudgetPolicy::None => {}
-        BudgetPolicy::AwsQuota {
-            capacity,
-            retry_cost,
-            ..
-        } => s += &format!("; quota {capacity}/{retry_cost}"),
-        BudgetPolicy::GrpcThrottle { max_tokens, .. } => {
-            s += &format!("; throttling {max_tokens} tokens")
-        }
-        BudgetPolicy::EnvoyConcurrent { max_retries } => {
-            s += &format!("; ≤ {max_retries} retries in flight")
-        }
-        BudgetPolicy::Finagle {
-            percent_can_retry, ..
-        } => s += &format!("; budget {}%", percent_can_retry * 100.0),
+        BudgetPolicy::AwsQuota { capacity, retry_cost, .. } => s += &format!("; quota {capacity}/{retry_cost}"),
+        BudgetPolicy::GrpcThrottle { max_tokens, .. } => s += &format!("; throttling {max_tokens} tokens"),
+        BudgetPolicy::EnvoyConcurrent { max_retries } => s += &format!("; ≤ {max_retries} retries in flight"),
+        BudgetPolicy::Finagle { percent_can_retry, .. } => s += &format!("; budget {}%", percent_can_retry * 100.0),
     }
     if p.rate_limiter.is_some() {
         s += "; rate limiter";
@@ -64,22 +47,12 @@ pub fn key_numbers(p: &RetryPolicy) -> String {
 }
 
 pub fn presets() -> Result<(), CliError> {
-    let mut rows: Vec<[String; 4]> = vec![[
-        "NAME".into(),
-        "WHAT".into(),
-        "KEY NUMBERS".into(),
-        "SOURCE".into(),
-    ]];
+    let mut rows: Vec<[String; 4]> = vec![["NAME".into(), "WHAT".into(), "KEY NUMBERS".into(), "SOURCE".into()]];
     for pr in PRESETS {
         let policy = RetryPolicyConfig::preset(pr.name)
             .resolve()
             .map_err(|e| CliError::Failed(format!("preset {} does not resolve: {e:?}", pr.name)))?;
-        rows.push([
-            pr.name.to_string(),
-            pr.what.to_string(),
-            key_numbers(&policy),
-            pr.source.to_string(),
-        ]);
+        rows.push([pr.name.to_string(), pr.what.to_string(), key_numbers(&policy), pr.source.to_string()]);
     }
     let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
     let widths = [width(0), width(1), width(2)];
@@ -110,22 +83,10 @@ mod tests {
 
     #[test]
     fn key_numbers_say_what_matters() {
-        assert_eq!(
-            numbers("seed-loop"),
-            "1s ×2, cap 30s, full jitter; 5 attempts"
-        );
-        assert_eq!(
-            numbers("gcs-python"),
-            "1s ×2, cap 1min, full jitter; 2min deadline (give-up-before-crossing)"
-        );
-        assert_eq!(
-            numbers("gcloud"),
-            "1s ×2, cap 32s after jitter, +U(0, 1s); 23 retries"
-        );
-        assert_eq!(
-            numbers("aws-standard"),
-            "50ms ×2, cap 20s, full jitter; 3 attempts; quota 500/14"
-        );
+        assert_eq!(numbers("seed-loop"), "1s ×2, cap 30s, full jitter; 5 attempts");
+        assert_eq!(numbers("gcs-python"), "1s ×2, cap 1min, full jitter; 2min deadline (give-up-before-crossing)");
+        assert_eq!(numbers("gcloud"), "1s ×2, cap 32s after jitter, +U(0, 1s); 23 retries");
+        assert_eq!(numbers("aws-standard"), "50ms ×2, cap 20s, full jitter; 3 attempts; quota 500/14");
         assert_eq!(numbers("finagle-budget"), "0s fixed, no jitter; budget 20%");
     }
 }

@@ -28,40 +28,26 @@ pub enum RtoCommand {
 
 pub fn rto(command: RtoCommand) -> Result<(), CliError> {
     match command {
-        RtoCommand::Replay {
-            file,
-            profile,
-            sets,
-        } => {
-            let mut config = RtoConfig {
-                profile: parse_profile(&profile)?,
-                ..RtoConfig::default()
-            };
+        RtoCommand::Replay { file, profile, sets } => {
+            let mut config = RtoConfig { profile: parse_profile(&profile)?, ..RtoConfig::default() };
             for s in &sets {
                 let (key, value) = s.split_once('=').ok_or_else(|| {
-                    CliError::Usage(format!(
-                        "--set `{s}`: expected KEY=VALUE, e.g. --set min_rto=200ms"
-                    ))
+                    CliError::Usage(format!("--set `{s}`: expected KEY=VALUE, e.g. --set min_rto=200ms"))
                 })?;
-                config
-                    .set(key.trim(), value.trim())
-                    .map_err(|why| CliError::Usage(format!("--set {s}: {why}")))?;
+                config.set(key.trim(), value.trim()).map_err(|why| CliError::Usage(format!("--set {s}: {why}")))?;
             }
             let params = config.resolve().map_err(|errors| {
-                let lines: Vec<String> = errors
-                    .into_iter()
-                    .map(|(k, m)| format!("--set {k}: {m}"))
-                    .collect();
+                let lines: Vec<String> = errors.into_iter().map(|(k, m)| format!("--set {k}: {m}")).collect();
                 CliError::Usage(lines.join("\n"))
             })?;
-            let input: Box<dyn std::io::Read> =
-                if file.as_os_str() == "-" {
-                    Box::new(std::io::stdin().lock())
-                } else {
-                    Box::new(std::fs::File::open(&file).map_err(|e| {
-                        CliError::Usage(format!("cannot read {}: {e}", file.display()))
-                    })?)
-                };
+            let input: Box<dyn std::io::Read> = if file.as_os_str() == "-" {
+                Box::new(std::io::stdin().lock())
+            } else {
+                Box::new(
+                    std::fs::File::open(&file)
+                        .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", file.display())))?,
+                )
+            };
             let stdout = std::io::stdout().lock();
             replay(input, stdout, &params).map_err(|e| match e {
                 ReplayError::Write(e) => CliError::from_stdout(e),
@@ -75,8 +61,6 @@ fn parse_profile(name: &str) -> Result<RtoProfile, CliError> {
     match name {
         "rfc6298" => Ok(RtoProfile::Rfc6298),
         "linux" => Ok(RtoProfile::Linux),
-        other => Err(CliError::Usage(format!(
-            "unknown profile `{other}`: expected `rfc6298` or `linux`"
-        ))),
+        other => Err(CliError::Usage(format!("unknown profile `{other}`: expected `rfc6298` or `linux`"))),
     }
 }

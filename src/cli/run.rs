@@ -46,9 +46,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     if args.threads == Some(0) {
         return Err(CliError::Usage("--threads must be at least 1".into()));
     }
-    let out = args
-        .out
-        .unwrap_or_else(|| PathBuf::from("results").join(&scenario.name));
+    let out = args.out.unwrap_or_else(|| PathBuf::from("results").join(&scenario.name));
 
     let jobs = scenario.jobs();
     let bar = if args.quiet {
@@ -63,15 +61,11 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         bar.set_prefix(scenario.name.clone());
         bar
     };
-    let opts = RunOptions {
-        threads: args.threads.unwrap_or(0),
-    };
-    let outcome =
-        run_scenario(&scenario, opts, &|| bar.inc(1)).map_err(|e| CliError::Failed(e.to_string()));
+    let opts = RunOptions { threads: args.threads.unwrap_or(0) };
+    let outcome = run_scenario(&scenario, opts, &|| bar.inc(1)).map_err(|e| CliError::Failed(e.to_string()));
     bar.finish_and_clear();
     let outcome = outcome?;
-    let dir =
-        write_results(&scenario, &outcome, &out).map_err(|e| CliError::Failed(e.to_string()))?;
+    let dir = write_results(&scenario, &outcome, &out).map_err(|e| CliError::Failed(e.to_string()))?;
     if !args.quiet {
         eprintln!("backoffsim: wrote {}", dir.display());
     }
@@ -87,33 +81,14 @@ fn print_table(w: &mut impl Write, rows: &[summary::SummaryRow]) -> std::io::Res
         .iter()
         .map(|r| {
             let e = &r.estimate;
-            let ci = e
-                .ci95
-                .map(|(lo, hi)| format!("± {}", short((hi - lo) / 2.0)))
-                .unwrap_or_default();
-            [
-                r.variant.clone(),
-                r.metric.clone(),
-                format!("{} {}", short(e.mean), ci),
-                r.unit.clone(),
-            ]
+            let ci = e.ci95.map(|(lo, hi)| format!("± {}", short((hi - lo) / 2.0))).unwrap_or_default();
+            [r.variant.clone(), r.metric.clone(), format!("{} {}", short(e.mean), ci), r.unit.clone()]
         })
         .collect();
     let header = ["variant", "metric", "mean (95% CI)", "unit"];
-    let width = |i: usize| {
-        cells
-            .iter()
-            .map(|c| c[i].chars().count())
-            .chain([header[i].len()])
-            .max()
-            .unwrap_or(0)
-    };
+    let width = |i: usize| cells.iter().map(|c| c[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0);
     let (w0, w1, w2) = (width(0), width(1), width(2));
-    writeln!(
-        w,
-        "{:w0$}  {:w1$}  {:w2$}  {}",
-        header[0], header[1], header[2], header[3]
-    )?;
+    writeln!(w, "{:w0$}  {:w1$}  {:w2$}  {}", header[0], header[1], header[2], header[3])?;
     for c in &cells {
         writeln!(w, "{:w0$}  {:w1$}  {:w2$}  {}", c[0], c[1], c[2], c[3])?;
     }

@@ -108,11 +108,7 @@ impl<E> EventQueue<E> {
     /// exactly and a sealed chunk wastes no capacity.
     const CHUNK: usize = {
         let n = CHUNK_BYTES / mem::size_of::<Entry<E>>();
-        if n < 16 {
-            16
-        } else {
-            1 << (usize::BITS - 1 - n.leading_zeros())
-        }
+        if n < 16 { 16 } else { 1 << (usize::BITS - 1 - n.leading_zeros()) }
     };
 
     pub fn new() -> Self {
@@ -126,15 +122,10 @@ impl<E> EventQueue<E> {
         EventQueue {
             now: 0,
             current: VecDeque::new(),
-            buckets: Box::new(std::array::from_fn(|_| Bucket {
-                sealed: Vec::new(),
-                tail: Vec::new(),
-            })),
+            buckets: Box::new(std::array::from_fn(|_| Bucket { sealed: Vec::new(), tail: Vec::new() })),
             mins: [u64::MAX; BUCKETS],
             occupied: 0,
-            pool: (0..reserved_chunks)
-                .map(|_| Vec::with_capacity(Self::CHUNK))
-                .collect(),
+            pool: (0..reserved_chunks).map(|_| Vec::with_capacity(Self::CHUNK)).collect(),
             reserved_chunks,
             len: 0,
         }
@@ -145,11 +136,7 @@ impl<E> EventQueue<E> {
     /// builds (see the module docs).
     #[inline]
     pub fn push(&mut self, at: SimTime, event: E) {
-        debug_assert!(
-            at.0 >= self.now,
-            "event pushed at {at}, before the last popped time {}",
-            SimTime(self.now)
-        );
+        debug_assert!(at.0 >= self.now, "event pushed at {at}, before the last popped time {}", SimTime(self.now));
         self.push_clamped(at.0, event);
     }
 
@@ -184,10 +171,7 @@ impl<E> EventQueue<E> {
     #[cold]
     #[inline(never)]
     fn seal(&mut self, b: usize) {
-        let fresh = self
-            .pool
-            .pop()
-            .unwrap_or_else(|| Vec::with_capacity(Self::CHUNK));
+        let fresh = self.pool.pop().unwrap_or_else(|| Vec::with_capacity(Self::CHUNK));
         let full = mem::replace(&mut self.buckets[b].tail, fresh);
         self.buckets[b].sealed.push(full);
     }
@@ -355,10 +339,8 @@ mod tests {
             q.push(SimTime(3_000), 1000 + i);
         }
         let out = drain(&mut q);
-        let expected: Vec<(u64, i32)> = (0..100)
-            .map(|i| (3_000, 1000 + i))
-            .chain((0..100).map(|i| (5_000, i)))
-            .collect();
+        let expected: Vec<(u64, i32)> =
+            (0..100).map(|i| (3_000, 1000 + i)).chain((0..100).map(|i| (5_000, i))).collect();
         assert_eq!(out, expected);
     }
 
@@ -412,8 +394,7 @@ mod tests {
         for (i, &t) in times.iter().enumerate() {
             q.push(SimTime(t), i);
         }
-        let mut expected: Vec<(u64, usize)> =
-            times.iter().enumerate().map(|(i, &t)| (t, i)).collect();
+        let mut expected: Vec<(u64, usize)> = times.iter().enumerate().map(|(i, &t)| (t, i)).collect();
         expected.sort();
         let mut got = Vec::new();
         while let Some(next) = q.peek_time() {
@@ -542,11 +523,7 @@ mod tests {
         id: impl Fn(&E) -> u64,
     ) -> Result<(), TestCaseError> {
         let mut q = EventQueue::new();
-        let mut m = Model {
-            heap: BinaryHeap::new(),
-            seq: 0,
-            now: 0,
-        };
+        let mut m = Model { heap: BinaryHeap::new(), seq: 0, now: 0 };
         let popped = |p: Option<(SimTime, E)>| p.map(|(t, e)| (t.0, id(&e)));
         for op in ops {
             match *op {
@@ -646,25 +623,11 @@ mod tests {
         q.push(SimTime(6_000_000), 1);
         assert_eq!(drain(&mut q), vec![(6_000_000, 0), (6_000_000, 1)]);
         let chunk = EventQueue::<u64>::CHUNK;
-        assert!(
-            q.pool.len() <= SPARE_CHUNKS,
-            "pool kept {} chunks",
-            q.pool.len()
-        );
-        let retained: usize = q
-            .buckets
-            .iter()
-            .map(|b| b.tail.capacity() + b.sealed.iter().map(Vec::capacity).sum::<usize>())
-            .sum();
-        assert!(
-            retained <= BUCKETS * chunk,
-            "buckets kept {retained} entries"
-        );
-        assert!(
-            q.current.capacity() <= 2 * chunk,
-            "current kept {}",
-            q.current.capacity()
-        );
+        assert!(q.pool.len() <= SPARE_CHUNKS, "pool kept {} chunks", q.pool.len());
+        let retained: usize =
+            q.buckets.iter().map(|b| b.tail.capacity() + b.sealed.iter().map(Vec::capacity).sum::<usize>()).sum();
+        assert!(retained <= BUCKETS * chunk, "buckets kept {retained} entries");
+        assert!(q.current.capacity() <= 2 * chunk, "current kept {}", q.current.capacity());
     }
 
     #[test]

@@ -19,11 +19,7 @@ pub struct Scheduler<E> {
 
 impl<E> Scheduler<E> {
     pub fn new(horizon: SimTime) -> Self {
-        Scheduler {
-            queue: EventQueue::new(),
-            now: SimTime::ZERO,
-            horizon,
-        }
+        Scheduler { queue: EventQueue::new(), now: SimTime::ZERO, horizon }
     }
 
     pub fn now(&self) -> SimTime {
@@ -74,27 +70,17 @@ pub enum EngineError {
     EventBudget { limit: u64, at: SimTime },
 }
 
-pub fn run<W: World>(
-    world: &mut W,
-    sched: &mut Scheduler<W::Event>,
-    max_events: u64,
-) -> Result<RunStats, EngineError> {
+pub fn run<W: World>(world: &mut W, sched: &mut Scheduler<W::Event>, max_events: u64) -> Result<RunStats, EngineError> {
     let mut events = 0u64;
     while let Some((at, event)) = sched.queue.pop() {
         if events == max_events {
-            return Err(EngineError::EventBudget {
-                limit: max_events,
-                at,
-            });
+            return Err(EngineError::EventBudget { limit: max_events, at });
         }
         events += 1;
         sched.now = at;
         world.handle(event, sched);
     }
-    Ok(RunStats {
-        events,
-        end: sched.now,
-    })
+    Ok(RunStats { events, end: sched.now })
 }
 
 #[cfg(test)]
@@ -120,33 +106,19 @@ mod tests {
 
     #[test]
     fn equal_times_are_handled_in_scheduling_order() {
-        let mut w = Echo {
-            seen: vec![],
-            respawn: 0,
-        };
+        let mut w = Echo { seen: vec![], respawn: 0 };
         let mut s = Scheduler::new(SimTime(u64::MAX));
         for e in [3, 1, 2] {
             s.at(SimTime(5), e);
         }
         s.at(SimTime(1), 9);
         run(&mut w, &mut s, 100).unwrap();
-        assert_eq!(
-            w.seen,
-            vec![
-                (SimTime(1), 9),
-                (SimTime(5), 3),
-                (SimTime(5), 1),
-                (SimTime(5), 2)
-            ]
-        );
+        assert_eq!(w.seen, vec![(SimTime(1), 9), (SimTime(5), 3), (SimTime(5), 1), (SimTime(5), 2)]);
     }
 
     #[test]
     fn events_beyond_the_horizon_are_never_handled() {
-        let mut w = Echo {
-            seen: vec![],
-            respawn: 10,
-        };
+        let mut w = Echo { seen: vec![], respawn: 10 };
         let mut s = Scheduler::new(SimTime(25_000_000));
         s.at(SimTime(0), 0);
         let stats = run(&mut w, &mut s, 100).unwrap();
@@ -157,20 +129,11 @@ mod tests {
 
     #[test]
     fn exceeding_the_event_budget_is_an_error_not_a_hang() {
-        let mut w = Echo {
-            seen: vec![],
-            respawn: u32::MAX,
-        };
+        let mut w = Echo { seen: vec![], respawn: u32::MAX };
         let mut s = Scheduler::new(SimTime::MAX);
         s.at(SimTime(0), 0);
         let err = run(&mut w, &mut s, 1000).unwrap_err();
-        assert_eq!(
-            err,
-            EngineError::EventBudget {
-                limit: 1000,
-                at: SimTime(10_000_000_000)
-            }
-        );
+        assert_eq!(err, EngineError::EventBudget { limit: 1000, at: SimTime(10_000_000_000) });
         assert!(err.to_string().contains("max_events"));
     }
 }

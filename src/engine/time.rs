@@ -93,19 +93,13 @@ impl SimDuration {
     /// readable, and guessing it is how off-by-1000 bugs are born.
     pub fn parse(text: &str) -> Result<SimDuration, String> {
         let t = text.trim();
-        let split = t
-            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
-            .unwrap_or(t.len());
+        let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+')).unwrap_or(t.len());
         let (num, unit) = t.split_at(split);
         let unit = unit.trim();
         if num.is_empty() {
-            return Err(format!(
-                "`{text}` is not a duration: expected a number and a unit, e.g. \"250ms\""
-            ));
+            return Err(format!("`{text}` is not a duration: expected a number and a unit, e.g. \"250ms\""));
         }
-        let value: f64 = num
-            .parse()
-            .map_err(|_| format!("`{text}` is not a duration: `{num}` is not a number"))?;
+        let value: f64 = num.parse().map_err(|_| format!("`{text}` is not a duration: `{num}` is not a number"))?;
         let scale = match unit {
             "ns" => 1.0,
             "us" | "µs" => NANOS_PER_MICRO as f64,
@@ -119,15 +113,11 @@ impl SimDuration {
                 ));
             }
             other => {
-                return Err(format!(
-                    "`{text}` has an unknown unit `{other}` (units: ns, us, ms, s, min, h)"
-                ));
+                return Err(format!("`{text}` has an unknown unit `{other}` (units: ns, us, ms, s, min, h)"));
             }
         };
         if value < 0.0 {
-            return Err(format!(
-                "`{text}` is negative: a duration must be zero or more"
-            ));
+            return Err(format!("`{text}` is negative: a duration must be zero or more"));
         }
         let ns = (value * scale).round();
         if !ns.is_finite() || ns >= u64::MAX as f64 {
@@ -248,60 +238,27 @@ mod tests {
 
     #[test]
     fn parses_every_unit() {
-        assert_eq!(
-            SimDuration::parse("250ms").unwrap(),
-            SimDuration::from_millis(250)
-        );
-        assert_eq!(
-            SimDuration::parse("1.5s").unwrap(),
-            SimDuration::from_millis(1500)
-        );
-        assert_eq!(
-            SimDuration::parse("2min").unwrap(),
-            SimDuration::from_secs(120)
-        );
-        assert_eq!(
-            SimDuration::parse("100us").unwrap(),
-            SimDuration::from_micros(100)
-        );
-        assert_eq!(
-            SimDuration::parse("7ns").unwrap(),
-            SimDuration::from_nanos(7)
-        );
-        assert_eq!(
-            SimDuration::parse("1h").unwrap(),
-            SimDuration::from_secs(3600)
-        );
-        assert_eq!(
-            SimDuration::parse(" 3 s ").unwrap(),
-            SimDuration::from_secs(3)
-        );
+        assert_eq!(SimDuration::parse("250ms").unwrap(), SimDuration::from_millis(250));
+        assert_eq!(SimDuration::parse("1.5s").unwrap(), SimDuration::from_millis(1500));
+        assert_eq!(SimDuration::parse("2min").unwrap(), SimDuration::from_secs(120));
+        assert_eq!(SimDuration::parse("100us").unwrap(), SimDuration::from_micros(100));
+        assert_eq!(SimDuration::parse("7ns").unwrap(), SimDuration::from_nanos(7));
+        assert_eq!(SimDuration::parse("1h").unwrap(), SimDuration::from_secs(3600));
+        assert_eq!(SimDuration::parse(" 3 s ").unwrap(), SimDuration::from_secs(3));
     }
 
     #[test]
     fn rejects_negative_unitless_and_unknown_units() {
         assert!(SimDuration::parse("-1s").unwrap_err().contains("negative"));
         assert!(SimDuration::parse("5").unwrap_err().contains("no unit"));
-        assert!(
-            SimDuration::parse("5 fortnights")
-                .unwrap_err()
-                .contains("unknown unit")
-        );
+        assert!(SimDuration::parse("5 fortnights").unwrap_err().contains("unknown unit"));
         assert!(SimDuration::parse("ms").is_err());
         assert!(SimDuration::parse("").is_err());
     }
 
     #[test]
     fn display_round_trips_through_parse() {
-        for d in [
-            0,
-            1,
-            1_000,
-            1_500_000,
-            2 * NANOS_PER_SEC,
-            120 * NANOS_PER_SEC,
-            1_040_000_000,
-        ] {
+        for d in [0, 1, 1_000, 1_500_000, 2 * NANOS_PER_SEC, 120 * NANOS_PER_SEC, 1_040_000_000] {
             let d = SimDuration(d);
             assert_eq!(SimDuration::parse(&d.to_string()).unwrap(), d, "{d}");
         }

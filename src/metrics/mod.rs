@@ -1,6 +1,10 @@
 //! What a run records and how it is summarized.
+pub mod bursts;
 pub mod stats;
 pub mod trace;
+
+/// The step between the fractions of `ReplicationResult::quantiles`.
+pub const QUANTILE_STEP: f64 = 0.01;
 
 /// One metric's value in one replication. `None` when the replication has no value for
 /// it (a convergence that never happened): the metric is still listed, so every
@@ -14,19 +18,11 @@ pub struct MetricValue {
 
 impl MetricValue {
     pub fn new(name: &str, unit: &'static str, value: f64) -> Self {
-        MetricValue {
-            name: name.to_string(),
-            unit,
-            value: Some(value),
-        }
+        MetricValue { name: name.to_string(), unit, value: Some(value) }
     }
 
     pub fn maybe(name: &str, unit: &'static str, value: Option<f64>) -> Self {
-        MetricValue {
-            name: name.to_string(),
-            unit,
-            value,
-        }
+        MetricValue { name: name.to_string(), unit, value }
     }
 }
 
@@ -36,4 +32,29 @@ pub struct ReplicationResult {
     pub metrics: Vec<MetricValue>,
     pub trace: Vec<trace::TraceRow>,
     pub events: u64,
+    /// Attempts per time bin at the server, for models with a shared server.
+    pub bins: Option<bursts::Bins>,
+    /// Per-client distributions as quantiles at fractions 0, 0.01, 0.02, … (seconds), by
+    /// metric name, e.g. `reconnect_time`; a series stops early when the rest of the
+    /// population never got there.
+    pub quantiles: Vec<(String, Vec<f64>)>,
+    /// One row per connection attempt of the recorded clients.
+    pub connections: Vec<ConnectionRow>,
+}
+
+/// One connection attempt, as `connections.csv` shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnectionRow {
+    pub client: u32,
+    /// Attempts since the client's last disconnect, from 1.
+    pub attempt: u32,
+    pub start: crate::engine::time::SimTime,
+    pub end: crate::engine::time::SimTime,
+    /// `connected`, `refused`, `timeout` or `reset`.
+    pub outcome: &'static str,
+    /// The profile's base backoff for this attempt.
+    pub backoff: crate::engine::time::SimDuration,
+    /// The drawn delay that schedules the next attempt.
+    pub delay: crate::engine::time::SimDuration,
+    pub deadline: Option<crate::engine::time::SimTime>,
 }

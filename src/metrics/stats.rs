@@ -15,9 +15,8 @@ pub struct Estimate {
 /// Two-sided 97.5 % quantiles of Student's t for 1 to 30 degrees of freedom
 /// (standard tables, e.g. NIST/SEMATECH e-Handbook, table 1.3.6.7.2).
 const T975: [f64; 30] = [
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-    2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-    2.052, 2.048, 2.045, 2.042,
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+    2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
 ];
 
 /// The 97.5 % quantile of Student's t with `df` degrees of freedom.
@@ -30,8 +29,7 @@ pub fn t975(df: usize) -> f64 {
             // exact value from 31 degrees of freedom on.
             let z: f64 = 1.959_963_984_540_054;
             let d = df as f64;
-            z + (z.powi(3) + z) / (4.0 * d)
-                + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * d * d)
+            z + (z.powi(3) + z) / (4.0 * d) + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * d * d)
         }
     }
 }
@@ -47,22 +45,12 @@ impl Estimate {
         // so the result does not depend on which thread finished first.
         let mean = values.iter().sum::<f64>() / n as f64;
         if n < 2 {
-            return Some(Estimate {
-                n,
-                mean,
-                sd: None,
-                ci95: None,
-            });
+            return Some(Estimate { n, mean, sd: None, ci95: None });
         }
         let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1) as f64;
         let sd = var.sqrt();
         let half = t975(n - 1) * sd / (n as f64).sqrt();
-        Some(Estimate {
-            n,
-            mean,
-            sd: Some(sd),
-            ci95: Some((mean - half, mean + half)),
-        })
+        Some(Estimate { n, mean, sd: Some(sd), ci95: Some((mean - half, mean + half)) })
     }
 }
 

@@ -1,14 +1,15 @@
-//! What a run leaves on disk: `trace.csv`, `summary.csv` and `manifest.json`, written
-//! together and swapped in atomically.
+//! What a run leaves on disk: `summary.csv`, `manifest.json` and the tables the model
+//! produced (`trace.csv`, `attempts.csv`, `cdf.csv`, `connections.csv`), written together
+//! and swapped in atomically.
 
 pub mod staging;
 pub mod summary;
+mod tables;
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::metrics::trace::{opt_secs, secs};
 use crate::scenario::{ModelSpec, Scenario};
 use crate::sim::Outcome;
 
@@ -62,14 +63,7 @@ fn groups<'a>(scenario: &'a Scenario, outcome: &'a Outcome) -> Vec<summary::Grou
         .iter()
         .zip(&outcome.results)
         .flat_map(|(v, cells)| {
-            v.cells
-                .iter()
-                .zip(cells)
-                .map(|(cell, reps)| summary::Group {
-                    variant: &v.name,
-                    sweep: &cell.sweep,
-                    reps,
-                })
+            v.cells.iter().zip(cells).map(|(cell, reps)| summary::Group { variant: &v.name, sweep: &cell.sweep, reps })
         })
         .collect()
 }
@@ -81,28 +75,29 @@ pub fn summary_rows(scenario: &Scenario, outcome: &Outcome) -> Vec<summary::Summ
 
 /// Writes every result file of `outcome` into `dir`, replacing what was there only once
 /// all of it is written.
-pub fn write_results(
-    scenario: &Scenario,
-    outcome: &Outcome,
-    dir: &Path,
-) -> Result<PathBuf, OutputError> {
-    let io = |source| OutputError::Io {
-        dir: dir.display().to_string(),
-        source,
-    };
+pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Result<PathBuf, OutputError> {
+    let io = |source| OutputError::Io { dir: dir.display().to_string(), source };
     let staging = staging::Staging::begin(dir).map_err(io)?;
     let groups = groups(scenario, outcome);
 
     let rows = summary::summarize(&groups);
-    staging
-        .write(
-            "summary.csv",
-            &summary::write_csv(&scenario.sweep_keys, &rows)?,
-        )
-        .map_err(io)?;
-    staging
-        .write("trace.csv", &trace_csv(&scenario.sweep_keys, &groups)?)
-        .map_err(io)?;
+    let keys = &scenario.sweep_keys;
+    let mut files = vec!["manifest.json", "summary.csv"];
+    staging.write("summary.csv", &summary::write_csv(keys, &rows)?).map_err(io)?;
+    let tcp = scenario.variants.iter().any(|v| v.cells.iter().any(|c| matches!(c.spec, ModelSpec::Tcp(_))));
+    let has = |f: &dyn Fn(&crate::metrics::ReplicationResult) -> bool| groups.iter().any(|g| g.reps.iter().any(f));
+    let tables: [(&'static str, bool, tables::Writer); 4] = [
+        ("trace.csv", tcp || has(&|r| !r.trace.is_empty()), tables::trace),
+        ("attempts.csv", has(&|r| r.bins.is_some()), tables::attempts),
+        ("cdf.csv", has(&|r| !r.quantiles.is_empty()), tables::cdf),
+        ("connections.csv", has(&|r| !r.connections.is_empty()), tables::connections),
+    ];
+    for (name, wanted, write) in tables {
+        if wanted {
+            staging.write(name, &write(keys, &groups)?).map_err(io)?;
+            files.push(name);
+        }
+    }
 
     let manifest = Manifest {
         backoffsim_version: env!("CARGO_PKG_VERSION"),
@@ -133,53 +128,10 @@ pub fn write_results(
                     .collect(),
             })
             .collect(),
-        files: vec!["manifest.json", "summary.csv", "trace.csv"],
+        files,
     };
     let mut json = serde_json::to_vec_pretty(&manifest)?;
     json.push(b'\n');
     staging.write("manifest.json", &json).map_err(io)?;
     staging.commit().map_err(io)
-}
-
-/// `trace.csv`: `time_s, client, variant, <sweep keys…>, replication, event, segment,
-/// sample_s, srtt_s, rttvar_s, rto_s, backoffs`.
-fn trace_csv(sweep_keys: &[String], groups: &[summary::Group<'_>]) -> Result<Vec<u8>, csv::Error> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header = vec!["time_s", "client", "variant"];
-    header.extend(sweep_keys.iter().map(String::as_str));
-    header.extend([
-        "replication",
-        "event",
-        "segment",
-        "sample_s",
-        "srtt_s",
-        "rttvar_s",
-        "rto_s",
-        "backoffs",
-    ]);
-    w.write_record(&header)?;
-    for g in groups {
-        for (r, rep) in g.reps.iter().enumerate() {
-            for row in &rep.trace {
-                let mut record = vec![
-                    secs(row.time.as_nanos()),
-                    row.client.to_string(),
-                    g.variant.to_string(),
-                ];
-                record.extend(g.sweep.iter().cloned());
-                record.extend([
-                    r.to_string(),
-                    row.event.to_string(),
-                    row.segment.map(|s| s.to_string()).unwrap_or_default(),
-                    opt_secs(row.sample),
-                    opt_secs(row.srtt),
-                    opt_secs(row.rttvar),
-                    secs(row.rto.as_nanos()),
-                    row.backoffs.to_string(),
-                ]);
-                w.write_record(&record)?;
-            }
-        }
-    }
-    w.into_inner().map_err(|e| e.into_error().into())
 }

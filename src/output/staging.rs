@@ -13,10 +13,7 @@ pub struct Staging {
 }
 
 fn sibling(target: &Path, tag: &str) -> PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "results".into());
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "results".into());
     target.with_file_name(format!(".{name}.{tag}"))
 }
 
@@ -24,11 +21,7 @@ impl Staging {
     /// Prepares a staging directory beside `target`, removing leftovers of a run that
     /// was killed before it could clean up.
     pub fn begin(target: &Path) -> io::Result<Staging> {
-        let target = if target.file_name().is_none() {
-            target.join(".")
-        } else {
-            target.to_path_buf()
-        };
+        let target = if target.file_name().is_none() { target.join(".") } else { target.to_path_buf() };
         let target = target.components().collect::<PathBuf>();
         if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
             fs::create_dir_all(parent)?;
@@ -38,11 +31,7 @@ impl Staging {
             fs::remove_dir_all(&dir)?;
         }
         fs::create_dir(&dir)?;
-        Ok(Staging {
-            target,
-            dir,
-            committed: false,
-        })
+        Ok(Staging { target, dir, committed: false })
     }
 
     /// Where a file of the results goes while it is being written.
@@ -102,10 +91,7 @@ mod tests {
         s.commit().unwrap();
         assert!(target.join("new.csv").exists());
         assert!(!target.join("old.csv").exists());
-        let names: Vec<_> = fs::read_dir(tmp.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
+        let names: Vec<_> = fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, vec![std::ffi::OsString::from("out")]);
     }
 
@@ -120,10 +106,7 @@ mod tests {
             s.write("summary.csv", b"half").unwrap();
             // dropped without commit, as when the run fails
         }
-        assert_eq!(
-            fs::read_to_string(target.join("summary.csv")).unwrap(),
-            "kept"
-        );
+        assert_eq!(fs::read_to_string(target.join("summary.csv")).unwrap(), "kept");
         assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1);
     }
 }

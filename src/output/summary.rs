@@ -41,12 +41,7 @@ pub fn summarize(groups: &[Group<'_>]) -> Vec<SummaryRow> {
             let values: Vec<f64> = g
                 .reps
                 .iter()
-                .filter_map(|r| {
-                    r.metrics
-                        .iter()
-                        .find(|m| m.name == metric)
-                        .and_then(|m| m.value)
-                })
+                .filter_map(|r| r.metrics.iter().find(|m| m.name == metric).and_then(|m| m.value))
                 .collect();
             if let Some(estimate) = Estimate::of(&values) {
                 rows.push(SummaryRow {
@@ -78,15 +73,7 @@ pub fn write_csv(sweep_keys: &[String], rows: &[SummaryRow]) -> Result<Vec<u8>, 
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["variant"];
     header.extend(sweep_keys.iter().map(String::as_str));
-    header.extend([
-        "metric",
-        "unit",
-        "replications",
-        "mean",
-        "sd",
-        "ci95_low",
-        "ci95_high",
-    ]);
+    header.extend(["metric", "unit", "replications", "mean", "sd", "ci95_low", "ci95_high"]);
     w.write_record(&header)?;
     for r in rows {
         let e = &r.estimate;
@@ -113,41 +100,21 @@ mod tests {
 
     fn rep(values: &[(&str, Option<f64>)]) -> ReplicationResult {
         ReplicationResult {
-            metrics: values
-                .iter()
-                .map(|(n, v)| MetricValue::maybe(n, "s", *v))
-                .collect(),
+            metrics: values.iter().map(|(n, v)| MetricValue::maybe(n, "s", *v)).collect(),
             ..Default::default()
         }
     }
 
     #[test]
     fn a_metric_missing_in_some_replications_counts_only_those_that_have_it() {
-        let reps = [
-            rep(&[("x", Some(1.0)), ("y", Some(5.0))]),
-            rep(&[("x", Some(3.0)), ("y", None)]),
-        ];
+        let reps = [rep(&[("x", Some(1.0)), ("y", Some(5.0))]), rep(&[("x", Some(3.0)), ("y", None)])];
         let sweep = ["7".to_string()];
-        let rows = summarize(&[Group {
-            variant: "a",
-            sweep: &sweep,
-            reps: &reps,
-        }]);
+        let rows = summarize(&[Group { variant: "a", sweep: &sweep, reps: &reps }]);
         assert_eq!(rows.len(), 2);
-        assert_eq!(
-            (
-                rows[0].metric.as_str(),
-                rows[0].estimate.n,
-                rows[0].estimate.mean
-            ),
-            ("x", 2, 2.0)
-        );
+        assert_eq!((rows[0].metric.as_str(), rows[0].estimate.n, rows[0].estimate.mean), ("x", 2, 2.0));
         assert_eq!((rows[1].metric.as_str(), rows[1].estimate.n), ("y", 1));
         let csv = String::from_utf8(write_csv(&["k".into()], &rows).unwrap()).unwrap();
-        assert_eq!(
-            csv.lines().next().unwrap(),
-            "variant,k,metric,unit,replications,mean,sd,ci95_low,ci95_high"
-        );
+        assert_eq!(csv.lines().next().unwrap(), "variant,k,metric,unit,replications,mean,sd,ci95_low,ci95_high");
         assert!(csv.contains("\na,7,y,s,1,5,,,\n"), "{csv}");
     }
 }

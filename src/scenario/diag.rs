@@ -22,13 +22,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A diagnostic at a byte span of `source`.
-    pub fn at(
-        file: &str,
-        source: &str,
-        span: Option<Range<usize>>,
-        key: &str,
-        message: &str,
-    ) -> Self {
+    pub fn at(file: &str, source: &str, span: Option<Range<usize>>, key: &str, message: &str) -> Self {
         let (line, column, snippet) = match span {
             Some(span) => {
                 let start = span.start.min(source.len());
@@ -36,28 +30,14 @@ impl Diagnostic {
                 let line = before.matches('\n').count() + 1;
                 let line_start = before.rfind('\n').map_or(0, |i| i + 1);
                 let column = source[line_start..start].chars().count() + 1;
-                let text = source[line_start..]
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-                    .to_string();
+                let text = source[line_start..].lines().next().unwrap_or("").to_string();
                 let end = span.end.clamp(start, source.len());
-                let width = source[start..end]
-                    .lines()
-                    .next()
-                    .map_or(1, |l| l.chars().count().max(1));
+                let width = source[start..end].lines().next().map_or(1, |l| l.chars().count().max(1));
                 (line, column, Some((text, width)))
             }
             None => (0, 0, None),
         };
-        Diagnostic {
-            file: file.to_string(),
-            line,
-            column,
-            key: key.to_string(),
-            message: message.to_string(),
-            snippet,
-        }
+        Diagnostic { file: file.to_string(), line, column, key: key.to_string(), message: message.to_string(), snippet }
     }
 }
 
@@ -76,13 +56,7 @@ impl fmt::Display for Diagnostic {
             writeln!(f)?;
             writeln!(f, "{:gutter$} |", "")?;
             writeln!(f, "{} | {}", self.line, text)?;
-            write!(
-                f,
-                "{:gutter$} | {}{}",
-                "",
-                " ".repeat(self.column - 1),
-                "^".repeat(*width)
-            )?;
+            write!(f, "{:gutter$} | {}{}", "", " ".repeat(self.column - 1), "^".repeat(*width))?;
         }
         Ok(())
     }
@@ -97,9 +71,7 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     pub fn single(d: Diagnostic) -> Self {
-        ScenarioError {
-            diagnostics: vec![d],
-        }
+        ScenarioError { diagnostics: vec![d] }
     }
 }
 
@@ -114,11 +86,7 @@ impl fmt::Display for ScenarioError {
             write!(f, "{d}")?;
         }
         if self.diagnostics.len() > SHOWN {
-            write!(
-                f,
-                "\n… and {} more problems",
-                self.diagnostics.len() - SHOWN
-            )?;
+            write!(f, "\n… and {} more problems", self.diagnostics.len() - SHOWN)?;
         }
         Ok(())
     }
@@ -134,19 +102,10 @@ mod tests {
     fn locates_line_and_column_and_draws_a_caret() {
         let src = "a = 1\n[tcp]\nwindow = \"x\"\n";
         let start = src.find("\"x\"").unwrap();
-        let d = Diagnostic::at(
-            "f.toml",
-            src,
-            Some(start..start + 3),
-            "tcp.window",
-            "expected an integer",
-        );
+        let d = Diagnostic::at("f.toml", src, Some(start..start + 3), "tcp.window", "expected an integer");
         assert_eq!((d.line, d.column), (3, 10));
         let shown = d.to_string();
-        assert!(
-            shown.starts_with("f.toml:3:10: key `tcp.window`: expected an integer"),
-            "{shown}"
-        );
+        assert!(shown.starts_with("f.toml:3:10: key `tcp.window`: expected an integer"), "{shown}");
         assert!(shown.contains("3 | window = \"x\""), "{shown}");
         assert!(shown.ends_with("|          ^^^"), "{shown}");
     }

@@ -31,13 +31,7 @@ impl<'a> Document<'a> {
     pub fn parse(file: &'a str, source: &'a str) -> Result<Self, Diagnostic> {
         let root = DeTable::parse(source).map_err(|e| {
             let msg = e.message().trim().replace('\n', "; ");
-            Diagnostic::at(
-                file,
-                source,
-                e.span(),
-                "",
-                &format!("not valid TOML: {msg}"),
-            )
+            Diagnostic::at(file, source, e.span(), "", &format!("not valid TOML: {msg}"))
         })?;
         if root.get_ref().is_empty() {
             return Err(Diagnostic::at(
@@ -56,29 +50,20 @@ impl<'a> Document<'a> {
     }
 
     /// Splits off the `variant` array. The base is the document without it.
-    pub fn split_variants(
-        &self,
-    ) -> Result<(Spanned<DeTable<'a>>, Vec<VariantTable<'a>>), Diagnostic> {
+    pub fn split_variants(&self) -> Result<(Spanned<DeTable<'a>>, Vec<VariantTable<'a>>), Diagnostic> {
         let mut base = self.root.clone();
         let Some(value) = base.get_mut().remove("variant") else {
             return Ok((base, Vec::new()));
         };
         let span = value.span();
         let DeValue::Array(items) = value.into_inner() else {
-            return Err(self.diag(
-                Some(span),
-                "variant",
-                "expected an array of tables: write each one as [[variant]]",
-            ));
+            return Err(self.diag(Some(span), "variant", "expected an array of tables: write each one as [[variant]]"));
         };
         let mut variants = Vec::new();
         for (index, item) in items.into_iter().enumerate() {
             let span = item.span();
             match item.into_inner() {
-                DeValue::Table(t) => variants.push(VariantTable {
-                    index,
-                    table: Spanned::new(span, t),
-                }),
+                DeValue::Table(t) => variants.push(VariantTable { index, table: Spanned::new(span, t) }),
                 _ => {
                     return Err(self.diag(
                         Some(span),
@@ -92,11 +77,7 @@ impl<'a> Document<'a> {
     }
 
     /// Deserializes `table` into `T`. `prefix` is prepended to key paths in errors.
-    pub fn deserialize<T: DeserializeOwned>(
-        &self,
-        table: Spanned<DeTable<'a>>,
-        prefix: &str,
-    ) -> Result<T, Diagnostic> {
+    pub fn deserialize<T: DeserializeOwned>(&self, table: Spanned<DeTable<'a>>, prefix: &str) -> Result<T, Diagnostic> {
         let whole = table.span();
         let de = toml::de::Deserializer::from(table);
         serde_path_to_error::deserialize(de).map_err(|e| {
@@ -174,10 +155,7 @@ pub fn sets_key(table: &Spanned<DeTable<'_>>, path: &str) -> bool {
 
 fn split_indices(part: &str) -> (&str, Vec<usize>) {
     let name_end = part.find('[').unwrap_or(part.len());
-    let indices = part[name_end..]
-        .split(['[', ']'])
-        .filter_map(|s| s.parse().ok())
-        .collect();
+    let indices = part[name_end..].split(['[', ']']).filter_map(|s| s.parse().ok()).collect();
     (&part[..name_end], indices)
 }
 

@@ -8,6 +8,7 @@
 //! into cells.
 
 pub mod diag;
+pub mod grpc;
 pub mod load;
 mod resolve;
 pub mod schema;
@@ -16,8 +17,10 @@ pub mod sweep;
 use serde::Serialize;
 
 use crate::engine::time::SimDuration;
+use crate::model::grpc::GrpcBackoffParams;
 use crate::model::path::PathConfig;
 use crate::model::rto::RtoParams;
+use crate::model::server::ServerConfig;
 use crate::model::tcp::TcpConfig;
 
 pub use diag::{Diagnostic, ScenarioError};
@@ -69,6 +72,7 @@ pub struct Cell {
 #[serde(tag = "model", rename_all = "kebab-case")]
 pub enum ModelSpec {
     Tcp(TcpSpec),
+    Grpc(GrpcSpec),
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -76,6 +80,16 @@ pub struct TcpSpec {
     pub tcp: TcpConfig,
     /// The estimator's constants with the profile's defaults filled in.
     pub rto: RtoParams,
+    pub path: PathConfig,
+    pub trace: TraceConfig,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct GrpcSpec {
+    pub grpc: grpc::GrpcConfig,
+    /// The connection backoff with the profile's defaults filled in.
+    pub backoff: GrpcBackoffParams,
+    pub server: ServerConfig,
     pub path: PathConfig,
     pub trace: TraceConfig,
 }

@@ -9,18 +9,12 @@ use super::diag::{Diagnostic, ScenarioError};
 use super::load::{Document, join, locate, merge, sets_key};
 use super::schema::{RawScenario, SHARED_KEYS, VARIANT_OWN_KEYS};
 use super::sweep;
-use super::{Cell, ModelSpec, Scenario, TcpSpec, Variant};
+use super::{Cell, GrpcSpec, ModelSpec, Scenario, TcpSpec, Variant};
 
 pub fn load_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
     let label = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| {
-        ScenarioError::single(Diagnostic::at(
-            &label,
-            "",
-            None,
-            "",
-            &format!("cannot read the scenario file: {e}"),
-        ))
+        ScenarioError::single(Diagnostic::at(&label, "", None, "", &format!("cannot read the scenario file: {e}")))
     })?;
     let source = String::from_utf8(bytes).map_err(|_| {
         ScenarioError::single(Diagnostic::at(
@@ -42,9 +36,7 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
     let mut diags: Vec<Diagnostic> = Vec::new();
     for axis in &axes {
         let root = axis.key.split('.').next().unwrap_or_default();
-        if SHARED_KEYS.iter().any(|(k, _)| *k == root)
-            || ["name", "description", "variant"].contains(&root)
-        {
+        if SHARED_KEYS.iter().any(|(k, _)| *k == root) || ["name", "description", "variant"].contains(&root) {
             diags.push(doc.diag(
                 Some(axis.key_span.clone()),
                 &format!("sweep.{}", axis.key),
@@ -74,10 +66,7 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
             ));
         }
         let mut overrides = v.table.get_ref().clone();
-        for key in VARIANT_OWN_KEYS
-            .iter()
-            .chain(SHARED_KEYS.iter().map(|(k, _)| k))
-        {
+        for key in VARIANT_OWN_KEYS.iter().chain(SHARED_KEYS.iter().map(|(k, _)| k)) {
             overrides.remove(*key);
         }
         let mut merged = base.clone();
@@ -93,19 +82,12 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
         for point in &grid {
             let mut cell_table = table.clone();
             merge(cell_table.get_mut(), &sweep::overlay(&axes, point));
-            let values: Vec<String> = axes
-                .iter()
-                .zip(point)
-                .map(|(a, &i)| sweep::display(a.values[i].get_ref()))
-                .collect();
+            let values: Vec<String> =
+                axes.iter().zip(point).map(|(a, &i)| sweep::display(a.values[i].get_ref())).collect();
             let at = if axes.is_empty() {
                 String::new()
             } else {
-                let pairs: Vec<String> = axes
-                    .iter()
-                    .zip(&values)
-                    .map(|(a, v)| format!("{} = {v}", a.key))
-                    .collect();
+                let pairs: Vec<String> = axes.iter().zip(&values).map(|(a, v)| format!("{} = {v}", a.key)).collect();
                 format!(" (sweep point {})", pairs.join(", "))
             };
             let ctx = Context {
@@ -117,17 +99,10 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
             };
             if let Some((raw, spec)) = ctx.resolve(&mut diags) {
                 first.get_or_insert(raw);
-                cells.push(Cell {
-                    sweep: values,
-                    spec,
-                });
+                cells.push(Cell { sweep: values, spec });
             }
         }
-        variants.push(Variant {
-            name,
-            description,
-            cells,
-        });
+        variants.push(Variant { name, description, cells });
     }
 
     dedup(&mut diags);
@@ -169,10 +144,7 @@ impl Context<'_, '_> {
 
     fn push(&self, diags: &mut Vec<Diagnostic>, key: &str, message: &str) {
         let message = format!("{message}{}", self.at);
-        diags.push(
-            self.doc
-                .diag(Some(locate(self.table, key)), &self.place(key), &message),
-        );
+        diags.push(self.doc.diag(Some(locate(self.table, key)), &self.place(key), &message));
     }
 
     fn resolve(&self, diags: &mut Vec<Diagnostic>) -> Option<(RawScenario, ModelSpec)> {
@@ -192,23 +164,30 @@ impl Context<'_, '_> {
         if !problems.is_empty() {
             return None;
         }
-        let (tcp, path) = (raw.tcp.clone()?, raw.path.clone()?);
-        let rto = match tcp.rto.resolve() {
-            Ok(rto) => rto,
+        let path = raw.path.clone()?;
+        let spec = if let Some(tcp) = raw.tcp.clone() {
+            let rto = self.resolved(diags, "tcp.rto", tcp.rto.resolve())?;
+            ModelSpec::Tcp(TcpSpec { tcp, rto, path, trace: raw.trace.clone() })
+        } else {
+            let grpc = raw.grpc.clone()?;
+            let backoff = self.resolved(diags, "grpc.backoff", grpc.backoff.resolve())?;
+            let server = raw.server.clone().unwrap_or_default();
+            ModelSpec::Grpc(GrpcSpec { grpc, backoff, server, path, trace: raw.trace.clone() })
+        };
+        Some((raw, spec))
+    }
+
+    /// A sub-config's resolution, its errors placed under `prefix`.
+    fn resolved<T>(&self, diags: &mut Vec<Diagnostic>, prefix: &str, r: Result<T, Vec<(String, String)>>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
             Err(errors) => {
                 for (key, message) in errors {
-                    self.push(diags, &join("tcp.rto", &key), &message);
+                    self.push(diags, &join(prefix, &key), &message);
                 }
-                return None;
+                None
             }
-        };
-        let spec = ModelSpec::Tcp(TcpSpec {
-            tcp,
-            rto,
-            path,
-            trace: raw.trace.clone(),
-        });
-        Some((raw, spec))
+        }
     }
 }
 
@@ -218,12 +197,7 @@ fn variant_identity(
     prefix: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> (String, String) {
-    let get = |key: &str| {
-        table
-            .get_ref()
-            .get(key)
-            .map(|v| (v.get_ref().as_str().map(str::to_string), v.span()))
-    };
+    let get = |key: &str| table.get_ref().get(key).map(|v| (v.get_ref().as_str().map(str::to_string), v.span()));
     let name = match get("name") {
         Some((Some(name), span)) => {
             if let Err(why) = check_name(&name) {
@@ -232,11 +206,7 @@ fn variant_identity(
             name
         }
         Some((None, span)) => {
-            diags.push(doc.diag(
-                Some(span),
-                &join(prefix, "name"),
-                "wrong type: expected a string",
-            ));
+            diags.push(doc.diag(Some(span), &join(prefix, "name"), "wrong type: expected a string"));
             String::new()
         }
         None => {
@@ -251,11 +221,7 @@ fn variant_identity(
     let description = match get("description") {
         Some((Some(d), _)) => d,
         Some((None, span)) => {
-            diags.push(doc.diag(
-                Some(span),
-                &join(prefix, "description"),
-                "wrong type: expected a string",
-            ));
+            diags.push(doc.diag(Some(span), &join(prefix, "description"), "wrong type: expected a string"));
             String::new()
         }
         None => String::new(),
@@ -278,37 +244,50 @@ fn check(raw: &RawScenario) -> Vec<(String, String)> {
     if raw.max_events == 0 {
         errors.push(("max_events".into(), "must be at least 1".into()));
     }
-    match (&raw.tcp, &raw.path) {
-        (None, _) => errors.push((
-            "".into(),
-            "no model section: add a [tcp] table saying what the connections do".into(),
-        )),
-        (Some(_), None) => errors.push((
-            "".into(),
-            "missing required table [path]: a TCP scenario needs a path (at least `base_rtt`)"
-                .into(),
-        )),
-        (Some(tcp), Some(path)) => {
-            errors.extend(
-                tcp.validate()
-                    .into_iter()
-                    .map(|(k, m)| (join("tcp", &k), m)),
-            );
-            errors.extend(
-                path.validate()
-                    .into_iter()
-                    .map(|(k, m)| (join("path", &k), m)),
-            );
-            for (i, c) in raw.trace.clients.iter().enumerate() {
-                if *c >= tcp.clients {
-                    errors.push((
-                        format!("trace.clients[{i}]"),
-                        format!(
-                            "client {c} does not exist: clients are numbered 0 to {}",
-                            tcp.clients - 1
-                        ),
-                    ));
-                }
+    let clients = match (&raw.tcp, &raw.grpc) {
+        (None, None) => {
+            errors.push((
+                "".into(),
+                "no model section: add a [tcp] table (connections with RFC 6298 timers) or a [grpc] table \
+                 (channels reconnecting to one server)"
+                    .into(),
+            ));
+            None
+        }
+        (Some(_), Some(_)) => {
+            errors.push(("grpc".into(), "a scenario runs one model: [tcp] or [grpc], not both".into()));
+            None
+        }
+        (Some(tcp), None) => {
+            errors.extend(tcp.validate().into_iter().map(|(k, m)| (join("tcp", &k), m)));
+            if raw.server.is_some() {
+                errors.push((
+                    "server".into(),
+                    "[server] belongs to [grpc] scenarios; a TCP receiver has no capacity model".into(),
+                ));
+            }
+            Some(tcp.clients)
+        }
+        (None, Some(grpc)) => {
+            errors.extend(grpc.validate().into_iter().map(|(k, m)| (join("grpc", &k), m)));
+            if let Some(server) = &raw.server {
+                errors.extend(server.validate().into_iter().map(|(k, m)| (join("server", &k), m)));
+            }
+            Some(grpc.clients)
+        }
+    };
+    match &raw.path {
+        None => errors
+            .push(("".into(), "missing required table [path]: the model needs a path (at least `base_rtt`)".into())),
+        Some(path) => errors.extend(path.validate().into_iter().map(|(k, m)| (join("path", &k), m))),
+    }
+    if let Some(n) = clients {
+        for (i, c) in raw.trace.clients.iter().enumerate() {
+            if *c >= n {
+                errors.push((
+                    format!("trace.clients[{i}]"),
+                    format!("client {c} does not exist: clients are numbered 0 to {}", n - 1),
+                ));
             }
         }
     }
@@ -329,9 +308,7 @@ fn check(raw: &RawScenario) -> Vec<(String, String)> {
 fn check_name(name: &str) -> Result<(), String> {
     let ok = !name.is_empty()
         && !name.starts_with('.')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
     if ok {
         Ok(())
     } else {

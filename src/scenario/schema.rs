@@ -4,7 +4,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::time::SimDuration;
 use crate::model::path::PathConfig;
+use crate::model::server::ServerConfig;
 use crate::model::tcp::TcpConfig;
+
+use super::grpc::GrpcConfig;
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -23,6 +26,8 @@ pub struct RawScenario {
     #[serde(default = "default_max_events")]
     pub max_events: u64,
     pub tcp: Option<TcpConfig>,
+    pub grpc: Option<GrpcConfig>,
+    pub server: Option<ServerConfig>,
     pub path: Option<PathConfig>,
     #[serde(default)]
     pub trace: TraceConfig,
@@ -34,16 +39,22 @@ pub struct RawScenario {
 pub struct TraceConfig {
     #[serde(default = "first")]
     pub clients: Vec<u32>,
+    /// Also trace clients 0 to `first_clients − 1`, for tests and small herds.
+    #[serde(default)]
+    pub first_clients: u32,
     #[serde(default = "first")]
     pub replications: Vec<u32>,
 }
 
 impl Default for TraceConfig {
     fn default() -> Self {
-        TraceConfig {
-            clients: first(),
-            replications: first(),
-        }
+        TraceConfig { clients: first(), first_clients: 0, replications: first() }
+    }
+}
+
+impl TraceConfig {
+    pub fn traces(&self, client: u32) -> bool {
+        client < self.first_clients || self.clients.contains(&client)
     }
 }
 
@@ -53,20 +64,11 @@ pub const SHARED_KEYS: &[(&str, &str)] = &[
         "seed",
         "all variants share the seed, so that they see the same random numbers (common random numbers); set it at the top level",
     ),
-    (
-        "replications",
-        "all variants run the same replications; set it at the top level",
-    ),
-    (
-        "horizon",
-        "all variants cover the same simulated time; set it at the top level",
-    ),
+    ("replications", "all variants run the same replications; set it at the top level"),
+    ("horizon", "all variants cover the same simulated time; set it at the top level"),
     ("max_events", "set the event budget at the top level"),
     ("trace", "set [trace] at the top level"),
-    (
-        "sweep",
-        "the sweep is shared by all variants; set [sweep] at the top level",
-    ),
+    ("sweep", "the sweep is shared by all variants; set [sweep] at the top level"),
 ];
 
 /// Keys of a `[[variant]]` table that describe it rather than override the base.

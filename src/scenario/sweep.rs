@@ -24,10 +24,7 @@ pub struct Axis<'a> {
 }
 
 /// Removes `sweep` from the base table and reads its axes.
-pub fn take_axes<'a>(
-    doc: &Document<'a>,
-    base: &mut Spanned<DeTable<'a>>,
-) -> Result<Vec<Axis<'a>>, Diagnostic> {
+pub fn take_axes<'a>(doc: &Document<'a>, base: &mut Spanned<DeTable<'a>>) -> Result<Vec<Axis<'a>>, Diagnostic> {
     let Some(sweep) = base.get_mut().remove("sweep") else {
         return Ok(Vec::new());
     };
@@ -54,24 +51,14 @@ fn flatten<'a>(
     axes: &mut Vec<Axis<'a>>,
 ) -> Result<(), Diagnostic> {
     for (key, value) in table.iter() {
-        let path = if prefix.is_empty() {
-            key.get_ref().to_string()
-        } else {
-            format!("{prefix}.{}", key.get_ref())
-        };
+        let path = if prefix.is_empty() { key.get_ref().to_string() } else { format!("{prefix}.{}", key.get_ref()) };
         match value.get_ref() {
             DeValue::Table(inner) => flatten(doc, inner, &path, axes)?,
-            DeValue::Array(items) if !items.is_empty() => axes.push(Axis {
-                key: path,
-                key_span: key.span(),
-                values: items.iter().cloned().collect(),
-            }),
+            DeValue::Array(items) if !items.is_empty() => {
+                axes.push(Axis { key: path, key_span: key.span(), values: items.iter().cloned().collect() })
+            }
             DeValue::Array(_) => {
-                return Err(doc.diag(
-                    Some(value.span()),
-                    &format!("sweep.{path}"),
-                    "the list of values is empty",
-                ));
+                return Err(doc.diag(Some(value.span()), &format!("sweep.{path}"), "the list of values is empty"));
             }
             _ => {
                 return Err(doc.diag(
@@ -111,21 +98,15 @@ pub fn overlay<'a>(axes: &[Axis<'a>], cell: &[usize]) -> DeTable<'a> {
         let mut table = &mut root;
         for part in &parts[..parts.len() - 1] {
             let key = Spanned::new(axis.key_span.clone(), Cow::Owned(part.to_string()));
-            let slot = table.entry(key).or_insert_with(|| {
-                Spanned::new(axis.key_span.clone(), DeValue::Table(DeTable::new()))
-            });
+            let slot =
+                table.entry(key).or_insert_with(|| Spanned::new(axis.key_span.clone(), DeValue::Table(DeTable::new())));
             if !matches!(slot.get_ref(), DeValue::Table(_)) {
                 *slot = Spanned::new(axis.key_span.clone(), DeValue::Table(DeTable::new()));
             }
-            let DeValue::Table(inner) = slot.get_mut() else {
-                unreachable!("made a table above")
-            };
+            let DeValue::Table(inner) = slot.get_mut() else { unreachable!("made a table above") };
             table = inner;
         }
-        let last = Spanned::new(
-            axis.key_span.clone(),
-            Cow::Owned(parts[parts.len() - 1].to_string()),
-        );
+        let last = Spanned::new(axis.key_span.clone(), Cow::Owned(parts[parts.len() - 1].to_string()));
         table.insert(last, axis.values[i].clone());
     }
     root
@@ -146,10 +127,8 @@ pub fn display(value: &DeValue<'_>) -> String {
         }
         // Compact and comma-free, so that a CSV cell needs no quoting: {model=bernoulli p=0.1}.
         DeValue::Table(t) => {
-            let parts: Vec<String> = t
-                .iter()
-                .map(|(k, v)| format!("{}={}", k.get_ref(), display(v.get_ref())))
-                .collect();
+            let parts: Vec<String> =
+                t.iter().map(|(k, v)| format!("{}={}", k.get_ref(), display(v.get_ref()))).collect();
             format!("{{{}}}", parts.join(" "))
         }
     }
@@ -166,20 +145,14 @@ mod tests {
         let keys = axes.iter().map(|a| a.key.clone()).collect();
         let grid = cells(&axes)
             .iter()
-            .map(|c| {
-                axes.iter()
-                    .zip(c)
-                    .map(|(a, &i)| display(a.values[i].get_ref()))
-                    .collect()
-            })
+            .map(|c| axes.iter().zip(c).map(|(a, &i)| display(a.values[i].get_ref())).collect())
             .collect();
         (keys, grid)
     }
 
     #[test]
     fn the_grid_is_the_product_with_the_first_key_slowest() {
-        let (keys, grid) =
-            axes_of("[sweep]\n\"tcp.clients\" = [1, 5]\njitter = [\"none\", \"full\", 0.5]\n");
+        let (keys, grid) = axes_of("[sweep]\n\"tcp.clients\" = [1, 5]\njitter = [\"none\", \"full\", 0.5]\n");
         assert_eq!(keys, ["tcp.clients", "jitter"]);
         assert_eq!(grid.len(), 6);
         assert_eq!(grid[0], ["1", "none"]);
@@ -201,24 +174,15 @@ mod tests {
         let mut base = doc.root.clone();
         let axes = take_axes(&doc, &mut base).unwrap();
         let o = overlay(&axes, &[1]);
-        let DeValue::Table(path) = o.get("path").unwrap().get_ref() else {
-            panic!()
-        };
-        let DeValue::Table(loss) = path.get("loss").unwrap().get_ref() else {
-            panic!()
-        };
+        let DeValue::Table(path) = o.get("path").unwrap().get_ref() else { panic!() };
+        let DeValue::Table(loss) = path.get("loss").unwrap().get_ref() else { panic!() };
         assert_eq!(display(loss.get("p").unwrap().get_ref()), "0.2");
         assert_eq!(&src[loss.get("p").unwrap().span()], "0.2");
     }
 
     #[test]
     fn empty_lists_and_scalars_are_refused() {
-        for src in [
-            "[sweep]\nx = []\n",
-            "[sweep]\nx = 3\n",
-            "sweep = 3\n",
-            "[sweep]\n",
-        ] {
+        for src in ["[sweep]\nx = []\n", "[sweep]\nx = 3\n", "sweep = 3\n", "[sweep]\n"] {
             let text = format!("name = \"n\"\n{src}");
             let doc = Document::parse("s.toml", &text).unwrap();
             let mut base = doc.root.clone();

@@ -2,6 +2,7 @@
 //! parallel with rayon and collected in index order, so the results do not depend on
 //! the thread count or on which job finished first.
 
+pub mod grpc;
 pub mod tcp;
 
 use rayon::prelude::*;
@@ -42,11 +43,7 @@ pub struct RunOptions {
 
 /// Runs every replication of every cell of every variant. `progress` is called once per
 /// finished job, from any thread.
-pub fn run_scenario(
-    scenario: &Scenario,
-    opts: RunOptions,
-    progress: &(dyn Fn() + Sync),
-) -> Result<Outcome, SimError> {
+pub fn run_scenario(scenario: &Scenario, opts: RunOptions, progress: &(dyn Fn() + Sync)) -> Result<Outcome, SimError> {
     let seeds = Seeds::new(scenario.seed);
     // Every (variant, cell) uses the same seed per replication: common random numbers
     // across variants and sweep points alike.
@@ -60,33 +57,24 @@ pub fn run_scenario(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
         .build()
-        .map_err(|e| SimError::Threads {
-            threads: opts.threads,
-            why: e.to_string(),
-        })?;
+        .map_err(|e| SimError::Threads { threads: opts.threads, why: e.to_string() })?;
     let done: Vec<Result<ReplicationResult, SimError>> = pool.install(|| {
         jobs.par_iter()
             .map(|&(v, c, r)| {
                 let variant = &scenario.variants[v];
                 let result = match &variant.cells[c].spec {
-                    ModelSpec::Tcp(spec) => {
-                        tcp::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events)
+                    ModelSpec::Tcp(spec) => tcp::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events),
+                    ModelSpec::Grpc(spec) => {
+                        grpc::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events)
                     }
                 };
                 progress();
-                result.map_err(|e| SimError::In {
-                    variant: variant.name.clone(),
-                    replication: r,
-                    source: Box::new(e),
-                })
+                result.map_err(|e| SimError::In { variant: variant.name.clone(), replication: r, source: Box::new(e) })
             })
             .collect()
     });
-    let mut results: Vec<Vec<Vec<ReplicationResult>>> = scenario
-        .variants
-        .iter()
-        .map(|v| v.cells.iter().map(|_| Vec::new()).collect())
-        .collect();
+    let mut results: Vec<Vec<Vec<ReplicationResult>>> =
+        scenario.variants.iter().map(|v| v.cells.iter().map(|_| Vec::new()).collect()).collect();
     for (&(v, c, _), result) in jobs.iter().zip(done) {
         results[v][c].push(result?);
     }

@@ -9,9 +9,7 @@ use crate::engine::time::{SimDuration, SimTime};
 use crate::metrics::trace::TraceRow;
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::path::{Direction, Path, PathSpec};
-use crate::model::tcp::{
-    Action, ObservationKind, Segment, Supply, TcpReceiver, TcpSender, Workload,
-};
+use crate::model::tcp::{Action, ObservationKind, Segment, Supply, TcpReceiver, TcpSender, Workload};
 use crate::scenario::TcpSpec;
 
 use super::SimError;
@@ -80,12 +78,9 @@ impl TcpWorld<'_> {
             match action {
                 Action::Transmit(seg) => {
                     let conn = &mut self.conns[c as usize];
-                    if let Some(at) = conn.path.transmit(
-                        Direction::Forward,
-                        now,
-                        &mut conn.delay_fwd,
-                        &mut conn.loss_fwd,
-                    ) {
+                    if let Some(at) =
+                        conn.path.transmit(Direction::Forward, now, &mut conn.delay_fwd, &mut conn.loss_fwd)
+                    {
                         sched.at(at, Ev::ToServer(c, seg));
                     }
                 }
@@ -167,12 +162,7 @@ impl TcpWorld<'_> {
         if got.spurious {
             conn.tally.spurious += 1;
         }
-        if let Segment::Data {
-            tsval,
-            retransmit: true,
-            ..
-        } = seg
-        {
+        if let Segment::Data { tsval, retransmit: true, .. } = seg {
             for (k, (_, end)) in self.blackouts.iter().enumerate() {
                 let next_start = self.blackouts.get(k + 1).map_or(SimTime::MAX, |b| b.0);
                 if conn.tally.recovered[k].is_none() && tsval >= *end && tsval < next_start {
@@ -180,12 +170,7 @@ impl TcpWorld<'_> {
                 }
             }
         }
-        if let Some(at) = conn.path.transmit(
-            Direction::Reverse,
-            now,
-            &mut conn.delay_rev,
-            &mut conn.loss_rev,
-        ) {
+        if let Some(at) = conn.path.transmit(Direction::Reverse, now, &mut conn.delay_rev, &mut conn.loss_rev) {
             sched.at(at, Ev::ToClient(c, got.reply));
         }
     }
@@ -205,9 +190,7 @@ impl World for TcpWorld<'_> {
                 self.dispatch(c, sched);
             }
             Ev::AppWrite(c) => {
-                self.conns[c as usize]
-                    .sender
-                    .app_write(now, &mut self.actions);
+                self.conns[c as usize].sender.app_write(now, &mut self.actions);
                 if let Workload::Steady { interval } = self.spec.tcp.workload {
                     sched.after(interval, Ev::AppWrite(c));
                 }
@@ -223,9 +206,7 @@ impl World for TcpWorld<'_> {
             }
             Ev::ToServer(c, seg) => self.at_server(c, seg, sched),
             Ev::ToClient(c, seg) => {
-                self.conns[c as usize]
-                    .sender
-                    .on_segment(now, seg, &mut self.actions);
+                self.conns[c as usize].sender.on_segment(now, seg, &mut self.actions);
                 self.dispatch(c, sched);
             }
         }
@@ -249,19 +230,11 @@ pub fn run_replication(
     // the new base RTT plus the median extra delay of each direction.
     let extra = spec.path.delay_for(Direction::Forward).from_uniform(0.5)
         + spec.path.delay_for(Direction::Reverse).from_uniform(0.5);
-    let changes: Vec<(SimTime, SimDuration)> = spec
-        .path
-        .rtt_change
-        .iter()
-        .map(|ch| (SimTime::ZERO + ch.at, ch.rtt + extra))
-        .collect();
+    let changes: Vec<(SimTime, SimDuration)> =
+        spec.path.rtt_change.iter().map(|ch| (SimTime::ZERO + ch.at, ch.rtt + extra)).collect();
     let path_spec = Arc::new(PathSpec::new(&spec.path));
-    let blackouts: Vec<(SimTime, SimTime)> = spec
-        .path
-        .blackout
-        .iter()
-        .map(|b| (SimTime::ZERO + b.at, SimTime::ZERO + b.at + b.duration))
-        .collect();
+    let blackouts: Vec<(SimTime, SimTime)> =
+        spec.path.blackout.iter().map(|b| (SimTime::ZERO + b.at, SimTime::ZERO + b.at + b.duration)).collect();
     let traced_here = spec.trace.replications.contains(&replication);
     let mut sched = Scheduler::new(SimTime::ZERO + horizon);
     let mut conns = Vec::with_capacity(spec.tcp.clients as usize);
@@ -291,24 +264,14 @@ pub fn run_replication(
             },
         });
     }
-    let traced = (0..spec.tcp.clients)
-        .map(|c| traced_here && spec.trace.clients.contains(&c))
-        .collect();
-    let mut world = TcpWorld {
-        spec,
-        conns,
-        traced,
-        trace: Vec::new(),
-        changes,
-        extra,
-        blackouts,
-        actions: Vec::new(),
-    };
+    let traced = (0..spec.tcp.clients).map(|c| traced_here && spec.trace.clients.contains(&c)).collect();
+    let mut world = TcpWorld { spec, conns, traced, trace: Vec::new(), changes, extra, blackouts, actions: Vec::new() };
     let stats = run(&mut world, &mut sched, max_events)?;
     Ok(ReplicationResult {
         metrics: metrics(&world, horizon),
         trace: world.trace,
         events: stats.events,
+        ..Default::default()
     })
 }
 
@@ -322,42 +285,25 @@ fn metrics(world: &TcpWorld<'_>, horizon: SimDuration) -> Vec<MetricValue> {
     };
     let mss = f64::from(world.spec.tcp.segment_size);
     let mut out = vec![
-        MetricValue::new(
-            "retransmissions",
-            "count",
-            mean(&|c| c.tally.retransmissions as f64),
-        ),
+        MetricValue::new("retransmissions", "count", mean(&|c| c.tally.retransmissions as f64)),
         MetricValue::new("timeouts", "count", mean(&|c| c.tally.timeouts as f64)),
-        MetricValue::new(
-            "spurious_retransmissions",
-            "count",
-            mean(&|c| c.tally.spurious as f64),
-        ),
+        MetricValue::new("spurious_retransmissions", "count", mean(&|c| c.tally.spurious as f64)),
         MetricValue::new("rtt_samples", "count", mean(&|c| c.tally.samples as f64)),
         MetricValue::new("max_rto", "s", mean(&|c| c.tally.max_rto.as_secs_f64())),
         MetricValue::new(
             "goodput",
             "bytes/s",
             mean(&|c| {
-                let span = c
-                    .tally
-                    .finished_at
-                    .map_or(horizon, |t| t.saturating_since(SimTime::ZERO));
+                let span = c.tally.finished_at.map_or(horizon, |t| t.saturating_since(SimTime::ZERO));
                 c.receiver.delivered() as f64 * mss / span.as_secs_f64().max(1e-9)
             }),
         ),
     ];
-    out.push(MetricValue::maybe(
-        "final_srtt",
-        "s",
-        mean_some(&|c| c.tally.last_srtt.map(|d| d.as_secs_f64())),
-    ));
+    out.push(MetricValue::maybe("final_srtt", "s", mean_some(&|c| c.tally.last_srtt.map(|d| d.as_secs_f64()))));
     out.push(MetricValue::maybe(
         "srtt_abs_error",
         "s",
-        mean_some(&|c| {
-            (c.tally.samples > 0).then(|| c.tally.srtt_error_sum / c.tally.samples as f64)
-        }),
+        mean_some(&|c| (c.tally.samples > 0).then(|| c.tally.srtt_error_sum / c.tally.samples as f64)),
     ));
     if matches!(world.spec.tcp.workload, Workload::Transfer { .. }) {
         out.push(MetricValue::new(

@@ -23,13 +23,7 @@ fn refuse(source: &str) -> String {
     std::fs::write(&file, source).unwrap();
     let out = tmp.path().join("out");
     let checked = run(&["check", file.to_str().unwrap()]);
-    let ran = run(&[
-        "run",
-        file.to_str().unwrap(),
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let ran = run(&["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
     for o in [&checked, &ran] {
         assert_eq!(o.status.code(), Some(2), "stderr: {}", text(&o.stderr));
         let err = text(&o.stderr);
@@ -37,11 +31,7 @@ fn refuse(source: &str) -> String {
         assert!(err.lines().count() <= 25, "more than one screen:\n{err}");
     }
     assert!(!out.exists(), "a refused scenario must not write results");
-    assert_eq!(
-        std::fs::read_dir(tmp.path()).unwrap().count(),
-        1,
-        "nothing but the scenario file"
-    );
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1, "nothing but the scenario file");
     text(&checked.stderr)
 }
 
@@ -81,21 +71,14 @@ fn negative_duration_is_refused() {
 
 #[test]
 fn min_rto_above_max_rto_is_refused() {
-    let err = refuse(&format!(
-        "{GOOD}\n[tcp.rto]\nmin_rto = \"90s\"\nmax_rto = \"60s\"\n"
-    ));
-    assert!(
-        err.contains("bad.toml:14:11: key `tcp.rto.max_rto`"),
-        "{err}"
-    );
+    let err = refuse(&format!("{GOOD}\n[tcp.rto]\nmin_rto = \"90s\"\nmax_rto = \"60s\"\n"));
+    assert!(err.contains("bad.toml:14:11: key `tcp.rto.max_rto`"), "{err}");
     assert!(err.contains("must be at least min_rto (90s)"), "{err}");
 }
 
 #[test]
 fn loss_probability_above_one_is_refused() {
-    let err = refuse(&format!(
-        "{GOOD}loss = {{ model = \"bernoulli\", p = 1.5 }}\n"
-    ));
+    let err = refuse(&format!("{GOOD}loss = {{ model = \"bernoulli\", p = 1.5 }}\n"));
     assert!(err.contains("key `path.loss.p`"), "{err}");
     assert!(err.contains("1.5"), "{err}");
 }
@@ -135,66 +118,29 @@ fn a_variant_may_not_change_the_shared_seed() {
 fn a_missing_file_is_a_usage_error() {
     let o = run(&["check", "no/such/file.toml"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).contains("cannot read"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert!(text(&o.stderr).contains("cannot read"), "{}", text(&o.stderr));
 }
 
 #[test]
 fn unknown_flags_and_subcommands_exit_2() {
     assert_eq!(run(&["frobnicate"]).status.code(), Some(2));
-    assert_eq!(
-        run(&["run", "scenarios/tcp-blackout.toml", "--bogus"])
-            .status
-            .code(),
-        Some(2)
-    );
-    assert_eq!(
-        run(&["run", "scenarios/tcp-blackout.toml", "--threads", "0"])
-            .status
-            .code(),
-        Some(2)
-    );
+    assert_eq!(run(&["run", "scenarios/tcp-blackout.toml", "--bogus"]).status.code(), Some(2));
+    assert_eq!(run(&["run", "scenarios/tcp-blackout.toml", "--threads", "0"]).status.code(), Some(2));
 }
 
 #[test]
 fn a_run_over_its_event_budget_fails_with_exit_1_and_keeps_earlier_results() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("budget.toml");
-    std::fs::write(
-        &file,
-        GOOD.replace("horizon = \"10s\"", "horizon = \"10s\"\nmax_events = 50"),
-    )
-    .unwrap();
+    std::fs::write(&file, GOOD.replace("horizon = \"10s\"", "horizon = \"10s\"\nmax_events = 50")).unwrap();
     let out = tmp.path().join("out");
     std::fs::create_dir(&out).unwrap();
     std::fs::write(out.join("summary.csv"), "earlier results").unwrap();
-    let o = run(&[
-        "run",
-        file.to_str().unwrap(),
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run(&["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     let err = text(&o.stderr);
-    assert!(
-        err.contains("event budget of 50 events") && err.contains("max_events"),
-        "{err}"
-    );
-    assert_eq!(
-        std::fs::read_to_string(out.join("summary.csv")).unwrap(),
-        "earlier results"
-    );
-    let names: Vec<_> = std::fs::read_dir(tmp.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(
-        names.len(),
-        2,
-        "no staging directory left behind: {names:?}"
-    );
+    assert!(err.contains("event budget of 50 events") && err.contains("max_events"), "{err}");
+    assert_eq!(std::fs::read_to_string(out.join("summary.csv")).unwrap(), "earlier results");
+    let names: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 2, "no staging directory left behind: {names:?}");
 }

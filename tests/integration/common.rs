@@ -26,13 +26,7 @@ pub fn run_scenario(name: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) 
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join(name);
     let file = format!("scenarios/{name}.toml");
-    let mut args = vec![
-        "run",
-        file.as_str(),
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ];
+    let mut args = vec!["run", file.as_str(), "--quiet", "--out", out.to_str().unwrap()];
     args.extend_from_slice(extra);
     let o = run(&args);
     assert!(o.status.success(), "run {name} failed: {}", text(&o.stderr));
@@ -45,11 +39,7 @@ pub fn summary(dir: &Path) -> Vec<(String, String, f64)> {
     r.records()
         .map(|rec| {
             let rec = rec.unwrap();
-            (
-                rec[0].to_string(),
-                rec[1].to_string(),
-                rec[4].parse().unwrap(),
-            )
+            (rec[0].to_string(), rec[1].to_string(), rec[4].parse().unwrap())
         })
         .collect()
 }
@@ -66,13 +56,7 @@ pub fn trace(dir: &Path, variant: &str) -> Vec<std::collections::BTreeMap<String
     let mut r = csv::Reader::from_path(dir.join("trace.csv")).unwrap();
     let headers = r.headers().unwrap().clone();
     r.records()
-        .map(|rec| {
-            headers
-                .iter()
-                .zip(rec.unwrap().iter())
-                .map(|(h, v)| (h.to_string(), v.to_string()))
-                .collect()
-        })
+        .map(|rec| headers.iter().zip(rec.unwrap().iter()).map(|(h, v)| (h.to_string(), v.to_string())).collect())
         .filter(|row: &std::collections::BTreeMap<String, String>| row["variant"] == variant)
         .collect()
 }

@@ -7,10 +7,7 @@ fn files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
         .unwrap()
         .map(|e| {
             let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
+            (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap())
         })
         .collect();
     v.sort();
@@ -23,10 +20,7 @@ fn one_and_four_threads_write_byte_identical_results() {
     let (_a, one) = run_scenario("tcp-karn", &["--threads", "1"]);
     let (_b, four) = run_scenario("tcp-karn", &["--threads", "4"]);
     let (x, y) = (files(&one), files(&four));
-    assert_eq!(
-        x.iter().map(|f| &f.0).collect::<Vec<_>>(),
-        ["manifest.json", "summary.csv", "trace.csv"]
-    );
+    assert_eq!(x.iter().map(|f| &f.0).collect::<Vec<_>>(), ["manifest.json", "summary.csv", "trace.csv"]);
     for ((name, a), (_, b)) in x.iter().zip(&y) {
         assert!(a == b, "{name} differs between 1 and 4 threads");
     }
@@ -36,15 +30,17 @@ fn one_and_four_threads_write_byte_identical_results() {
 fn the_same_seed_twice_gives_the_same_bytes_and_another_seed_does_not() {
     let (_a, first) = run_scenario("tcp-karn", &["--threads", "2", "--replications", "2"]);
     let (_b, again) = run_scenario("tcp-karn", &["--threads", "2", "--replications", "2"]);
-    let (_c, other) = run_scenario(
-        "tcp-karn",
-        &["--threads", "2", "--replications", "2", "--seed", "99"],
-    );
+    let (_c, other) = run_scenario("tcp-karn", &["--threads", "2", "--replications", "2", "--seed", "99"]);
     assert_eq!(files(&first), files(&again));
     let summary = |d: &std::path::Path| std::fs::read(d.join("summary.csv")).unwrap();
-    assert_ne!(
-        summary(&first),
-        summary(&other),
-        "a different seed must draw different losses"
-    );
+    assert_ne!(summary(&first), summary(&other), "a different seed must draw different losses");
+}
+
+#[test]
+fn grpc_results_are_identical_for_one_and_two_threads() {
+    let (_a, one) = run_scenario("grpc-flapping", &["--threads", "1"]);
+    let (_b, two) = run_scenario("grpc-flapping", &["--threads", "2"]);
+    assert_eq!(files(&one), files(&two));
+    let names: Vec<String> = files(&one).into_iter().map(|f| f.0).collect();
+    assert_eq!(names, ["attempts.csv", "cdf.csv", "manifest.json", "summary.csv"]);
 }

@@ -17,13 +17,7 @@ use super::common::{root, run, text};
 fn small_blackout_trace_matches_the_hand_checked_golden_file() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("golden-small");
-    let o = run(&[
-        "run",
-        "tests/fixtures/golden-small.toml",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run(&["run", "tests/fixtures/golden-small.toml", "--quiet", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let golden = root().join("tests/golden/golden-small");
     for file in ["trace.csv", "summary.csv"] {

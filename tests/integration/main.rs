@@ -5,6 +5,7 @@ mod bad_input;
 mod common;
 mod determinism;
 mod golden;
+mod grpc;
 mod retry;
 mod rto_replay;
 mod scenarios;

@@ -41,17 +41,9 @@ fn refused(args: &[&str]) -> String {
 
 /// The number after `word ` in `line`, e.g. `mean 7.499 s` → 7.499.
 fn number_after(line: &str, word: &str) -> f64 {
-    let rest = &line[line
-        .find(&format!("{word} "))
-        .unwrap_or_else(|| panic!("no `{word}` in {line}"))
-        + word.len()
-        + 1..];
-    rest.split_whitespace()
-        .next()
-        .unwrap()
-        .trim_end_matches(',')
-        .parse()
-        .unwrap()
+    let rest =
+        &line[line.find(&format!("{word} ")).unwrap_or_else(|| panic!("no `{word}` in {line}")) + word.len() + 1..];
+    rest.split_whitespace().next().unwrap().trim_end_matches(',').parse().unwrap()
 }
 
 fn report_line<'a>(report: &'a str, label: &str) -> &'a str {
@@ -65,11 +57,7 @@ fn report_line<'a>(report: &'a str, label: &str) -> &'a str {
 fn presets_lists_every_name_with_its_numbers_and_source() {
     let out = ok(&["presets"]);
     let lines: Vec<&str> = out.lines().collect();
-    assert!(
-        lines[0].starts_with("NAME")
-            && lines[0].contains("KEY NUMBERS")
-            && lines[0].contains("SOURCE")
-    );
+    assert!(lines[0].starts_with("NAME") && lines[0].contains("KEY NUMBERS") && lines[0].contains("SOURCE"));
     assert_eq!(lines.len(), 1 + PRESETS.len());
     for (line, name) in lines[1..].iter().zip(PRESETS) {
         assert!(line.starts_with(&format!("{name} ")), "{line}");
@@ -95,14 +83,7 @@ fn explain_seed_loop_100000_runs_mean_7_5_max_below_15() {
 
 #[test]
 fn explain_gcs_python_gives_up_by_the_deadline() {
-    let out = ok(&[
-        "explain",
-        "gcs-python",
-        "--runs",
-        "2000",
-        "--attempt-time",
-        "1s",
-    ]);
+    let out = ok(&["explain", "gcs-python", "--runs", "2000", "--attempt-time", "1s"]);
     let line = report_line(&out, "until give-up");
     assert!(number_after(line, "max") <= 121.0, "{line}");
     assert_eq!(number_after(line, "case"), 121.0, "{line}");
@@ -118,24 +99,12 @@ fn csv_attempts_and_runs_have_their_headers_and_row_counts() {
     assert_eq!(lines.len(), 1 + 100 * 5);
     assert_eq!(lines[1], "0,1,0.000000000,0.000000000");
     // elapsed = the previous elapsed + the sleep, with instant attempts.
-    let cols: Vec<Vec<f64>> = lines[1..6]
-        .iter()
-        .map(|l| l.split(',').map(|c| c.parse().unwrap()).collect())
-        .collect();
+    let cols: Vec<Vec<f64>> = lines[1..6].iter().map(|l| l.split(',').map(|c| c.parse().unwrap()).collect()).collect();
     for w in cols.windows(2) {
         assert!((w[1][3] - (w[0][3] + w[1][2])).abs() < 1e-9);
     }
 
-    let out = ok(&[
-        "explain",
-        "seed-loop",
-        "--runs",
-        "100",
-        "--csv",
-        "runs",
-        "--attempt-time",
-        "1s",
-    ]);
+    let out = ok(&["explain", "seed-loop", "--runs", "100", "--csv", "runs", "--attempt-time", "1s"]);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "run,attempts,total_sleep_s,giveup_s,reason");
     assert_eq!(lines.len(), 101);
@@ -166,48 +135,18 @@ fn set_overrides_a_presets_fields_by_their_scenario_names() {
         assert!(l.ends_with(",3,3.000000000,3.000000000,attempts"), "{l}");
     }
     let out = ok(&["explain", "backon", "--set", "deadline=2s", "--runs", "10"]);
-    assert!(
-        report_line(&out, "attempts").contains("2 in every call"),
-        "{out}"
-    );
+    assert!(report_line(&out, "attempts").contains("2 in every call"), "{out}");
 }
 
 #[test]
 fn results_are_the_same_on_one_thread_and_on_four() {
-    let args = [
-        "explain",
-        "gcs-cpp",
-        "--runs",
-        "300",
-        "--csv",
-        "attempts",
-        "--attempt-time",
-        "2s",
-    ];
-    let one = bin()
-        .args(args)
-        .env("RAYON_NUM_THREADS", "1")
-        .output()
-        .unwrap();
-    let four = bin()
-        .args(args)
-        .env("RAYON_NUM_THREADS", "4")
-        .output()
-        .unwrap();
+    let args = ["explain", "gcs-cpp", "--runs", "300", "--csv", "attempts", "--attempt-time", "2s"];
+    let one = bin().args(args).env("RAYON_NUM_THREADS", "1").output().unwrap();
+    let four = bin().args(args).env("RAYON_NUM_THREADS", "4").output().unwrap();
     assert!(one.status.success());
     assert_eq!(one.stdout, four.stdout);
-    let other_seed = ok(&[
-        "explain",
-        "gcs-cpp",
-        "--runs",
-        "300",
-        "--csv",
-        "attempts",
-        "--attempt-time",
-        "2s",
-        "--seed",
-        "2",
-    ]);
+    let other_seed =
+        ok(&["explain", "gcs-cpp", "--runs", "300", "--csv", "attempts", "--attempt-time", "2s", "--seed", "2"]);
     assert_ne!(text(&one.stdout), other_seed);
 }
 
@@ -215,11 +154,7 @@ fn results_are_the_same_on_one_thread_and_on_four() {
 fn explain_reads_a_retry_policy_table_from_a_file() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("policy.toml");
-    std::fs::write(
-        &file,
-        "[retry.policy]\npreset = \"backon\"\njitter = \"half\"\n",
-    )
-    .unwrap();
+    std::fs::write(&file, "[retry.policy]\npreset = \"backon\"\njitter = \"half\"\n").unwrap();
     let out = ok(&["explain", "--file", file.to_str().unwrap(), "--runs", "20"]);
     assert!(report_line(&out, "sleep").contains("U(d, 2d)"), "{out}");
     assert!(report_line(&out, "cap").contains("not a hard cap"), "{out}");
@@ -234,40 +169,19 @@ fn bad_policy_files_are_located_like_scenario_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("policy.toml");
     let path = file.to_str().unwrap();
-    std::fs::write(
-        &file,
-        "[retry.policy]\npreset = \"gcs-python\"\njiter = \"full\"\n",
-    )
-    .unwrap();
+    std::fs::write(&file, "[retry.policy]\npreset = \"gcs-python\"\njiter = \"full\"\n").unwrap();
     let err = refused(&["explain", "--file", path]);
-    assert!(
-        err.contains("policy.toml:3:1: key `retry.policy.jiter`: unknown key `jiter`"),
-        "{err}"
-    );
+    assert!(err.contains("policy.toml:3:1: key `retry.policy.jiter`: unknown key `jiter`"), "{err}");
     // A value that only resolve() can judge is located too.
-    std::fs::write(
-        &file,
-        "[retry.policy]\npreset = \"gcs-python\"\nmultiplier = 0.5\n",
-    )
-    .unwrap();
+    std::fs::write(&file, "[retry.policy]\npreset = \"gcs-python\"\nmultiplier = 0.5\n").unwrap();
     let err = refused(&["explain", "--file", path]);
-    assert!(
-        err.contains("policy.toml:3:14: key `retry.policy.multiplier`: must be at least 1"),
-        "{err}"
-    );
+    assert!(err.contains("policy.toml:3:14: key `retry.policy.multiplier`: must be at least 1"), "{err}");
     std::fs::write(&file, "[retry.policy]\npreset = \"gcs-pyhton\"\n").unwrap();
     let err = refused(&["explain", "--file", path]);
-    assert!(
-        err.contains(":2:10: key `retry.policy.preset`: unknown preset `gcs-pyhton`"),
-        "{err}"
-    );
+    assert!(err.contains(":2:10: key `retry.policy.preset`: unknown preset `gcs-pyhton`"), "{err}");
     std::fs::write(&file, "").unwrap();
     assert!(refused(&["explain", "--file", path]).contains("the file is empty"));
-    let err = refused(&[
-        "explain",
-        "--file",
-        tmp.path().join("missing.toml").to_str().unwrap(),
-    ]);
+    let err = refused(&["explain", "--file", tmp.path().join("missing.toml").to_str().unwrap()]);
     assert!(err.contains("cannot read the policy file"), "{err}");
 }
 
@@ -277,14 +191,8 @@ fn usage_errors_exit_2_with_a_clear_message() {
         refused(&["explain", "no-such-preset"])
             .contains("unknown preset `no-such-preset` (known: seed-loop, gcs-python")
     );
-    assert!(
-        refused(&["explain", "seed-loop", "--set", "bsae=1s"])
-            .contains("`bsae` is not a retry policy setting")
-    );
-    assert!(
-        refused(&["explain", "seed-loop", "--set", "base=1"])
-            .contains("--set base=1: base: `1` has no unit")
-    );
+    assert!(refused(&["explain", "seed-loop", "--set", "bsae=1s"]).contains("`bsae` is not a retry policy setting"));
+    assert!(refused(&["explain", "seed-loop", "--set", "base=1"]).contains("--set base=1: base: `1` has no unit"));
     assert!(refused(&["explain", "seed-loop", "--set", "base"]).contains("expected KEY=VALUE"));
     assert!(
         refused(&["explain", "seed-loop", "--set", "jitter_fraction=0.1"])
@@ -293,73 +201,33 @@ fn usage_errors_exit_2_with_a_clear_message() {
     assert!(refused(&["explain", "seed-loop", "--runs", "0"]).contains("--runs"));
     assert!(refused(&["explain", "seed-loop", "--fail-with", "teapot"]).contains("--fail-with"));
     assert!(
-        refused(&[
-            "explain",
-            "seed-loop",
-            "--fail-with",
-            "timeout",
-            "--retry-after",
-            "5s"
-        ])
-        .contains("needs an HTTP failure")
+        refused(&["explain", "seed-loop", "--fail-with", "timeout", "--retry-after", "5s"])
+            .contains("needs an HTTP failure")
     );
     assert!(refused(&["explain"]).contains("name a preset or give --file"));
-    assert!(
-        refused(&["explain", "grpc-connection-core"]).contains("gRPC connection-backoff profile")
-    );
+    assert!(refused(&["explain", "grpc-connection-core"]).contains("gRPC connection-backoff profile"));
 }
 
 #[test]
 fn permanent_failures_and_retry_after_show_in_the_report() {
-    let out = ok(&[
-        "explain",
-        "gcs-python",
-        "--fail-with",
-        "403",
-        "--runs",
-        "10",
-    ]);
-    assert!(
-        report_line(&out, "gave up").contains("permanent 100.0%"),
-        "{out}"
-    );
+    let out = ok(&["explain", "gcs-python", "--fail-with", "403", "--runs", "10"]);
+    assert!(report_line(&out, "gave up").contains("permanent 100.0%"), "{out}");
     assert!(report_line(&out, "attempts").contains("1 in every call"));
     // A 10 s Retry-After under a policy that replaces the backoff with it.
-    let out = ok(&[
-        "explain",
-        "seed-loop",
-        "--set",
-        "retry_after=replace",
-        "--retry-after",
-        "10s",
-        "--runs",
-        "10",
-    ]);
-    assert!(
-        report_line(&out, "total sleep").contains("mean 40.000 s"),
-        "{out}"
-    );
+    let out = ok(&["explain", "seed-loop", "--set", "retry_after=replace", "--retry-after", "10s", "--runs", "10"]);
+    assert!(report_line(&out, "total sleep").contains("mean 40.000 s"), "{out}");
 }
 
 #[test]
 fn a_closed_pipe_is_not_an_error() {
     let mut child = bin()
-        .args([
-            "explain",
-            "seed-loop",
-            "--runs",
-            "200000",
-            "--csv",
-            "attempts",
-        ])
+        .args(["explain", "seed-loop", "--runs", "200000", "--csv", "attempts"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
     assert_eq!(first, "run,attempt,sleep_s,elapsed_s\n");
     // The reader is dropped here: the rest of the output meets a closed pipe.
     let o = child.wait_with_output().unwrap();

@@ -37,18 +37,9 @@ fn linux_replay_floors_the_variance_term_at_rto_min() {
     let out = text(&o.stdout);
     // tcp_rtt_estimator: srtt 100 ms, rttvar max(2·100/4·…, rto_min 200 ms) → RTO 300 ms
     // (75 jiffies at HZ 250), doubling to 600 ms and 1.2 s, collapsing to 300 ms.
-    let rto: Vec<&str> = out
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').nth(5).unwrap())
-        .collect();
-    assert_eq!(
-        rto,
-        ["0.300000", "0.300000", "0.600000", "1.200000", "0.300000"]
-    );
-    assert!(
-        out.starts_with("time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs,mdev_s,mdev_max_s\n")
-    );
+    let rto: Vec<&str> = out.lines().skip(1).map(|l| l.split(',').nth(5).unwrap()).collect();
+    assert_eq!(rto, ["0.300000", "0.300000", "0.600000", "1.200000", "0.300000"]);
+    assert!(out.starts_with("time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs,mdev_s,mdev_max_s\n"));
 }
 
 #[test]
@@ -56,53 +47,25 @@ fn set_overrides_use_the_scenario_names() {
     let o = replay(&["--set", "min_rto=200ms", "--set", "nonconformant=true"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     // SRTT 100 ms + 4·50 ms = 300 ms, no longer floored at 1 s.
-    assert!(
-        text(&o.stdout)
-            .lines()
-            .nth(1)
-            .unwrap()
-            .ends_with(",0.300000,0"),
-        "{}",
-        text(&o.stdout)
-    );
+    assert!(text(&o.stdout).lines().nth(1).unwrap().ends_with(",0.300000,0"), "{}", text(&o.stdout));
 }
 
 #[test]
 fn bad_rows_and_bad_settings_exit_2_naming_the_place() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("bad.csv");
-    std::fs::write(
-        &file,
-        "time_s,event,rtt_s\n0.1,sample,0.1\n0.2,sample,abc\n",
-    )
-    .unwrap();
+    std::fs::write(&file, "time_s,event,rtt_s\n0.1,sample,0.1\n0.2,sample,abc\n").unwrap();
     let o = run(&["rto", "replay", file.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).contains("line 3, column rtt_s: `abc` is not a number of seconds"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert!(text(&o.stderr).contains("line 3, column rtt_s: `abc` is not a number of seconds"), "{}", text(&o.stderr));
 
     let o = replay(&["--set", "min_rto=10ms"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).contains("nonconformant"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert!(text(&o.stderr).contains("nonconformant"), "{}", text(&o.stderr));
     let o = replay(&["--set", "nosuchkey=1"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).contains("`nosuchkey` is not an RTO setting"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert!(text(&o.stderr).contains("`nosuchkey` is not an RTO setting"), "{}", text(&o.stderr));
     let o = replay(&["--profile", "bsd"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).contains("unknown profile `bsd`"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert!(text(&o.stderr).contains("unknown profile `bsd`"), "{}", text(&o.stderr));
 }

@@ -21,13 +21,7 @@ fn blackout_rfc6298_doubles_from_one_second_and_retransmits_one_second_after_the
     // RFC 6298 (5.5): the last ACK before the blackout (t = 10 s) restarted a 1 s timer;
     // each expiry doubles it: timeouts at 11, 13, 17, 25 and 41 s, RTO 2, 4, 8, 16, 32 s.
     let got = timeouts(&dir, "rfc6298");
-    let want = [
-        (11.0, 2.0),
-        (13.0, 4.0),
-        (17.0, 8.0),
-        (25.0, 16.0),
-        (41.0, 32.0),
-    ];
+    let want = [(11.0, 2.0), (13.0, 4.0), (17.0, 8.0), (25.0, 16.0), (41.0, 32.0)];
     assert_eq!(got.len(), want.len(), "{got:?}");
     for ((t, rto), (wt, wrto)) in got.iter().zip(want) {
         assert!(close(*t, wt) && close(*rto, wrto), "{got:?}");
@@ -39,14 +33,8 @@ fn blackout_rfc6298_doubles_from_one_second_and_retransmits_one_second_after_the
     // The collapse: the first fresh sample after the blackout (Karn: not from the
     // retransmitted segment) recomputes RTO from SRTT/RTTVAR, back to the 1 s minimum.
     let rows = trace(&dir, "rfc6298");
-    let first = rows
-        .iter()
-        .find(|r| r["event"] == "sample" && r["time_s"].parse::<f64>().unwrap() > 41.0)
-        .unwrap();
-    assert_eq!(
-        (first["rto_s"].as_str(), first["backoffs"].as_str()),
-        ("1.000000000", "0")
-    );
+    let first = rows.iter().find(|r| r["event"] == "sample" && r["time_s"].parse::<f64>().unwrap() > 41.0).unwrap();
+    assert_eq!((first["rto_s"].as_str(), first["backoffs"].as_str()), ("1.000000000", "0"));
 }
 
 #[test]
@@ -54,15 +42,7 @@ fn blackout_linux_backs_off_from_300ms_and_waits_8_seconds_after_the_link_return
     let (_t, dir) = run_scenario("tcp-blackout", &[]);
     // Linux: RTO = SRTT + max(rto_min, rttvar) = 100 + 200 ms; doubling 0.6, 1.2 … 38.4 s.
     let got = timeouts(&dir, "linux");
-    let want = [
-        (10.3, 0.6),
-        (10.9, 1.2),
-        (12.1, 2.4),
-        (14.5, 4.8),
-        (19.3, 9.6),
-        (28.9, 19.2),
-        (48.1, 38.4),
-    ];
+    let want = [(10.3, 0.6), (10.9, 1.2), (12.1, 2.4), (14.5, 4.8), (19.3, 9.6), (28.9, 19.2), (48.1, 38.4)];
     assert_eq!(got.len(), want.len(), "{got:?}");
     for ((t, rto), (wt, wrto)) in got.iter().zip(want) {
         assert!(close(*t, wt) && close(*rto, wrto), "{got:?}");
@@ -71,14 +51,8 @@ fn blackout_linux_backs_off_from_300ms_and_waits_8_seconds_after_the_link_return
     assert!(close(metric(&s, "linux", "recovery_lag_blackout1"), 8.1));
     // With timestamps the retransmission's own ACK is a valid sample: RTO collapses at once.
     let rows = trace(&dir, "linux");
-    let first = rows
-        .iter()
-        .find(|r| r["event"] == "sample" && r["time_s"].parse::<f64>().unwrap() > 48.0)
-        .unwrap();
-    assert_eq!(
-        (first["time_s"].as_str(), first["rto_s"].as_str()),
-        ("48.200000000", "0.300000000")
-    );
+    let first = rows.iter().find(|r| r["event"] == "sample" && r["time_s"].parse::<f64>().unwrap() > 48.0).unwrap();
+    assert_eq!((first["time_s"].as_str(), first["rto_s"].as_str()), ("48.200000000", "0.300000000"));
 }
 
 #[test]
@@ -109,10 +83,7 @@ fn karn_timestamps_track_the_rtt_best_and_karn_alone_worst() {
     assert!(err("rfc6298-timestamps") < err("rfc6298-no-karn"));
     assert!(err("rfc6298-no-karn") < err("rfc6298-karn"));
     // Timestamps make every ACK a sample: about three times as many.
-    assert!(
-        metric(&s, "rfc6298-timestamps", "rtt_samples")
-            > 2.5 * metric(&s, "rfc6298-karn", "rtt_samples")
-    );
+    assert!(metric(&s, "rfc6298-timestamps", "rtt_samples") > 2.5 * metric(&s, "rfc6298-karn", "rtt_samples"));
     // Linux's tight RTO (200 ms variance floor) fires far more often than the 1 s minimum.
     assert!(metric(&s, "linux", "timeouts") > 2.0 * metric(&s, "rfc6298-karn", "timeouts"));
 }
@@ -129,20 +100,13 @@ fn rtt_above_initial_rto_times_out_once_and_the_backoff_sticks() {
         assert!(close(metric(&s, v, "final_srtt"), 1.04), "{v}");
     }
     // Without a handshake the spurious timeout hits data: go-back-N resends the window.
-    assert_eq!(
-        metric(&s, "rfc6298-no-handshake", "spurious_retransmissions"),
-        11.0
-    );
+    assert_eq!(metric(&s, "rfc6298-no-handshake", "spurious_retransmissions"), 11.0);
     // After the timeout the ACK that arrives 40 ms later is ambiguous (Karn): the RTO
     // stays backed off at 2 s until the first clean sample.
     let rows = trace(&dir, "rfc6298-no-handshake");
     let acked = rows.iter().find(|r| r["event"] == "ack").unwrap();
     assert_eq!(
-        (
-            acked["time_s"].as_str(),
-            acked["rto_s"].as_str(),
-            acked["backoffs"].as_str()
-        ),
+        (acked["time_s"].as_str(), acked["rto_s"].as_str(), acked["backoffs"].as_str()),
         ("1.040000000", "2.000000000", "1")
     );
 }

@@ -33,47 +33,28 @@ fn every_variant_runs_every_cell_and_sweep_values_are_columns() {
     let file = tmp.path().join("swept.toml");
     std::fs::write(&file, SWEPT).unwrap();
     let out = tmp.path().join("out");
-    let o = run(&[
-        "run",
-        file.to_str().unwrap(),
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run(&["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let mut r = csv::Reader::from_path(out.join("summary.csv")).unwrap();
     let headers: Vec<String> = r.headers().unwrap().iter().map(str::to_string).collect();
-    assert_eq!(
-        &headers[..4],
-        ["variant", "tcp.window", "path.loss", "metric"]
-    );
+    assert_eq!(&headers[..4], ["variant", "tcp.window", "path.loss", "metric"]);
     let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
-    let cells: std::collections::BTreeSet<(String, String, String)> = rows
-        .iter()
-        .map(|r| (r[0].to_string(), r[1].to_string(), r[2].to_string()))
-        .collect();
+    let cells: std::collections::BTreeSet<(String, String, String)> =
+        rows.iter().map(|r| (r[0].to_string(), r[1].to_string(), r[2].to_string())).collect();
     // 2 variants × 2 windows × 2 loss models; a table value shows compactly.
     assert_eq!(cells.len(), 8, "{cells:?}");
-    assert!(
-        cells.contains(&("linux".into(), "8".into(), "{model=bernoulli p=0.1}".into())),
-        "{cells:?}"
-    );
+    assert!(cells.contains(&("linux".into(), "8".into(), "{model=bernoulli p=0.1}".into())), "{cells:?}");
     // Loss makes retransmissions; no loss makes none, in every cell that has none.
     let retx = |v: &str, w: &str, lossy: bool| -> f64 {
-        rows.iter()
-            .filter(|r| &r[0] == v && &r[1] == w && &r[3] == "retransmissions")
-            .nth(usize::from(lossy))
-            .unwrap()[6]
-            .parse()
-            .unwrap()
+        rows.iter().filter(|r| &r[0] == v && &r[1] == w && &r[3] == "retransmissions").nth(usize::from(lossy)).unwrap()
+            [6]
+        .parse()
+        .unwrap()
     };
     assert_eq!(retx("rfc6298", "2", false), 0.0);
     assert!(retx("rfc6298", "2", true) > 0.0);
     let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
-    assert!(
-        manifest.contains("\"sweep_keys\": [\n    \"tcp.window\",\n    \"path.loss\"\n  ]"),
-        "{manifest}"
-    );
+    assert!(manifest.contains("\"sweep_keys\": [\n    \"tcp.window\",\n    \"path.loss\"\n  ]"), "{manifest}");
 }
 
 #[test]
@@ -84,23 +65,18 @@ fn a_bad_swept_value_is_reported_at_its_place_in_the_list() {
     let o = run(&["check", file.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
-    assert!(err.contains("bad.toml:14:20: key `tcp.window`: must be at least 1 segment (sweep point tcp.window = 0"), "{err}");
+    assert!(
+        err.contains("bad.toml:14:20: key `tcp.window`: must be at least 1 segment (sweep point tcp.window = 0"),
+        "{err}"
+    );
 }
 
 #[test]
 fn shared_keys_cannot_be_swept() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("bad.toml");
-    std::fs::write(
-        &file,
-        SWEPT.replace("\"tcp.window\" = [2, 8]", "seed = [1, 2]"),
-    )
-    .unwrap();
+    std::fs::write(&file, SWEPT.replace("\"tcp.window\" = [2, 8]", "seed = [1, 2]")).unwrap();
     let o = run(&["check", file.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).contains("key `sweep.seed`: only model parameters can be swept"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert!(text(&o.stderr).contains("key `sweep.seed`: only model parameters can be swept"), "{}", text(&o.stderr));
 }

@@ -56,12 +56,8 @@ pub enum GrpcProfile {
 }
 
 impl GrpcProfile {
-    pub const ALL: [GrpcProfile; 4] = [
-        GrpcProfile::Spec,
-        GrpcProfile::GrpcCore,
-        GrpcProfile::GrpcGo,
-        GrpcProfile::GrpcJava,
-    ];
+    pub const ALL: [GrpcProfile; 4] =
+        [GrpcProfile::Spec, GrpcProfile::GrpcCore, GrpcProfile::GrpcGo, GrpcProfile::GrpcJava];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -82,14 +78,9 @@ impl fmt::Display for GrpcProfile {
 impl FromStr for GrpcProfile {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        GrpcProfile::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "`{s}` is not a gRPC backoff profile: expected spec, grpc-core, grpc-go or grpc-java"
-                )
-            })
+        GrpcProfile::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| {
+            format!("`{s}` is not a gRPC backoff profile: expected spec, grpc-core, grpc-go or grpc-java")
+        })
     }
 }
 
@@ -118,14 +109,8 @@ pub struct GrpcBackoffConfig {
 }
 
 /// The keys `set` accepts: the same names as the file.
-pub const GRPC_BACKOFF_KEYS: &[&str] = &[
-    "profile",
-    "initial_backoff",
-    "multiplier",
-    "jitter",
-    "max_backoff",
-    "min_connect_timeout",
-];
+pub const GRPC_BACKOFF_KEYS: &[&str] =
+    &["profile", "initial_backoff", "multiplier", "jitter", "max_backoff", "min_connect_timeout"];
 
 /// The longest duration any key may take. One day keeps every value below 2^53 ns, so the
 /// libraries' float arithmetic on it is exact where theirs is, and nothing overflows.
@@ -204,25 +189,17 @@ impl GrpcBackoffConfig {
         // (key, value as written or default)
         let mut initial = self.initial_backoff.unwrap_or(SimDuration::from_secs(1));
         let mut max = self.max_backoff.unwrap_or(SimDuration::from_secs(120));
-        let mut mct = self
-            .min_connect_timeout
-            .unwrap_or(SimDuration::from_secs(20));
+        let mut mct = self.min_connect_timeout.unwrap_or(SimDuration::from_secs(20));
         let multiplier = self.multiplier.unwrap_or(1.6);
         let jitter = self.jitter.unwrap_or(0.2);
 
-        for (key, d) in [
-            ("initial_backoff", initial),
-            ("max_backoff", max),
-            ("min_connect_timeout", mct),
-        ] {
+        for (key, d) in [("initial_backoff", initial), ("max_backoff", max), ("min_connect_timeout", mct)] {
             if d > MAX_DURATION {
                 errs.push(key, format!("must be at most {MAX_DURATION} (is {d})"));
             } else if core && !d.as_nanos().is_multiple_of(NANOS_PER_MILLI) {
                 errs.push(
                     key,
-                    format!(
-                        "must be whole milliseconds under grpc-core, whose channel args are integer ms (is {d})"
-                    ),
+                    format!("must be whole milliseconds under grpc-core, whose channel args are integer ms (is {d})"),
                 );
             }
         }
@@ -235,16 +212,10 @@ impl GrpcBackoffConfig {
         if initial == SimDuration::ZERO {
             errs.push("initial_backoff", "must be greater than 0");
         } else if initial > max {
-            errs.push(
-                "initial_backoff",
-                format!("must be at most max_backoff ({max})"),
-            );
+            errs.push("initial_backoff", format!("must be at most max_backoff ({max})"));
         }
         if !(multiplier.is_finite() && multiplier >= 1.0) {
-            errs.push(
-                "multiplier",
-                format!("must be at least 1 (is {multiplier}): a backoff must not shrink"),
-            );
+            errs.push("multiplier", format!("must be at least 1 (is {multiplier}): a backoff must not shrink"));
         }
         if !(jitter.is_finite() && (0.0..=1.0).contains(&jitter)) {
             errs.push("jitter", format!("must be from 0 to 1 (is {jitter})"));
@@ -270,11 +241,7 @@ impl GrpcBackoffConfig {
             min_connect_timeout,
             _resolved: (),
         };
-        if errs.0.is_empty() {
-            Ok(params)
-        } else {
-            Err(errs.0)
-        }
+        if errs.0.is_empty() { Ok(params) } else { Err(errs.0) }
     }
 }
 
@@ -282,10 +249,7 @@ impl GrpcBackoffConfig {
 impl GrpcBackoffConfig {
     /// A profile with `--set`-style overrides; panics on a bad key, as tests want.
     pub(crate) fn with_sets(profile: GrpcProfile, sets: &[(&str, &str)]) -> GrpcBackoffConfig {
-        let mut c = GrpcBackoffConfig {
-            profile,
-            ..GrpcBackoffConfig::default()
-        };
+        let mut c = GrpcBackoffConfig { profile, ..GrpcBackoffConfig::default() };
         for (k, v) in sets {
             c.set(k, v).unwrap();
         }
@@ -329,11 +293,7 @@ mod tests {
         // subchannel.cc ParseArgsForBackoffValues: std::max(Duration::Milliseconds(100), …)
         let p = cfg(
             GrpcProfile::GrpcCore,
-            &[
-                ("initial_backoff", "0s"),
-                ("max_backoff", "50ms"),
-                ("min_connect_timeout", "1ms"),
-            ],
+            &[("initial_backoff", "0s"), ("max_backoff", "50ms"), ("min_connect_timeout", "1ms")],
         )
         .resolve()
         .unwrap();
@@ -341,39 +301,25 @@ mod tests {
         assert_eq!(p.max_backoff, ms(100));
         assert_eq!(p.min_connect_timeout, Some(ms(100)));
         // The other profiles take the values as written (and refuse a zero initial).
-        let p = cfg(
-            GrpcProfile::GrpcGo,
-            &[("initial_backoff", "10ms"), ("min_connect_timeout", "1ms")],
-        )
-        .resolve()
-        .unwrap();
+        let p =
+            cfg(GrpcProfile::GrpcGo, &[("initial_backoff", "10ms"), ("min_connect_timeout", "1ms")]).resolve().unwrap();
         assert_eq!(p.initial_backoff, ms(10));
         assert_eq!(p.min_connect_timeout, Some(ms(1)));
-        let errs = cfg(GrpcProfile::Spec, &[("initial_backoff", "0s")])
-            .resolve()
-            .unwrap_err();
+        let errs = cfg(GrpcProfile::Spec, &[("initial_backoff", "0s")]).resolve().unwrap_err();
         assert_eq!(keys(&errs), ["initial_backoff"]);
     }
 
     #[test]
     fn grpc_core_refuses_fractions_of_a_millisecond() {
-        let errs = cfg(GrpcProfile::GrpcCore, &[("initial_backoff", "1500us")])
-            .resolve()
-            .unwrap_err();
+        let errs = cfg(GrpcProfile::GrpcCore, &[("initial_backoff", "1500us")]).resolve().unwrap_err();
         assert_eq!(keys(&errs), ["initial_backoff"]);
         assert!(errs[0].1.contains("whole milliseconds"), "{errs:?}");
-        assert!(
-            cfg(GrpcProfile::Spec, &[("initial_backoff", "1500us")])
-                .resolve()
-                .is_ok()
-        );
+        assert!(cfg(GrpcProfile::Spec, &[("initial_backoff", "1500us")]).resolve().is_ok());
     }
 
     #[test]
     fn grpc_java_refuses_min_connect_timeout() {
-        let errs = cfg(GrpcProfile::GrpcJava, &[("min_connect_timeout", "20s")])
-            .resolve()
-            .unwrap_err();
+        let errs = cfg(GrpcProfile::GrpcJava, &[("min_connect_timeout", "20s")]).resolve().unwrap_err();
         assert_eq!(keys(&errs), ["min_connect_timeout"]);
         assert!(errs[0].1.contains("no deadline"), "{errs:?}");
     }
@@ -392,40 +338,18 @@ mod tests {
         )
         .resolve()
         .unwrap_err();
-        assert_eq!(
-            keys(&errs),
-            ["max_backoff", "min_connect_timeout", "multiplier", "jitter"],
-            "{errs:?}"
-        );
-        let errs = cfg(GrpcProfile::GrpcGo, &[("initial_backoff", "3min")])
-            .resolve()
-            .unwrap_err();
-        assert_eq!(
-            errs,
-            [(
-                "initial_backoff".into(),
-                "must be at most max_backoff (2min)".into()
-            )]
-        );
-        let errs = cfg(GrpcProfile::GrpcGo, &[("jitter", "-0.1")])
-            .resolve()
-            .unwrap_err();
-        assert_eq!(
-            errs,
-            [("jitter".into(), "must be from 0 to 1 (is -0.1)".into())]
-        );
+        assert_eq!(keys(&errs), ["max_backoff", "min_connect_timeout", "multiplier", "jitter"], "{errs:?}");
+        let errs = cfg(GrpcProfile::GrpcGo, &[("initial_backoff", "3min")]).resolve().unwrap_err();
+        assert_eq!(errs, [("initial_backoff".into(), "must be at most max_backoff (2min)".into())]);
+        let errs = cfg(GrpcProfile::GrpcGo, &[("jitter", "-0.1")]).resolve().unwrap_err();
+        assert_eq!(errs, [("jitter".into(), "must be from 0 to 1 (is -0.1)".into())]);
     }
 
     #[test]
     fn edge_values_are_accepted() {
         let p = cfg(
             GrpcProfile::GrpcJava,
-            &[
-                ("multiplier", "1"),
-                ("jitter", "1"),
-                ("initial_backoff", "24h"),
-                ("max_backoff", "24h"),
-            ],
+            &[("multiplier", "1"), ("jitter", "1"), ("initial_backoff", "24h"), ("max_backoff", "24h")],
         )
         .resolve()
         .unwrap();
@@ -453,44 +377,24 @@ mod tests {
         assert_eq!(c.min_connect_timeout, Some(SimDuration::from_secs(5)));
         assert!(c.resolve().is_ok());
 
-        assert!(
-            c.set("initial_backoff", "5")
-                .unwrap_err()
-                .starts_with("initial_backoff: `5` has no unit")
-        );
-        assert_eq!(
-            c.set("jitter", "NaN").unwrap_err(),
-            "jitter: `NaN` is not a number"
-        );
-        assert!(
-            c.set("profile", "grpc-rust")
-                .unwrap_err()
-                .contains("spec, grpc-core, grpc-go or grpc-java")
-        );
-        assert!(
-            c.set("max_delay", "1s")
-                .unwrap_err()
-                .contains("known: profile, initial_backoff")
-        );
+        assert!(c.set("initial_backoff", "5").unwrap_err().starts_with("initial_backoff: `5` has no unit"));
+        assert_eq!(c.set("jitter", "NaN").unwrap_err(), "jitter: `NaN` is not a number");
+        assert!(c.set("profile", "grpc-rust").unwrap_err().contains("spec, grpc-core, grpc-go or grpc-java"));
+        assert!(c.set("max_delay", "1s").unwrap_err().contains("known: profile, initial_backoff"));
     }
 
     #[test]
     fn toml_deserializes_kebab_profiles_and_rejects_unknown_keys() {
         let c: GrpcBackoffConfig =
-            toml::from_str("profile = \"grpc-core\"\ninitial_backoff = \"250ms\"\njitter = 0\n")
-                .unwrap();
+            toml::from_str("profile = \"grpc-core\"\ninitial_backoff = \"250ms\"\njitter = 0\n").unwrap();
         assert_eq!(c.profile, GrpcProfile::GrpcCore);
         assert_eq!(c.initial_backoff, Some(ms(250)));
         assert_eq!(c.jitter, Some(0.0));
         let c: GrpcBackoffConfig = toml::from_str("").unwrap();
         assert_eq!(c, GrpcBackoffConfig::default());
-        let err = toml::from_str::<GrpcBackoffConfig>("base_delay = \"1s\"")
-            .unwrap_err()
-            .to_string();
+        let err = toml::from_str::<GrpcBackoffConfig>("base_delay = \"1s\"").unwrap_err().to_string();
         assert!(err.contains("unknown field `base_delay`"), "{err}");
-        let err = toml::from_str::<GrpcBackoffConfig>("profile = \"grpc_go\"")
-            .unwrap_err()
-            .to_string();
+        let err = toml::from_str::<GrpcBackoffConfig>("profile = \"grpc_go\"").unwrap_err().to_string();
         assert!(err.contains("grpc-go"), "{err}");
     }
 
@@ -503,10 +407,6 @@ mod tests {
              \"jitter\":0.2,\"max_backoff\":\"2min\",\"min_connect_timeout\":null}"
         );
         let p = cfg(GrpcProfile::Spec, &[]).resolve().unwrap();
-        assert!(
-            serde_json::to_string(&p)
-                .unwrap()
-                .contains("\"min_connect_timeout\":\"20s\"")
-        );
+        assert!(serde_json::to_string(&p).unwrap().contains("\"min_connect_timeout\":\"20s\""));
     }
 }

@@ -79,11 +79,7 @@ pub(super) fn start_attempt<R: Rng + ?Sized>(
 }
 
 /// `BackOff::NextAttemptDelay`, in ms.
-fn next_attempt_delay<R: Rng + ?Sized>(
-    b: &mut GrpcBackoff,
-    p: &GrpcBackoffParams,
-    rng: &mut R,
-) -> u64 {
+fn next_attempt_delay<R: Rng + ?Sized>(b: &mut GrpcBackoff, p: &GrpcBackoffParams, rng: &mut R) -> u64 {
     if b.initial {
         // if (initial_) { initial_ = false; }
         b.initial = false;
@@ -127,16 +123,10 @@ mod tests {
         // IEEE arithmetic done by hand in Python).
         let p = params(GrpcProfile::GrpcCore, &[]);
         let plans = run_failing(&p, 14, &mut Fixed::new(1 << 63));
-        let got: Vec<u64> = plans
-            .iter()
-            .map(|pl| pl.backoff.as_nanos() / 1_000_000)
-            .collect();
+        let got: Vec<u64> = plans.iter().map(|pl| pl.backoff.as_nanos() / 1_000_000).collect();
         assert_eq!(
             got,
-            [
-                1000, 1600, 2560, 4096, 6553, 10484, 16774, 26838, 42940, 68704, 109926, 120000,
-                120000, 120000
-            ]
+            [1000, 1600, 2560, 4096, 6553, 10484, 16774, 26838, 42940, 68704, 109926, 120000, 120000, 120000]
         );
     }
 
@@ -156,12 +146,7 @@ mod tests {
         // initial: the base drops 1001 -> 1000 ms at the first multiply, then holds.
         let p = params(
             GrpcProfile::GrpcCore,
-            &[
-                ("initial_backoff", "1001ms"),
-                ("max_backoff", "1001ms"),
-                ("multiplier", "1"),
-                ("jitter", "0"),
-            ],
+            &[("initial_backoff", "1001ms"), ("max_backoff", "1001ms"), ("multiplier", "1"), ("jitter", "0")],
         );
         let plans = run_failing(&p, 4, &mut Fixed::new(0));
         let got: Vec<_> = plans.iter().map(|pl| pl.backoff).collect();
@@ -182,13 +167,8 @@ mod tests {
         assert_eq!(rng.draws, 1, "on_failure never draws");
         // And a real stream spreads first delays over [800, 1200) ms, whole ms.
         let mut rng = Seeds::new(7).stream(0, 0, Purpose::Jitter);
-        let firsts: Vec<SimDuration> = (0..200)
-            .map(|_| {
-                GrpcBackoff::new(&p)
-                    .start_attempt(&p, SimTime::ZERO, &mut rng)
-                    .delay
-            })
-            .collect();
+        let firsts: Vec<SimDuration> =
+            (0..200).map(|_| GrpcBackoff::new(&p).start_attempt(&p, SimTime::ZERO, &mut rng).delay).collect();
         assert!(firsts.iter().all(|d| (ms(800)..ms(1200)).contains(d)));
         assert!(firsts.iter().all(|d| d.as_nanos() % 1_000_000 == 0));
         assert!(firsts.iter().any(|d| *d != firsts[0]));
@@ -242,10 +222,7 @@ mod tests {
         let plan = b.start_attempt(&p, t, &mut Fixed::new(1 << 63));
         assert_eq!(plan.connect_deadline, Some(t + SimDuration::from_secs(20)));
         // With a large backoff the next attempt time is later than 20 s and wins.
-        let p = params(
-            GrpcProfile::GrpcCore,
-            &[("initial_backoff", "30s"), ("jitter", "0")],
-        );
+        let p = params(GrpcProfile::GrpcCore, &[("initial_backoff", "30s"), ("jitter", "0")]);
         let mut b = GrpcBackoff::new(&p);
         let plan = b.start_attempt(&p, t, &mut Fixed::new(0));
         assert_eq!(plan.connect_deadline, Some(t + SimDuration::from_secs(30)));
@@ -262,10 +239,7 @@ mod tests {
         assert_eq!(plan.delay, ms(1000));
         // Refused quickly: wait for the rest of the delay, counted from attempt start.
         let mut early = b;
-        assert_eq!(
-            early.on_failure(&p, SimTime(300_000_000), &mut rng),
-            SimTime(1_000_000_000)
-        );
+        assert_eq!(early.on_failure(&p, SimTime(300_000_000), &mut rng), SimTime(1_000_000_000));
         // Timed out at the 20 s deadline: retry at once.
         let t = SimTime(20_000_000_000);
         assert_eq!(b.on_failure(&p, t, &mut rng), t);

@@ -86,12 +86,7 @@ pub(super) fn on_failure(b: &mut GrpcBackoff, p: &GrpcBackoffParams, now: SimTim
     // if backoff > max { backoff = max }   — one more step, for backoffIdx + 1
     let max = p.max_backoff.as_nanos() as f64;
     let capped = f64::from_bits(b.base);
-    b.base = if capped < max {
-        (capped * p.multiplier).min(max)
-    } else {
-        max
-    }
-    .to_bits();
+    b.base = if capped < max { (capped * p.multiplier).min(max) } else { max }.to_bits();
     // timer := time.NewTimer(backoffFor); on <-timer.C: ac.backoffIdx++ (the caller counts)
     now.saturating_add(SimDuration(b.mark))
 }
@@ -143,11 +138,7 @@ mod tests {
         for k in 0..4 {
             let plan = b.start_attempt(&p, now, &mut rng);
             let dial = plan.connect_deadline.unwrap() - now;
-            assert_eq!(
-                dial,
-                plan.delay.max(SimDuration::from_secs(2)),
-                "attempt {k}"
-            );
+            assert_eq!(dial, plan.delay.max(SimDuration::from_secs(2)), "attempt {k}");
             now = b.on_failure(&p, now, &mut rng);
         }
         // Later the jittered delay (here 6.5536 s · ~1.2) exceeds the 2 s minimum and wins.

@@ -37,20 +37,12 @@ pub(super) fn reset(b: &mut GrpcBackoff, p: &GrpcBackoffParams) {
     b.base = p.initial_backoff.as_nanos();
 }
 
-pub(super) fn start_attempt(
-    b: &mut GrpcBackoff,
-    _p: &GrpcBackoffParams,
-    now: SimTime,
-) -> AttemptPlan {
+pub(super) fn start_attempt(b: &mut GrpcBackoff, _p: &GrpcBackoffParams, now: SimTime) -> AttemptPlan {
     // startNewTransport: if (addressIndex.isAtBeginning()) connectingTimer.reset().start();
     b.mark = now.as_nanos();
     // No deadline: the transport is started and left to succeed or fail. The delay is
     // drawn in scheduleBackoff, after the failure; until then it is the base.
-    AttemptPlan {
-        connect_deadline: None,
-        backoff: SimDuration(b.base),
-        delay: SimDuration(b.base),
-    }
+    AttemptPlan { connect_deadline: None, backoff: SimDuration(b.base), delay: SimDuration(b.base) }
 }
 
 pub(super) fn on_failure<R: Rng + ?Sized>(
@@ -75,11 +67,7 @@ pub(super) fn on_failure<R: Rng + ?Sized>(
 }
 
 /// `ExponentialBackoffPolicy.nextBackoffNanos`. One draw.
-fn next_backoff_nanos<R: Rng + ?Sized>(
-    b: &mut GrpcBackoff,
-    p: &GrpcBackoffParams,
-    rng: &mut R,
-) -> u64 {
+fn next_backoff_nanos<R: Rng + ?Sized>(b: &mut GrpcBackoff, p: &GrpcBackoffParams, rng: &mut R) -> u64 {
     // Values are below one day (config): i64 arithmetic cannot overflow.
     // long currentBackoffNanos = nextBackoffNanos;
     let current = b.base as i64;
@@ -177,10 +165,7 @@ mod tests {
         let start = SimTime(10_000_000_000);
         b.start_attempt(&p, start, &mut rng);
         let failed = start + SimDuration::from_millis(300);
-        assert_eq!(
-            b.on_failure(&p, failed, &mut rng),
-            start + SimDuration::from_secs(1)
-        );
+        assert_eq!(b.on_failure(&p, failed, &mut rng), start + SimDuration::from_secs(1));
         // The next attempt hangs 30 s before failing: retry at once.
         let start = start + SimDuration::from_secs(1);
         b.start_attempt(&p, start, &mut rng);

@@ -180,13 +180,7 @@ pub struct GrpcBackoff {
 
 impl GrpcBackoff {
     pub fn new(params: &GrpcBackoffParams) -> Self {
-        let mut b = GrpcBackoff {
-            base: 0,
-            mark: 0,
-            failures: 0,
-            initial: true,
-            profile: params.profile,
-        };
+        let mut b = GrpcBackoff { base: 0, mark: 0, failures: 0, initial: true, profile: params.profile };
         b.on_connected(params);
         b
     }
@@ -213,12 +207,7 @@ impl GrpcBackoff {
     /// The attempt that started last failed at `now` (refused, timed out, dropped before
     /// SETTINGS). Returns when the next attempt starts (never before `now`). Draws only
     /// under grpc-java.
-    pub fn on_failure<R: Rng + ?Sized>(
-        &mut self,
-        params: &GrpcBackoffParams,
-        now: SimTime,
-        rng: &mut R,
-    ) -> SimTime {
+    pub fn on_failure<R: Rng + ?Sized>(&mut self, params: &GrpcBackoffParams, now: SimTime, rng: &mut R) -> SimTime {
         self.check(params);
         self.failures = self.failures.saturating_add(1);
         let next = match self.profile {

@@ -15,9 +15,7 @@ pub(crate) fn secs_f(x: f64) -> SimDuration {
 }
 
 pub(crate) fn params(profile: GrpcProfile, sets: &[(&str, &str)]) -> GrpcBackoffParams {
-    GrpcBackoffConfig::with_sets(profile, sets)
-        .resolve()
-        .unwrap()
+    GrpcBackoffConfig::with_sets(profile, sets).resolve().unwrap()
 }
 
 /// An RNG that returns the same `u64` on every call and counts the calls, so a test can
@@ -53,11 +51,7 @@ impl rand::TryRng for Fixed {
 
 /// `n` attempts from a fresh backoff, each refused the moment it starts; the next one
 /// starts when `on_failure` says. Returns each attempt's plan.
-pub(crate) fn run_failing<R: rand::Rng + ?Sized>(
-    p: &GrpcBackoffParams,
-    n: usize,
-    rng: &mut R,
-) -> Vec<AttemptPlan> {
+pub(crate) fn run_failing<R: rand::Rng + ?Sized>(p: &GrpcBackoffParams, n: usize, rng: &mut R) -> Vec<AttemptPlan> {
     let mut b = GrpcBackoff::new(p);
     let mut now = SimTime::ZERO;
     (0..n)
@@ -159,11 +153,7 @@ fn jitter_0_2_keeps_every_delay_within_20_percent_and_the_mean_on_the_backoff() 
                 let d = g[k].as_nanos() as f64;
                 let lo = base * 0.8 - slack(profile);
                 let hi = base * 1.2 + slack(profile);
-                assert!(
-                    (lo..=hi).contains(&d),
-                    "{profile}: delay {} = {d} ns outside ±20 % of {base}",
-                    k + 1
-                );
+                assert!((lo..=hi).contains(&d), "{profile}: delay {} = {d} ns outside ±20 % of {base}", k + 1);
             }
             sum4 += g[3].as_nanos() as f64;
             sum16 += g[15].as_nanos() as f64;
@@ -172,10 +162,7 @@ fn jitter_0_2_keeps_every_delay_within_20_percent_and_the_mean_on_the_backoff() 
             let mean = sum / N as f64;
             let se = 0.2 * base / 3f64.sqrt() / (N as f64).sqrt();
             let tol = 5.0 * se + slack(profile);
-            assert!(
-                (mean - base).abs() <= tol,
-                "{profile}: mean {mean} vs base {base} (tolerance {tol})"
-            );
+            assert!((mean - base).abs() <= tol, "{profile}: mean {mean} vs base {base} (tolerance {tol})");
         }
     }
 }
@@ -192,12 +179,7 @@ fn spec_and_grpc_go_draw_at_the_same_points_so_their_delays_coincide() {
     let g = run_failing(&go, 20, &mut Seeds::new(9).stream(0, 3, Purpose::Jitter));
     for (k, (a, b)) in s.iter().zip(&g).enumerate() {
         let diff = a.delay.as_nanos().abs_diff(b.delay.as_nanos());
-        assert!(
-            diff <= 1,
-            "attempt {k}: spec {:?} go {:?}",
-            a.delay,
-            b.delay
-        );
+        assert!(diff <= 1, "attempt {k}: spec {:?} go {:?}", a.delay, b.delay);
     }
 }
 
@@ -225,12 +207,7 @@ fn connect_deadline_is_at_least_min_connect_timeout_after_the_attempt_starts() {
                 }
             }
             // Alternate: refused at once, then timed out at the deadline (or 20 s).
-            let fail = if k % 2 == 0 {
-                now
-            } else {
-                plan.connect_deadline
-                    .unwrap_or(now + SimDuration::from_secs(20))
-            };
+            let fail = if k % 2 == 0 { now } else { plan.connect_deadline.unwrap_or(now + SimDuration::from_secs(20)) };
             now = b.on_failure(&p, fail, &mut rng);
         }
     }
@@ -252,10 +229,7 @@ fn settings_resets_the_next_delay_to_initial_backoff() {
             b.start_attempt(&p, now, &mut rng);
             now = b.on_failure(&p, now, &mut rng);
         }
-        assert!(
-            b.current_backoff() > SimDuration::from_secs(10),
-            "{profile}"
-        );
+        assert!(b.current_backoff() > SimDuration::from_secs(10), "{profile}");
         assert_eq!(b.failures(), 7);
         // The 8th attempt connects: SETTINGS arrives.
         b.start_attempt(&p, now, &mut rng);
@@ -271,10 +245,9 @@ fn settings_resets_the_next_delay_to_initial_backoff() {
             GrpcProfile::Spec | GrpcProfile::GrpcGo => {
                 assert_eq!(delay, SimDuration::from_secs(1), "{profile}")
             }
-            GrpcProfile::GrpcCore | GrpcProfile::GrpcJava => assert!(
-                (secs_f(0.8)..secs_f(1.2)).contains(&delay),
-                "{profile}: {delay:?}"
-            ),
+            GrpcProfile::GrpcCore | GrpcProfile::GrpcJava => {
+                assert!((secs_f(0.8)..secs_f(1.2)).contains(&delay), "{profile}: {delay:?}")
+            }
         }
         // …and it grows again from there.
         let plan = b.start_attempt(&p, now + delay, &mut rng);
@@ -302,31 +275,22 @@ fn any_params() -> impl Strategy<Value = GrpcBackoffParams> {
         prop_oneof![Just(0.0), Just(1.0), 0.0f64..=1.0],
         0u64..60_000,
     )
-        .prop_map(
-            |(profile, initial_ms, extra_ms, multiplier, jitter, mct_ms)| {
-                let c = GrpcBackoffConfig {
-                    profile,
-                    initial_backoff: Some(SimDuration::from_millis(initial_ms)),
-                    multiplier: Some(multiplier),
-                    jitter: Some(jitter),
-                    max_backoff: Some(SimDuration::from_millis(initial_ms.max(100) + extra_ms)),
-                    min_connect_timeout: (profile != GrpcProfile::GrpcJava)
-                        .then_some(SimDuration::from_millis(mct_ms)),
-                };
-                c.resolve().unwrap()
-            },
-        )
+        .prop_map(|(profile, initial_ms, extra_ms, multiplier, jitter, mct_ms)| {
+            let c = GrpcBackoffConfig {
+                profile,
+                initial_backoff: Some(SimDuration::from_millis(initial_ms)),
+                multiplier: Some(multiplier),
+                jitter: Some(jitter),
+                max_backoff: Some(SimDuration::from_millis(initial_ms.max(100) + extra_ms)),
+                min_connect_timeout: (profile != GrpcProfile::GrpcJava).then_some(SimDuration::from_millis(mct_ms)),
+            };
+            c.resolve().unwrap()
+        })
 }
 
 /// One attempt: how long it runs (µs) and whether SETTINGS arrives at its end.
 fn attempts() -> impl Strategy<Value = Vec<(u64, bool)>> {
-    prop::collection::vec(
-        (
-            prop_oneof![Just(0u64), 0u64..200_000_000],
-            prop::bool::weighted(0.1),
-        ),
-        1..60,
-    )
+    prop::collection::vec((prop_oneof![Just(0u64), 0u64..200_000_000], prop::bool::weighted(0.1)), 1..60)
 }
 
 proptest! {

@@ -102,9 +102,7 @@ pub enum DelayConfig {
 
 impl Default for DelayConfig {
     fn default() -> Self {
-        DelayConfig::Constant {
-            value: SimDuration::ZERO,
-        }
+        DelayConfig::Constant { value: SimDuration::ZERO }
     }
 }
 
@@ -142,12 +140,7 @@ impl LossConfig {
         match *self {
             LossConfig::None => 0.0,
             LossConfig::Bernoulli { p } => p,
-            LossConfig::GilbertElliott {
-                p_enter_bad,
-                p_leave_bad,
-                loss_good,
-                loss_bad,
-            } => {
+            LossConfig::GilbertElliott { p_enter_bad, p_leave_bad, loss_good, loss_bad } => {
                 let bad = stationary_bad(p_enter_bad, p_leave_bad);
                 (1.0 - bad) * loss_good + bad * loss_bad
             }
@@ -159,11 +152,7 @@ impl LossConfig {
 /// refused by validation; here it counts as always good so the function stays total.
 pub(crate) fn stationary_bad(p_enter_bad: f64, p_leave_bad: f64) -> f64 {
     let total = p_enter_bad + p_leave_bad;
-    if total > 0.0 {
-        p_enter_bad / total
-    } else {
-        0.0
-    }
+    if total > 0.0 { p_enter_bad / total } else { 0.0 }
 }
 
 impl PathConfig {
@@ -190,16 +179,12 @@ impl PathConfig {
 
     /// The delay distribution in force for `dir`, override applied.
     pub fn delay_for(&self, dir: Direction) -> &DelayConfig {
-        self.direction_override(dir)
-            .and_then(|o| o.delay.as_ref())
-            .unwrap_or(&self.delay)
+        self.direction_override(dir).and_then(|o| o.delay.as_ref()).unwrap_or(&self.delay)
     }
 
     /// The loss model in force for `dir`, override applied.
     pub fn loss_for(&self, dir: Direction) -> &LossConfig {
-        self.direction_override(dir)
-            .and_then(|o| o.loss.as_ref())
-            .unwrap_or(&self.loss)
+        self.direction_override(dir).and_then(|o| o.loss.as_ref()).unwrap_or(&self.loss)
     }
 
     /// Semantic checks the type system cannot make. Each error is (key path relative to
@@ -224,10 +209,7 @@ impl PathConfig {
             if pair[1].at <= pair[0].at {
                 errors.push((
                     format!("rtt_change[{}].at", i + 1),
-                    format!(
-                        "must be later than rtt_change[{i}].at ({}), got {}",
-                        pair[0].at, pair[1].at
-                    ),
+                    format!("must be later than rtt_change[{i}].at ({}), got {}", pair[0].at, pair[1].at),
                 ));
             }
         }
@@ -273,10 +255,7 @@ impl DelayConfig {
             DelayConfig::Constant { .. } => {}
             DelayConfig::Uniform { low, high } => {
                 if high < low {
-                    errors.push((
-                        format!("{key}.high"),
-                        format!("must be at least {key}.low ({low}), got {high}"),
-                    ));
+                    errors.push((format!("{key}.high"), format!("must be at least {key}.low ({low}), got {high}")));
                 }
             }
             // sd = 0 is allowed: it is the natural end point of a sweep over the spread and
@@ -286,31 +265,23 @@ impl DelayConfig {
                 if median == SimDuration::ZERO {
                     errors.push((
                         format!("{key}.median"),
-                        "must be greater than 0s (for no extra delay use dist = \"constant\")"
-                            .into(),
+                        "must be greater than 0s (for no extra delay use dist = \"constant\")".into(),
                     ));
                 }
                 // sigma = 0 is allowed for the same reason as sd = 0: it gives exactly `median`.
                 if !(sigma.is_finite() && sigma >= 0.0) {
-                    errors.push((
-                        format!("{key}.sigma"),
-                        format!("must be a finite number ≥ 0, got {sigma}"),
-                    ));
+                    errors.push((format!("{key}.sigma"), format!("must be a finite number ≥ 0, got {sigma}")));
                 }
             }
             DelayConfig::Pareto { scale, shape } => {
                 if scale == SimDuration::ZERO {
                     errors.push((
                         format!("{key}.scale"),
-                        "must be greater than 0s: it is the smallest delay the distribution gives"
-                            .into(),
+                        "must be greater than 0s: it is the smallest delay the distribution gives".into(),
                     ));
                 }
                 if !(shape.is_finite() && shape > 0.0) {
-                    errors.push((
-                        format!("{key}.shape"),
-                        format!("must be a finite number > 0, got {shape}"),
-                    ));
+                    errors.push((format!("{key}.shape"), format!("must be a finite number > 0, got {shape}")));
                 }
             }
         }
@@ -322,12 +293,7 @@ impl LossConfig {
         match *self {
             LossConfig::None => {}
             LossConfig::Bernoulli { p } => probability(errors, format!("{key}.p"), p),
-            LossConfig::GilbertElliott {
-                p_enter_bad,
-                p_leave_bad,
-                loss_good,
-                loss_bad,
-            } => {
+            LossConfig::GilbertElliott { p_enter_bad, p_leave_bad, loss_good, loss_bad } => {
                 probability(errors, format!("{key}.p_enter_bad"), p_enter_bad);
                 probability(errors, format!("{key}.p_leave_bad"), p_leave_bad);
                 probability(errors, format!("{key}.loss_good"), loss_good);
@@ -383,9 +349,7 @@ duration = "30s"
     }
 
     fn round_trip(config: &PathConfig) -> PathConfig {
-        let file = File {
-            path: config.clone(),
-        };
+        let file = File { path: config.clone() };
         let text = toml::to_string(&file).expect("serializes");
         parse(&text).unwrap_or_else(|e| panic!("re-parse failed: {e}\n{text}"))
     }
@@ -394,28 +358,10 @@ duration = "30s"
     fn example_parses_to_the_expected_values() {
         let c = parse(EXAMPLE).unwrap();
         assert_eq!(c.base_rtt, ms(100));
-        assert_eq!(
-            c.delay,
-            DelayConfig::Uniform {
-                low: ms(0),
-                high: ms(20)
-            }
-        );
+        assert_eq!(c.delay, DelayConfig::Uniform { low: ms(0), high: ms(20) });
         assert_eq!(c.loss, LossConfig::Bernoulli { p: 0.05 });
-        assert_eq!(
-            c.rtt_change,
-            vec![RttChange {
-                at: s(20),
-                rtt: ms(400)
-            }]
-        );
-        assert_eq!(
-            c.blackout,
-            vec![Blackout {
-                at: s(10),
-                duration: s(30)
-            }]
-        );
+        assert_eq!(c.rtt_change, vec![RttChange { at: s(20), rtt: ms(400) }]);
+        assert_eq!(c.blackout, vec![Blackout { at: s(10), duration: s(30) }]);
         assert_eq!((c.forward, c.reverse, c.fifo), (None, None, false));
     }
 
@@ -439,22 +385,11 @@ reverse = { delay = { dist = "normal", mean = "10ms", sd = "2ms" } }
         let c = parse(text).unwrap();
         assert_eq!(
             c.loss,
-            LossConfig::GilbertElliott {
-                p_enter_bad: 0.01,
-                p_leave_bad: 0.25,
-                loss_good: 0.0,
-                loss_bad: 1.0
-            }
+            LossConfig::GilbertElliott { p_enter_bad: 0.01, p_leave_bad: 0.25, loss_good: 0.0, loss_bad: 1.0 }
         );
         assert_eq!(c.loss_for(Direction::Forward), &LossConfig::None);
         assert_eq!(c.loss_for(Direction::Reverse), &c.loss);
-        assert_eq!(
-            c.delay_for(Direction::Reverse),
-            &DelayConfig::Normal {
-                mean: ms(10),
-                sd: ms(2)
-            }
-        );
+        assert_eq!(c.delay_for(Direction::Reverse), &DelayConfig::Normal { mean: ms(10), sd: ms(2) });
         assert_eq!(round_trip(&c), c);
         let mut constant = PathConfig::new(ms(50));
         constant.delay = DelayConfig::Constant { value: ms(3) };
@@ -466,18 +401,12 @@ reverse = { delay = { dist = "normal", mean = "10ms", sd = "2ms" } }
         let c = parse("[path]\nbase_rtt = \"100ms\"\n").unwrap();
         assert_eq!(c, PathConfig::new(ms(100)));
         let c = parse("[path]\nbase_rtt = \"1s\"\ndelay = { dist = \"constant\" }\n").unwrap();
-        assert_eq!(
-            c.delay,
-            DelayConfig::Constant {
-                value: SimDuration::ZERO
-            }
-        );
+        assert_eq!(c.delay, DelayConfig::Constant { value: SimDuration::ZERO });
     }
 
     #[test]
     fn integer_probabilities_are_accepted() {
-        let c =
-            parse("[path]\nbase_rtt = \"1s\"\nloss = { model = \"bernoulli\", p = 1 }\n").unwrap();
+        let c = parse("[path]\nbase_rtt = \"1s\"\nloss = { model = \"bernoulli\", p = 1 }\n").unwrap();
         assert_eq!(c.loss, LossConfig::Bernoulli { p: 1.0 });
     }
 
@@ -485,19 +414,10 @@ reverse = { delay = { dist = "normal", mean = "10ms", sd = "2ms" } }
     fn unknown_keys_names_and_bare_numbers_are_rejected() {
         for (text, needle) in [
             ("base_rtt = \"1s\"\nbase_rt = \"2s\"", "base_rt"),
-            (
-                "base_rtt = \"1s\"\ndelay = { dist = \"uniform\", low = \"0ms\", hi = \"1ms\" }",
-                "hi",
-            ),
+            ("base_rtt = \"1s\"\ndelay = { dist = \"uniform\", low = \"0ms\", hi = \"1ms\" }", "hi"),
             ("base_rtt = \"1s\"\ndelay = { dist = \"gamma\" }", "gamma"),
-            (
-                "base_rtt = \"1s\"\nloss = { model = \"bernoulli\", p = 0.1, q = 0.2 }",
-                "q",
-            ),
-            (
-                "base_rtt = \"1s\"\nforward = { jitter = \"1ms\" }",
-                "jitter",
-            ),
+            ("base_rtt = \"1s\"\nloss = { model = \"bernoulli\", p = 0.1, q = 0.2 }", "q"),
+            ("base_rtt = \"1s\"\nforward = { jitter = \"1ms\" }", "jitter"),
             ("base_rtt = 100", "unit"),
             ("delay = { dist = \"constant\" }", "base_rtt"),
         ] {
@@ -523,36 +443,17 @@ reverse = { delay = { dist = "normal", mean = "10ms", sd = "2ms" } }
     fn probability_above_one_is_an_error_naming_the_key() {
         let mut c = PathConfig::new(ms(100));
         c.loss = LossConfig::Bernoulli { p: 1.5 };
-        assert_eq!(
-            errors_of(&c),
-            vec![(
-                "loss.p".to_string(),
-                "must be a probability in [0, 1], got 1.5".to_string()
-            )]
-        );
+        assert_eq!(errors_of(&c), vec![("loss.p".to_string(), "must be a probability in [0, 1], got 1.5".to_string())]);
     }
 
     #[test]
     fn negative_and_non_finite_numbers_are_errors() {
         let mut c = PathConfig::new(ms(100));
-        c.loss = LossConfig::GilbertElliott {
-            p_enter_bad: -0.1,
-            p_leave_bad: f64::NAN,
-            loss_good: 0.0,
-            loss_bad: 2.0,
-        };
-        c.forward = Some(DirectionOverride {
-            delay: Some(DelayConfig::LogNormal {
-                median: ms(5),
-                sigma: -1.0,
-            }),
-            loss: None,
-        });
+        c.loss = LossConfig::GilbertElliott { p_enter_bad: -0.1, p_leave_bad: f64::NAN, loss_good: 0.0, loss_bad: 2.0 };
+        c.forward =
+            Some(DirectionOverride { delay: Some(DelayConfig::LogNormal { median: ms(5), sigma: -1.0 }), loss: None });
         c.reverse = Some(DirectionOverride {
-            delay: Some(DelayConfig::Pareto {
-                scale: ms(1),
-                shape: f64::INFINITY,
-            }),
+            delay: Some(DelayConfig::Pareto { scale: ms(1), shape: f64::INFINITY }),
             loss: Some(LossConfig::Bernoulli { p: -0.0001 }),
         });
         assert_eq!(
@@ -571,58 +472,35 @@ reverse = { delay = { dist = "normal", mean = "10ms", sd = "2ms" } }
     #[test]
     fn zero_scale_and_zero_shape_are_errors() {
         let mut c = PathConfig::new(ms(100));
-        c.delay = DelayConfig::Pareto {
-            scale: SimDuration::ZERO,
-            shape: 0.0,
-        };
+        c.delay = DelayConfig::Pareto { scale: SimDuration::ZERO, shape: 0.0 };
         assert_eq!(keys(&c), vec!["delay.scale", "delay.shape"]);
-        c.delay = DelayConfig::LogNormal {
-            median: SimDuration::ZERO,
-            sigma: 0.5,
-        };
+        c.delay = DelayConfig::LogNormal { median: SimDuration::ZERO, sigma: 0.5 };
         assert_eq!(keys(&c), vec!["delay.median"]);
     }
 
     #[test]
     fn zero_spread_is_allowed_because_sweeps_start_there() {
         let mut c = PathConfig::new(ms(100));
-        c.delay = DelayConfig::Normal {
-            mean: ms(10),
-            sd: SimDuration::ZERO,
-        };
+        c.delay = DelayConfig::Normal { mean: ms(10), sd: SimDuration::ZERO };
         assert_eq!(errors_of(&c), vec![]);
-        c.delay = DelayConfig::LogNormal {
-            median: ms(10),
-            sigma: 0.0,
-        };
+        c.delay = DelayConfig::LogNormal { median: ms(10), sigma: 0.0 };
         assert_eq!(errors_of(&c), vec![]);
     }
 
     #[test]
     fn uniform_with_high_below_low_is_an_error() {
         let mut c = PathConfig::new(ms(100));
-        c.delay = DelayConfig::Uniform {
-            low: ms(20),
-            high: ms(10),
-        };
+        c.delay = DelayConfig::Uniform { low: ms(20), high: ms(10) };
         assert_eq!(
             errors_of(&c),
-            vec![(
-                "delay.high".to_string(),
-                "must be at least delay.low (20ms), got 10ms".to_string()
-            )]
+            vec![("delay.high".to_string(), "must be at least delay.low (20ms), got 10ms".to_string())]
         );
     }
 
     #[test]
     fn frozen_gilbert_elliott_chain_is_an_error() {
         let mut c = PathConfig::new(ms(100));
-        c.loss = LossConfig::GilbertElliott {
-            p_enter_bad: 0.0,
-            p_leave_bad: 0.0,
-            loss_good: 0.0,
-            loss_bad: 1.0,
-        };
+        c.loss = LossConfig::GilbertElliott { p_enter_bad: 0.0, p_leave_bad: 0.0, loss_good: 0.0, loss_bad: 1.0 };
         assert_eq!(keys(&c), vec!["loss"]);
     }
 
@@ -630,34 +508,16 @@ reverse = { delay = { dist = "normal", mean = "10ms", sd = "2ms" } }
     fn unsorted_or_simultaneous_rtt_changes_are_errors() {
         let mut c = PathConfig::new(ms(100));
         c.rtt_change = vec![
-            RttChange {
-                at: s(20),
-                rtt: ms(400),
-            },
-            RttChange {
-                at: s(10),
-                rtt: ms(50),
-            },
-            RttChange {
-                at: s(10),
-                rtt: ms(60),
-            },
-            RttChange {
-                at: s(30),
-                rtt: ms(60),
-            },
+            RttChange { at: s(20), rtt: ms(400) },
+            RttChange { at: s(10), rtt: ms(50) },
+            RttChange { at: s(10), rtt: ms(60) },
+            RttChange { at: s(30), rtt: ms(60) },
         ];
         assert_eq!(
             errors_of(&c),
             vec![
-                (
-                    "rtt_change[1].at".to_string(),
-                    "must be later than rtt_change[0].at (20s), got 10s".to_string()
-                ),
-                (
-                    "rtt_change[2].at".to_string(),
-                    "must be later than rtt_change[1].at (10s), got 10s".to_string()
-                ),
+                ("rtt_change[1].at".to_string(), "must be later than rtt_change[0].at (20s), got 10s".to_string()),
+                ("rtt_change[2].at".to_string(), "must be later than rtt_change[1].at (10s), got 10s".to_string()),
             ]
         );
     }
@@ -666,60 +526,30 @@ reverse = { delay = { dist = "normal", mean = "10ms", sd = "2ms" } }
     fn unsorted_and_overlapping_blackouts_are_errors_but_adjacent_ones_are_not() {
         let mut c = PathConfig::new(ms(100));
         c.blackout = vec![
-            Blackout {
-                at: s(10),
-                duration: s(30),
-            },
-            Blackout {
-                at: s(40),
-                duration: s(5),
-            }, // starts exactly when the first ends
-            Blackout {
-                at: s(44),
-                duration: s(1),
-            }, // overlaps the second
-            Blackout {
-                at: s(1),
-                duration: s(1),
-            }, // out of order
+            Blackout { at: s(10), duration: s(30) },
+            Blackout { at: s(40), duration: s(5) }, // starts exactly when the first ends
+            Blackout { at: s(44), duration: s(1) }, // overlaps the second
+            Blackout { at: s(1), duration: s(1) },  // out of order
         ];
         let errors = errors_of(&c);
         assert_eq!(
             errors.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
             vec!["blackout[2].at", "blackout[3].at"]
         );
-        assert!(
-            errors[0].1.contains("inside blackout[1]"),
-            "{}",
-            errors[0].1
-        );
+        assert!(errors[0].1.contains("inside blackout[1]"), "{}", errors[0].1);
         assert!(errors[1].1.contains("time order"), "{}", errors[1].1);
     }
 
     #[test]
     fn zero_length_blackout_is_allowed() {
         let mut c = PathConfig::new(ms(100));
-        c.blackout = vec![
-            Blackout {
-                at: s(10),
-                duration: SimDuration::ZERO,
-            },
-            Blackout {
-                at: s(10),
-                duration: s(1),
-            },
-        ];
+        c.blackout = vec![Blackout { at: s(10), duration: SimDuration::ZERO }, Blackout { at: s(10), duration: s(1) }];
         assert_eq!(errors_of(&c), vec![]);
     }
 
     #[test]
     fn mean_loss_rate_matches_the_stationary_formula() {
-        let ge = LossConfig::GilbertElliott {
-            p_enter_bad: 0.01,
-            p_leave_bad: 0.2,
-            loss_good: 0.01,
-            loss_bad: 0.8,
-        };
+        let ge = LossConfig::GilbertElliott { p_enter_bad: 0.01, p_leave_bad: 0.2, loss_good: 0.01, loss_bad: 0.8 };
         let bad = 0.01 / 0.21;
         assert!((ge.mean_loss_rate() - ((1.0 - bad) * 0.01 + bad * 0.8)).abs() < 1e-15);
         assert_eq!(LossConfig::Bernoulli { p: 0.3 }.mean_loss_rate(), 0.3);

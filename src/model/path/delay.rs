@@ -30,12 +30,8 @@ impl DelayConfig {
                 let span = high.0.saturating_sub(low.0) as f64;
                 SimDuration(low.0.saturating_add(nanos(u * span).0))
             }
-            DelayConfig::Normal { mean, sd } => {
-                nanos((mean.0 as f64 + sd.0 as f64 * probit(u)).abs())
-            }
-            DelayConfig::LogNormal { median, sigma } => {
-                nanos(median.0 as f64 * (sigma * probit(u)).exp())
-            }
+            DelayConfig::Normal { mean, sd } => nanos((mean.0 as f64 + sd.0 as f64 * probit(u)).abs()),
+            DelayConfig::LogNormal { median, sigma } => nanos(median.0 as f64 * (sigma * probit(u)).exp()),
             DelayConfig::Pareto { scale, shape } => {
                 // Inverse of F(x) = 1 − (scale/x)^shape. 1 − u keeps the tail on the upper
                 // end, so a larger u is a longer delay as in the other families.
@@ -127,18 +123,10 @@ pub(crate) fn probit(p: f64) -> f64 {
     }
     let tail = if q < 0.0 { p } else { 1.0 - p };
     if tail <= 0.0 {
-        return if q < 0.0 {
-            f64::NEG_INFINITY
-        } else {
-            f64::INFINITY
-        };
+        return if q < 0.0 { f64::NEG_INFINITY } else { f64::INFINITY };
     }
     let r = (-tail.ln()).sqrt();
-    let z = if r <= 5.0 {
-        ratio(&C, &D, r - 1.6)
-    } else {
-        ratio(&E, &F, r - 5.0)
-    };
+    let z = if r <= 5.0 { ratio(&C, &D, r - 1.6) } else { ratio(&E, &F, r - 5.0) };
     if q < 0.0 { -z } else { z }
 }
 
@@ -158,9 +146,7 @@ mod tests {
 
     fn samples(d: &DelayConfig, seed: u64) -> Vec<f64> {
         let mut r = rng(seed);
-        (0..N)
-            .map(|_| d.from_uniform(open_unit(r.next_u64())).as_secs_f64() * 1e3)
-            .collect()
+        (0..N).map(|_| d.from_uniform(open_unit(r.next_u64())).as_secs_f64() * 1e3).collect()
     }
 
     fn mean(xs: &[f64]) -> f64 {
@@ -183,10 +169,7 @@ mod tests {
     }
 
     fn close(got: f64, want: f64, tol: f64, what: &str) {
-        assert!(
-            (got - want).abs() <= tol,
-            "{what}: got {got}, want {want} ± {tol}"
-        );
+        assert!((got - want).abs() <= tol, "{what}: got {got}, want {want} ± {tol}");
     }
 
     #[test]
@@ -210,10 +193,7 @@ mod tests {
             (1e-20, -9.262_340_089_798_408),   // deep tail
         ] {
             let got = probit(p);
-            assert!(
-                (got - z).abs() <= 1e-15 * z.abs().max(1.0),
-                "Φ⁻¹({p}) = {got}, want {z}"
-            );
+            assert!((got - z).abs() <= 1e-15 * z.abs().max(1.0), "Φ⁻¹({p}) = {got}, want {z}");
             if p >= 1e-3 {
                 assert!((probit(1.0 - p) + got).abs() <= 1e-14, "symmetry at {p}");
             }
@@ -230,21 +210,13 @@ mod tests {
 
     #[test]
     fn uniform_stays_in_bounds_with_the_right_mean_and_sd() {
-        let xs = samples(
-            &DelayConfig::Uniform {
-                low: ms(5),
-                high: ms(25),
-            },
-            1,
-        );
+        let xs = samples(&DelayConfig::Uniform { low: ms(5), high: ms(25) }, 1);
         assert!(xs.iter().all(|&x| (5.0..=25.0).contains(&x)));
         // SE of the mean = 20/√12/√N ≈ 0.013 ms: tolerance ≈ 8 SE.
         close(mean(&xs), 15.0, 0.1, "mean");
         close(sd(&xs), 20.0 / 12f64.sqrt(), 0.05, "sd");
         // Both ends are reached, not only approached.
-        let (lo, hi) = xs
-            .iter()
-            .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+        let (lo, hi) = xs.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
         close(lo, 5.0, 0.01, "min");
         close(hi, 25.0, 0.01, "max");
     }
@@ -253,13 +225,7 @@ mod tests {
     fn normal_has_the_right_mean_and_sd_when_folding_is_negligible() {
         // N(10 ms, 2 ms) folds with probability Φ(−5) ≈ 3e-7: the hop delay of the
         // optimistic-concurrency workload.
-        let xs = samples(
-            &DelayConfig::Normal {
-                mean: ms(10),
-                sd: ms(2),
-            },
-            2,
-        );
+        let xs = samples(&DelayConfig::Normal { mean: ms(10), sd: ms(2) }, 2);
         assert!(xs.iter().all(|&x| x >= 0.0));
         // SE of the mean = 2/√N ≈ 0.0045 ms: tolerance ≈ 7 SE.
         close(mean(&xs), 10.0, 0.03, "mean");
@@ -269,43 +235,23 @@ mod tests {
     #[test]
     fn normal_is_folded_not_truncated() {
         // |N(0, σ)| has mean σ·√(2/π); truncation at 0 would put half the mass at 0.
-        let xs = samples(
-            &DelayConfig::Normal {
-                mean: ms(0),
-                sd: ms(2),
-            },
-            3,
-        );
+        let xs = samples(&DelayConfig::Normal { mean: ms(0), sd: ms(2) }, 3);
         assert!(xs.iter().all(|&x| x >= 0.0));
         // SE ≈ 2·√(1 − 2/π)/√N ≈ 0.0027 ms: tolerance ≈ 7 SE.
-        close(
-            mean(&xs),
-            2.0 * (2.0 / std::f64::consts::PI).sqrt(),
-            0.02,
-            "mean",
-        );
+        close(mean(&xs), 2.0 * (2.0 / std::f64::consts::PI).sqrt(), 0.02, "mean");
         let zeros = xs.iter().filter(|&&x| x == 0.0).count();
         assert!(zeros < 10, "{zeros} exact zeros: looks truncated");
     }
 
     #[test]
     fn normal_with_zero_sd_is_exactly_the_mean() {
-        let d = DelayConfig::Normal {
-            mean: ms(10),
-            sd: SimDuration::ZERO,
-        };
+        let d = DelayConfig::Normal { mean: ms(10), sd: SimDuration::ZERO };
         assert!(samples(&d, 4).iter().all(|&x| x == 10.0));
     }
 
     #[test]
     fn lognormal_has_the_right_median_and_mean() {
-        let xs = samples(
-            &DelayConfig::LogNormal {
-                median: ms(10),
-                sigma: 0.5,
-            },
-            5,
-        );
+        let xs = samples(&DelayConfig::LogNormal { median: ms(10), sigma: 0.5 }, 5);
         assert!(xs.iter().all(|&x| x > 0.0));
         // Sample median SE ≈ 1.2533·σ·m/√N ≈ 0.014 ms: tolerance ≈ 7 SE.
         close(median(&xs), 10.0, 0.1, "median");
@@ -315,13 +261,7 @@ mod tests {
 
     #[test]
     fn pareto_has_the_right_minimum_mean_and_tail() {
-        let xs = samples(
-            &DelayConfig::Pareto {
-                scale: ms(1),
-                shape: 3.0,
-            },
-            6,
-        );
+        let xs = samples(&DelayConfig::Pareto { scale: ms(1), shape: 3.0 }, 6);
         assert!(xs.iter().all(|&x| x >= 1.0));
         // Mean = scale·k/(k−1) = 1.5 ms; sd = √(k/((k−1)²(k−2))) ≈ 0.87 ms, SE ≈ 0.002 ms.
         close(mean(&xs), 1.5, 0.02, "mean");
@@ -332,15 +272,9 @@ mod tests {
 
     #[test]
     fn heavy_tails_saturate_instead_of_overflowing() {
-        let d = DelayConfig::Pareto {
-            scale: ms(1),
-            shape: 0.01,
-        };
+        let d = DelayConfig::Pareto { scale: ms(1), shape: 0.01 };
         assert_eq!(d.from_uniform(open_unit(u64::MAX)), SimDuration::MAX);
-        let d = DelayConfig::LogNormal {
-            median: ms(1),
-            sigma: 1e6,
-        };
+        let d = DelayConfig::LogNormal { median: ms(1), sigma: 1e6 };
         assert_eq!(d.from_uniform(open_unit(u64::MAX)), SimDuration::MAX);
         assert_eq!(d.from_uniform(open_unit(0)), SimDuration::ZERO);
     }
@@ -352,42 +286,15 @@ mod tests {
         for _ in 0..10_000 {
             let u = open_unit(r.next_u64());
             let pairs = [
+                (DelayConfig::Uniform { low: ms(0), high: ms(10) }, DelayConfig::Uniform { low: ms(0), high: ms(20) }),
                 (
-                    DelayConfig::Uniform {
-                        low: ms(0),
-                        high: ms(10),
-                    },
-                    DelayConfig::Uniform {
-                        low: ms(0),
-                        high: ms(20),
-                    },
+                    DelayConfig::LogNormal { median: ms(5), sigma: 0.5 },
+                    DelayConfig::LogNormal { median: ms(8), sigma: 0.5 },
                 ),
-                (
-                    DelayConfig::LogNormal {
-                        median: ms(5),
-                        sigma: 0.5,
-                    },
-                    DelayConfig::LogNormal {
-                        median: ms(8),
-                        sigma: 0.5,
-                    },
-                ),
-                (
-                    DelayConfig::Pareto {
-                        scale: ms(1),
-                        shape: 2.0,
-                    },
-                    DelayConfig::Pareto {
-                        scale: ms(3),
-                        shape: 2.0,
-                    },
-                ),
+                (DelayConfig::Pareto { scale: ms(1), shape: 2.0 }, DelayConfig::Pareto { scale: ms(3), shape: 2.0 }),
             ];
             for (small, large) in pairs {
-                assert!(
-                    small.from_uniform(u) <= large.from_uniform(u),
-                    "{small:?} vs {large:?} at {u}"
-                );
+                assert!(small.from_uniform(u) <= large.from_uniform(u), "{small:?} vs {large:?} at {u}");
             }
         }
     }

@@ -33,16 +33,8 @@ pub(crate) enum ChainState {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum LossModel {
     None,
-    Bernoulli {
-        lose: u64,
-    },
-    GilbertElliott {
-        start_bad: u64,
-        enter_bad: u64,
-        leave_bad: u64,
-        lose_good: u64,
-        lose_bad: u64,
-    },
+    Bernoulli { lose: u64 },
+    GilbertElliott { start_bad: u64, enter_bad: u64, leave_bad: u64, lose_good: u64, lose_bad: u64 },
 }
 
 impl LossModel {
@@ -50,12 +42,7 @@ impl LossModel {
         match *config {
             LossConfig::None => LossModel::None,
             LossConfig::Bernoulli { p } => LossModel::Bernoulli { lose: threshold(p) },
-            LossConfig::GilbertElliott {
-                p_enter_bad,
-                p_leave_bad,
-                loss_good,
-                loss_bad,
-            } => LossModel::GilbertElliott {
+            LossConfig::GilbertElliott { p_enter_bad, p_leave_bad, loss_good, loss_bad } => LossModel::GilbertElliott {
                 start_bad: threshold(stationary_bad(p_enter_bad, p_leave_bad)),
                 enter_bad: threshold(p_enter_bad),
                 leave_bad: threshold(p_leave_bad),
@@ -73,23 +60,13 @@ impl LossModel {
         match *self {
             LossModel::None => false,
             LossModel::Bernoulli { lose } => coin < lose,
-            LossModel::GilbertElliott {
-                start_bad,
-                enter_bad,
-                leave_bad,
-                lose_good,
-                lose_bad,
-            } => {
+            LossModel::GilbertElliott { start_bad, enter_bad, leave_bad, lose_good, lose_bad } => {
                 let bad = match *state {
                     ChainState::Unstarted => step < start_bad,
                     ChainState::Good => step < enter_bad,
                     ChainState::Bad => step >= leave_bad,
                 };
-                *state = if bad {
-                    ChainState::Bad
-                } else {
-                    ChainState::Good
-                };
+                *state = if bad { ChainState::Bad } else { ChainState::Good };
                 coin < if bad { lose_bad } else { lose_good }
             }
         }
@@ -111,9 +88,7 @@ mod tests {
         let model = LossModel::new(config);
         let mut state = ChainState::default();
         let mut r = rng(seed);
-        (0..n)
-            .map(|_| model.is_lost(&mut state, r.next_u64()))
-            .collect()
+        (0..n).map(|_| model.is_lost(&mut state, r.next_u64())).collect()
     }
 
     fn rate(xs: &[bool]) -> f64 {
@@ -123,21 +98,12 @@ mod tests {
     /// Mean length of the runs of consecutive losses.
     fn mean_burst(xs: &[bool]) -> f64 {
         let lost = xs.iter().filter(|&&x| x).count();
-        let bursts = xs
-            .iter()
-            .enumerate()
-            .filter(|&(i, &x)| x && (i == 0 || !xs[i - 1]))
-            .count();
+        let bursts = xs.iter().enumerate().filter(|&(i, &x)| x && (i == 0 || !xs[i - 1])).count();
         lost as f64 / bursts as f64
     }
 
     fn ge(p_enter_bad: f64, p_leave_bad: f64, loss_good: f64, loss_bad: f64) -> LossConfig {
-        LossConfig::GilbertElliott {
-            p_enter_bad,
-            p_leave_bad,
-            loss_good,
-            loss_bad,
-        }
+        LossConfig::GilbertElliott { p_enter_bad, p_leave_bad, loss_good, loss_bad }
     }
 
     #[test]
@@ -180,14 +146,7 @@ mod tests {
         let b = mean_burst(&xs);
         assert!((b - 5.0).abs() < 0.25, "mean burst {b}");
         // A Bernoulli process with the same loss rate has runs of ≈ 1.05.
-        assert!(
-            b > 4.0
-                * mean_burst(&outcomes(
-                    &LossConfig::Bernoulli { p: rate(&xs) },
-                    4,
-                    1_000_000
-                ))
-        );
+        assert!(b > 4.0 * mean_burst(&outcomes(&LossConfig::Bernoulli { p: rate(&xs) }, 4, 1_000_000)));
     }
 
     #[test]
@@ -197,9 +156,7 @@ mod tests {
         let config = ge(0.01, 0.09, 0.0, 1.0); // π_bad = 0.1
         let model = LossModel::new(&config);
         let n = 20_000;
-        let first_lost = (0..n)
-            .filter(|&seed| model.is_lost(&mut ChainState::default(), rng(seed).next_u64()))
-            .count();
+        let first_lost = (0..n).filter(|&seed| model.is_lost(&mut ChainState::default(), rng(seed).next_u64())).count();
         // SE = √(0.1·0.9/2e4) ≈ 0.0021: tolerance ≈ 5 SE.
         let r = first_lost as f64 / n as f64;
         assert!((r - 0.1).abs() < 0.01, "first-packet loss rate {r}");

@@ -26,17 +26,10 @@ impl PathSchedule {
     /// Assumes `config` is validated. Back-to-back blackouts are merged into one window,
     /// so "when does the link come back" has one answer; empty ones are dropped.
     pub fn new(config: &PathConfig) -> PathSchedule {
-        let rtt_changes = config
-            .rtt_change
-            .iter()
-            .map(|c| (SimTime(c.at.0), c.rtt))
-            .collect();
+        let rtt_changes = config.rtt_change.iter().map(|c| (SimTime(c.at.0), c.rtt)).collect();
         let mut blackouts: Vec<Window> = Vec::with_capacity(config.blackout.len());
         for b in &config.blackout {
-            let w = Window {
-                start: SimTime(b.at.0),
-                end: SimTime(b.at.0).saturating_add(b.duration),
-            };
+            let w = Window { start: SimTime(b.at.0), end: SimTime(b.at.0).saturating_add(b.duration) };
             if w.end == w.start {
                 continue;
             }
@@ -45,21 +38,13 @@ impl PathSchedule {
                 _ => blackouts.push(w),
             }
         }
-        PathSchedule {
-            base_rtt: config.base_rtt,
-            rtt_changes,
-            blackouts: blackouts.into_boxed_slice(),
-        }
+        PathSchedule { base_rtt: config.base_rtt, rtt_changes, blackouts: blackouts.into_boxed_slice() }
     }
 
     /// The base RTT in force at `t`: the last change at or before `t`, else `base_rtt`.
     pub fn base_rtt_at(&self, t: SimTime) -> SimDuration {
         let i = self.rtt_changes.partition_point(|&(at, _)| at <= t);
-        if i == 0 {
-            self.base_rtt
-        } else {
-            self.rtt_changes[i - 1].1
-        }
+        if i == 0 { self.base_rtt } else { self.rtt_changes[i - 1].1 }
     }
 
     /// The blackout window containing `t` or, failing that, the next one after `t`.
@@ -108,32 +93,14 @@ mod tests {
     fn config() -> PathConfig {
         let mut c = PathConfig::new(SimDuration::from_millis(100));
         c.rtt_change = vec![
-            RttChange {
-                at: s(20),
-                rtt: SimDuration::from_millis(400),
-            },
-            RttChange {
-                at: s(50),
-                rtt: SimDuration::from_millis(50),
-            },
+            RttChange { at: s(20), rtt: SimDuration::from_millis(400) },
+            RttChange { at: s(50), rtt: SimDuration::from_millis(50) },
         ];
         c.blackout = vec![
-            Blackout {
-                at: s(10),
-                duration: s(5),
-            },
-            Blackout {
-                at: s(15),
-                duration: s(5),
-            }, // back to back with the first: merged
-            Blackout {
-                at: s(30),
-                duration: SimDuration::ZERO,
-            }, // empty: dropped
-            Blackout {
-                at: s(40),
-                duration: s(1),
-            },
+            Blackout { at: s(10), duration: s(5) },
+            Blackout { at: s(15), duration: s(5) }, // back to back with the first: merged
+            Blackout { at: s(30), duration: SimDuration::ZERO }, // empty: dropped
+            Blackout { at: s(40), duration: s(1) },
         ];
         assert_eq!(c.validate(), vec![]);
         c
@@ -154,19 +121,7 @@ mod tests {
     #[test]
     fn back_to_back_blackouts_merge_and_empty_ones_vanish() {
         let sch = PathSchedule::new(&config());
-        assert_eq!(
-            sch.blackouts(),
-            &[
-                Window {
-                    start: at(10),
-                    end: at(20)
-                },
-                Window {
-                    start: at(40),
-                    end: at(41)
-                }
-            ]
-        );
+        assert_eq!(sch.blackouts(), &[Window { start: at(10), end: at(20) }, Window { start: at(40), end: at(41) }]);
         assert!(!sch.in_blackout(at(30)));
     }
 

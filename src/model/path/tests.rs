@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::engine::rng::Seeds;
+use crate::engine::rng::SimRng;
 use proptest::prelude::*;
 
 fn ms(n: u64) -> SimDuration {
@@ -37,11 +38,7 @@ impl Streams {
 
 #[test]
 fn path_state_per_client_is_tiny() {
-    assert!(
-        std::mem::size_of::<Path>() <= 32,
-        "{}",
-        std::mem::size_of::<Path>()
-    );
+    assert!(std::mem::size_of::<Path>() <= 32, "{}", std::mem::size_of::<Path>());
 }
 
 #[test]
@@ -67,35 +64,20 @@ fn one_way_delay_is_half_the_base_rtt_plus_the_extra() {
     let mut path = Path::new(&c);
     let mut st = Streams::new(1, 0);
     for dir in Direction::BOTH {
-        assert_eq!(
-            st.send(&mut path, dir, secs(1)),
-            Some(SimTime(secs(1).0 + 50_000_000 + 3_000_000))
-        );
+        assert_eq!(st.send(&mut path, dir, secs(1)), Some(SimTime(secs(1).0 + 50_000_000 + 3_000_000)));
     }
 }
 
 #[test]
 fn rtt_change_takes_effect_for_packets_sent_at_or_after_it() {
     let mut c = PathConfig::new(ms(100));
-    c.rtt_change = vec![RttChange {
-        at: SimDuration::from_secs(20),
-        rtt: ms(400),
-    }];
+    c.rtt_change = vec![RttChange { at: SimDuration::from_secs(20), rtt: ms(400) }];
     let mut path = Path::new(&c);
     let mut st = Streams::new(2, 0);
     let before = SimTime(secs(20).0 - 1);
-    assert_eq!(
-        st.send(&mut path, Direction::Forward, before),
-        Some(before + ms(50))
-    );
-    assert_eq!(
-        st.send(&mut path, Direction::Forward, secs(20)),
-        Some(secs(20) + ms(200))
-    );
-    assert_eq!(
-        st.send(&mut path, Direction::Reverse, secs(21)),
-        Some(secs(21) + ms(200))
-    );
+    assert_eq!(st.send(&mut path, Direction::Forward, before), Some(before + ms(50)));
+    assert_eq!(st.send(&mut path, Direction::Forward, secs(20)), Some(secs(20) + ms(200)));
+    assert_eq!(st.send(&mut path, Direction::Reverse, secs(21)), Some(secs(21) + ms(200)));
     assert_eq!(path.base_rtt_at(before), ms(100));
     assert_eq!(path.base_rtt_at(secs(20)), ms(400));
 }
@@ -103,24 +85,11 @@ fn rtt_change_takes_effect_for_packets_sent_at_or_after_it() {
 #[test]
 fn blackout_drops_exactly_the_packets_sent_inside_it() {
     let mut c = PathConfig::new(ms(100));
-    c.blackout = vec![Blackout {
-        at: SimDuration::from_secs(10),
-        duration: SimDuration::from_secs(30),
-    }];
+    c.blackout = vec![Blackout { at: SimDuration::from_secs(10), duration: SimDuration::from_secs(30) }];
     let mut path = Path::new(&c);
     let mut st = Streams::new(3, 0);
     let (start, end) = (secs(10).0, secs(40).0);
-    for t in [
-        0,
-        start - 1,
-        start,
-        start + 1,
-        secs(25).0,
-        end - 1,
-        end,
-        end + 1,
-        secs(100).0,
-    ] {
+    for t in [0, start - 1, start, start + 1, secs(25).0, end - 1, end, end + 1, secs(100).0] {
         let inside = (start..end).contains(&t);
         for dir in Direction::BOTH {
             let fate = st.send(&mut path, dir, SimTime(t));
@@ -135,10 +104,7 @@ fn blackout_drops_exactly_the_packets_sent_inside_it() {
 #[test]
 fn packets_in_flight_when_a_blackout_starts_still_arrive() {
     let mut c = PathConfig::new(ms(100));
-    c.blackout = vec![Blackout {
-        at: SimDuration::from_secs(10),
-        duration: SimDuration::from_secs(30),
-    }];
+    c.blackout = vec![Blackout { at: SimDuration::from_secs(10), duration: SimDuration::from_secs(30) }];
     let mut path = Path::new(&c);
     let sent = SimTime(secs(10).0 - 1);
     let arrival = Streams::new(4, 0).send(&mut path, Direction::Forward, sent);
@@ -152,43 +118,24 @@ fn run(config: &PathConfig, seed: u64, n: u64) -> Vec<(Direction, Option<SimTime
     let mut st = Streams::new(seed, 7);
     (0..n)
         .map(|i| {
-            let dir = if i % 2 == 0 {
-                Direction::Forward
-            } else {
-                Direction::Reverse
-            };
+            let dir = if i % 2 == 0 { Direction::Forward } else { Direction::Reverse };
             (dir, st.send(&mut path, dir, SimTime(i * 1_000_000)))
         })
         .collect()
 }
 
 fn only(dir: Direction, fates: &[(Direction, Option<SimTime>)]) -> Vec<Option<SimTime>> {
-    fates
-        .iter()
-        .filter(|(d, _)| *d == dir)
-        .map(|&(_, f)| f)
-        .collect()
+    fates.iter().filter(|(d, _)| *d == dir).map(|&(_, f)| f).collect()
 }
 
 #[test]
 fn directions_are_independent() {
     let mut a = PathConfig::new(ms(80));
-    a.delay = DelayConfig::LogNormal {
-        median: ms(5),
-        sigma: 0.8,
-    };
-    a.loss = LossConfig::GilbertElliott {
-        p_enter_bad: 0.02,
-        p_leave_bad: 0.3,
-        loss_good: 0.0,
-        loss_bad: 1.0,
-    };
+    a.delay = DelayConfig::LogNormal { median: ms(5), sigma: 0.8 };
+    a.loss = LossConfig::GilbertElliott { p_enter_bad: 0.02, p_leave_bad: 0.3, loss_good: 0.0, loss_bad: 1.0 };
     let mut b = a.clone();
     b.forward = Some(DirectionOverride {
-        delay: Some(DelayConfig::Pareto {
-            scale: ms(2),
-            shape: 1.2,
-        }),
+        delay: Some(DelayConfig::Pareto { scale: ms(2), shape: 1.2 }),
         loss: Some(LossConfig::Bernoulli { p: 0.4 }),
     });
     let (fa, fb) = (run(&a, 9, 20_000), run(&b, 9, 20_000));
@@ -199,19 +146,11 @@ fn directions_are_independent() {
 #[test]
 fn changing_loss_does_not_shift_delays() {
     let mut lossless = PathConfig::new(ms(100));
-    lossless.delay = DelayConfig::Uniform {
-        low: ms(0),
-        high: ms(20),
-    };
+    lossless.delay = DelayConfig::Uniform { low: ms(0), high: ms(20) };
     let mut lossy = lossless.clone();
     lossy.loss = LossConfig::Bernoulli { p: 0.3 };
     let mut bursty = lossless.clone();
-    bursty.loss = LossConfig::GilbertElliott {
-        p_enter_bad: 0.05,
-        p_leave_bad: 0.2,
-        loss_good: 0.0,
-        loss_bad: 1.0,
-    };
+    bursty.loss = LossConfig::GilbertElliott { p_enter_bad: 0.05, p_leave_bad: 0.2, loss_good: 0.0, loss_bad: 1.0 };
     let base = run(&lossless, 11, 10_000);
     for variant in [&lossy, &bursty] {
         let fates = run(variant, 11, 10_000);
@@ -228,16 +167,10 @@ fn changing_loss_does_not_shift_delays() {
 #[test]
 fn a_blackout_does_not_shift_the_draws_of_later_packets() {
     let mut plain = PathConfig::new(ms(100));
-    plain.delay = DelayConfig::Normal {
-        mean: ms(10),
-        sd: ms(3),
-    };
+    plain.delay = DelayConfig::Normal { mean: ms(10), sd: ms(3) };
     plain.loss = LossConfig::Bernoulli { p: 0.1 };
     let mut dark = plain.clone();
-    dark.blackout = vec![Blackout {
-        at: SimDuration::from_secs(2),
-        duration: SimDuration::from_secs(3),
-    }];
+    dark.blackout = vec![Blackout { at: SimDuration::from_secs(2), duration: SimDuration::from_secs(3) }];
     let (a, b) = (run(&plain, 12, 10_000), run(&dark, 12, 10_000));
     for (i, (x, y)) in a.iter().zip(&b).enumerate() {
         let sent = SimTime(i as u64 * 1_000_000);
@@ -268,10 +201,7 @@ fn reorderings(fates: &[Option<SimTime>]) -> usize {
 #[test]
 fn fifo_never_reorders_and_the_default_does() {
     let mut c = PathConfig::new(ms(100));
-    c.delay = DelayConfig::Uniform {
-        low: ms(0),
-        high: ms(50),
-    };
+    c.delay = DelayConfig::Uniform { low: ms(0), high: ms(50) };
     let free = run(&c, 14, 10_000);
     c.fifo = true;
     let fifo = run(&c, 14, 10_000);
@@ -289,16 +219,11 @@ fn fifo_never_reorders_and_the_default_does() {
 fn fifo_survives_a_drop_in_rtt() {
     // Packets sent just before the RTT falls would be overtaken without fifo.
     let mut c = PathConfig::new(ms(400));
-    c.rtt_change = vec![RttChange {
-        at: SimDuration::from_secs(1),
-        rtt: ms(20),
-    }];
+    c.rtt_change = vec![RttChange { at: SimDuration::from_secs(1), rtt: ms(20) }];
     c.fifo = true;
     let mut path = Path::new(&c);
     let mut st = Streams::new(15, 0);
-    let early = st
-        .send(&mut path, Direction::Forward, SimTime(secs(1).0 - 1))
-        .unwrap();
+    let early = st.send(&mut path, Direction::Forward, SimTime(secs(1).0 - 1)).unwrap();
     let late = st.send(&mut path, Direction::Forward, secs(1)).unwrap();
     assert_eq!(late, early);
 }
@@ -306,16 +231,8 @@ fn fifo_survives_a_drop_in_rtt() {
 #[test]
 fn same_seed_same_fates() {
     let mut c = PathConfig::new(ms(60));
-    c.delay = DelayConfig::Pareto {
-        scale: ms(1),
-        shape: 1.5,
-    };
-    c.loss = LossConfig::GilbertElliott {
-        p_enter_bad: 0.01,
-        p_leave_bad: 0.1,
-        loss_good: 0.001,
-        loss_bad: 0.9,
-    };
+    c.delay = DelayConfig::Pareto { scale: ms(1), shape: 1.5 };
+    c.loss = LossConfig::GilbertElliott { p_enter_bad: 0.01, p_leave_bad: 0.1, loss_good: 0.001, loss_bad: 0.9 };
     assert_eq!(run(&c, 16, 5_000), run(&c, 16, 5_000));
     assert_ne!(run(&c, 16, 5_000), run(&c, 17, 5_000));
 }
@@ -339,16 +256,10 @@ const SECOND: u64 = 1_000_000_000;
 fn delay_config() -> impl Strategy<Value = DelayConfig> {
     prop_oneof![
         duration(SECOND).prop_map(|value| DelayConfig::Constant { value }),
-        (duration(SECOND), duration(SECOND)).prop_map(|(a, b)| DelayConfig::Uniform {
-            low: a.min(b),
-            high: a.max(b)
-        }),
-        (duration(SECOND), duration(SECOND))
-            .prop_map(|(mean, sd)| DelayConfig::Normal { mean, sd }),
-        (positive_duration(SECOND), 0.0..20.0f64)
-            .prop_map(|(median, sigma)| DelayConfig::LogNormal { median, sigma }),
-        (positive_duration(SECOND), 0.001..10.0f64)
-            .prop_map(|(scale, shape)| DelayConfig::Pareto { scale, shape }),
+        (duration(SECOND), duration(SECOND)).prop_map(|(a, b)| DelayConfig::Uniform { low: a.min(b), high: a.max(b) }),
+        (duration(SECOND), duration(SECOND)).prop_map(|(mean, sd)| DelayConfig::Normal { mean, sd }),
+        (positive_duration(SECOND), 0.0..20.0f64).prop_map(|(median, sigma)| DelayConfig::LogNormal { median, sigma }),
+        (positive_duration(SECOND), 0.001..10.0f64).prop_map(|(scale, shape)| DelayConfig::Pareto { scale, shape }),
     ]
 }
 
@@ -357,33 +268,22 @@ fn loss_config() -> impl Strategy<Value = LossConfig> {
         Just(LossConfig::None),
         probability().prop_map(|p| LossConfig::Bernoulli { p }),
         (probability(), probability(), probability(), probability())
-            .prop_filter("a chain that never moves is invalid", |(e, l, _, _)| *e
-                > 0.0
-                || *l > 0.0)
+            .prop_filter("a chain that never moves is invalid", |(e, l, _, _)| *e > 0.0 || *l > 0.0)
             .prop_map(|(p_enter_bad, p_leave_bad, loss_good, loss_bad)| {
-                LossConfig::GilbertElliott {
-                    p_enter_bad,
-                    p_leave_bad,
-                    loss_good,
-                    loss_bad,
-                }
+                LossConfig::GilbertElliott { p_enter_bad, p_leave_bad, loss_good, loss_bad }
             }),
     ]
 }
 
 fn direction_override() -> impl Strategy<Value = Option<DirectionOverride>> {
     proptest::option::of(
-        (
-            proptest::option::of(delay_config()),
-            proptest::option::of(loss_config()),
-        )
+        (proptest::option::of(delay_config()), proptest::option::of(loss_config()))
             .prop_map(|(delay, loss)| DirectionOverride { delay, loss }),
     )
 }
 
 fn path_config() -> impl Strategy<Value = PathConfig> {
-    let changes =
-        proptest::collection::vec((positive_duration(10 * SECOND), duration(2 * SECOND)), 0..5);
+    let changes = proptest::collection::vec((positive_duration(10 * SECOND), duration(2 * SECOND)), 0..5);
     let blackouts = proptest::collection::vec((duration(10 * SECOND), duration(10 * SECOND)), 0..5);
     (
         duration(2 * SECOND),
@@ -395,40 +295,26 @@ fn path_config() -> impl Strategy<Value = PathConfig> {
         changes,
         blackouts,
     )
-        .prop_map(
-            |(base_rtt, delay, loss, forward, reverse, fifo, changes, blackouts)| {
-                let mut t = 0;
-                let rtt_change = changes
-                    .into_iter()
-                    .map(|(gap, rtt)| {
-                        t += gap.0;
-                        RttChange {
-                            at: SimDuration(t),
-                            rtt,
-                        }
-                    })
-                    .collect();
-                let mut end = 0;
-                let blackout = blackouts
-                    .into_iter()
-                    .map(|(gap, duration)| {
-                        let at = SimDuration(end + gap.0);
-                        end = at.0 + duration.0;
-                        Blackout { at, duration }
-                    })
-                    .collect();
-                PathConfig {
-                    base_rtt,
-                    delay,
-                    loss,
-                    forward,
-                    reverse,
-                    fifo,
-                    rtt_change,
-                    blackout,
-                }
-            },
-        )
+        .prop_map(|(base_rtt, delay, loss, forward, reverse, fifo, changes, blackouts)| {
+            let mut t = 0;
+            let rtt_change = changes
+                .into_iter()
+                .map(|(gap, rtt)| {
+                    t += gap.0;
+                    RttChange { at: SimDuration(t), rtt }
+                })
+                .collect();
+            let mut end = 0;
+            let blackout = blackouts
+                .into_iter()
+                .map(|(gap, duration)| {
+                    let at = SimDuration(end + gap.0);
+                    end = at.0 + duration.0;
+                    Blackout { at, duration }
+                })
+                .collect();
+            PathConfig { base_rtt, delay, loss, forward, reverse, fifo, rtt_change, blackout }
+        })
 }
 
 proptest! {

@@ -65,26 +65,10 @@ super::keyword_enum! {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum BudgetPolicy {
     None,
-    AwsQuota {
-        capacity: u32,
-        retry_cost: u32,
-        throttle_cost: u32,
-        timeout_cost: u32,
-        success_refund: u32,
-    },
-    GrpcThrottle {
-        max_tokens: f64,
-        token_ratio: f64,
-    },
-    EnvoyConcurrent {
-        max_retries: u32,
-    },
-    Finagle {
-        ttl: SimDuration,
-        min_retries_per_sec: u32,
-        percent_can_retry: f64,
-        max_retries_per_request: f64,
-    },
+    AwsQuota { capacity: u32, retry_cost: u32, throttle_cost: u32, timeout_cost: u32, success_refund: u32 },
+    GrpcThrottle { max_tokens: f64, token_ratio: f64 },
+    EnvoyConcurrent { max_retries: u32 },
+    Finagle { ttl: SimDuration, min_retries_per_sec: u32, percent_can_retry: f64, max_retries_per_request: f64 },
 }
 
 impl BudgetPolicy {
@@ -102,31 +86,17 @@ impl BudgetPolicy {
     pub fn describe(&self) -> String {
         match *self {
             BudgetPolicy::None => "none".into(),
-            BudgetPolicy::AwsQuota {
-                capacity,
-                retry_cost,
-                throttle_cost,
-                timeout_cost,
-                success_refund,
-            } => format!(
+            BudgetPolicy::AwsQuota { capacity, retry_cost, throttle_cost, timeout_cost, success_refund } => format!(
                 "AWS retry quota {capacity} per client: a retry costs {retry_cost} ({throttle_cost} after throttling, {timeout_cost} after a timeout); a first-try success refunds {success_refund}, a success after retries the last cost"
             ),
-            BudgetPolicy::GrpcThrottle {
-                max_tokens,
-                token_ratio,
-            } => format!(
+            BudgetPolicy::GrpcThrottle { max_tokens, token_ratio } => format!(
                 "gRPC retry throttling per channel: {max_tokens} tokens, −1 per retryable failure, +{token_ratio} per success, retries only while tokens > {}",
                 max_tokens / 2.0
             ),
             BudgetPolicy::EnvoyConcurrent { max_retries } => {
                 format!("at most {max_retries} retries outstanding per cluster")
             }
-            BudgetPolicy::Finagle {
-                ttl,
-                min_retries_per_sec,
-                percent_can_retry,
-                max_retries_per_request,
-            } => format!(
+            BudgetPolicy::Finagle { ttl, min_retries_per_sec, percent_can_retry, max_retries_per_request } => format!(
                 "finagle RetryBudget: {}% of requests plus {min_retries_per_sec} retries/s, over {ttl}; one request may use {}% of the balance",
                 percent_can_retry * 100.0,
                 max_retries_per_request * 100.0
@@ -191,24 +161,13 @@ struct Bucket {
 const FINAGLE_SCALE: f64 = 1000.0;
 
 impl RetryBudget {
-    pub(crate) fn new(
-        policy: &BudgetPolicy,
-        limiter: Option<&AdaptiveLimiter>,
-        now: SimTime,
-    ) -> Self {
+    pub(crate) fn new(policy: &BudgetPolicy, limiter: Option<&AdaptiveLimiter>, now: SimTime) -> Self {
         let quota = match *policy {
             BudgetPolicy::None => Quota::None,
-            BudgetPolicy::AwsQuota { capacity, .. } => Quota::Aws {
-                available: capacity,
-            },
-            BudgetPolicy::GrpcThrottle { max_tokens, .. } => Quota::Grpc {
-                tokens: (max_tokens * 1000.0) as u64,
-            },
+            BudgetPolicy::AwsQuota { capacity, .. } => Quota::Aws { available: capacity },
+            BudgetPolicy::GrpcThrottle { max_tokens, .. } => Quota::Grpc { tokens: (max_tokens * 1000.0) as u64 },
             BudgetPolicy::EnvoyConcurrent { .. } => Quota::Envoy { active: 0 },
-            BudgetPolicy::Finagle { .. } => Quota::Finagle {
-                events: VecDeque::new(),
-                sum: 0,
-            },
+            BudgetPolicy::Finagle { .. } => Quota::Finagle { events: VecDeque::new(), sum: 0 },
         };
         RetryBudget {
             quota,
@@ -239,12 +198,7 @@ impl RetryBudget {
 
     /// A new request starts (finagle deposits and fixes the request's retry cap).
     pub(crate) fn call_started(&mut self, policy: &BudgetPolicy, now: SimTime) -> Option<u32> {
-        let BudgetPolicy::Finagle {
-            ttl,
-            max_retries_per_request,
-            ..
-        } = *policy
-        else {
+        let BudgetPolicy::Finagle { ttl, max_retries_per_request, .. } = *policy else {
             return None;
         };
         let (reserve, w, deposit) = finagle_amounts(policy);
@@ -281,15 +235,7 @@ impl RetryBudget {
         outcome: &Outcome,
     ) -> Result<Option<u32>, GiveUpReason> {
         match (&mut self.quota, *policy) {
-            (
-                Quota::Aws { available },
-                BudgetPolicy::AwsQuota {
-                    retry_cost,
-                    throttle_cost,
-                    timeout_cost,
-                    ..
-                },
-            ) => {
+            (Quota::Aws { available }, BudgetPolicy::AwsQuota { retry_cost, throttle_cost, timeout_cost, .. }) => {
                 // RetryQuotaChecker.acquire_retry_quota
                 let cost = if outcome.is_throttling() {
                     throttle_cost
@@ -336,25 +282,12 @@ impl RetryBudget {
     /// A call succeeded; `last_cost` is its last quota acquisition, if it retried.
     pub(crate) fn succeeded(&mut self, policy: &BudgetPolicy, last_cost: Option<u32>) {
         match (&mut self.quota, *policy) {
-            (
-                Quota::Aws { available },
-                BudgetPolicy::AwsQuota {
-                    capacity,
-                    success_refund,
-                    ..
-                },
-            ) => {
+            (Quota::Aws { available }, BudgetPolicy::AwsQuota { capacity, success_refund, .. }) => {
                 // RetryQuotaChecker.release_retry_quota + RetryQuota.release
                 let amount = last_cost.unwrap_or(success_refund);
                 *available = (*available + amount).min(capacity);
             }
-            (
-                Quota::Grpc { tokens },
-                BudgetPolicy::GrpcThrottle {
-                    max_tokens,
-                    token_ratio,
-                },
-            ) => {
+            (Quota::Grpc { tokens }, BudgetPolicy::GrpcThrottle { max_tokens, token_ratio }) => {
                 let max = (max_tokens * 1000.0) as u64;
                 *tokens = (*tokens + (token_ratio * 1000.0) as u64).min(max);
             }
@@ -386,8 +319,7 @@ impl RetryBudget {
             return earliest;
         }
         // TokenBucket._sleep_amount: (amount - current_capacity) / fill_rate
-        let wait =
-            SimDuration::from_secs_f64((1.0 - b.tokens) / b.rate).unwrap_or(SimDuration::MAX);
+        let wait = SimDuration::from_secs_f64((1.0 - b.tokens) / b.rate).unwrap_or(SimDuration::MAX);
         let at = earliest.saturating_add(wait);
         b.tokens = 0.0;
         b.last = at;
@@ -407,13 +339,7 @@ impl Bucket {
 
 /// finagle's (reserve, withdrawal, deposit) in scaled tokens.
 fn finagle_amounts(policy: &BudgetPolicy) -> (i64, i64, i64) {
-    let BudgetPolicy::Finagle {
-        ttl,
-        min_retries_per_sec,
-        percent_can_retry,
-        ..
-    } = *policy
-    else {
+    let BudgetPolicy::Finagle { ttl, min_retries_per_sec, percent_can_retry, .. } = *policy else {
         return (0, 1, 0);
     };
     // RetryBudget.apply: depositAmount = ScaleFactor (0 if percentCanRetry is 0);
@@ -422,10 +348,7 @@ fn finagle_amounts(policy: &BudgetPolicy) -> (i64, i64, i64) {
     let (w, deposit) = if percent_can_retry == 0.0 {
         (1, 0)
     } else {
-        (
-            (FINAGLE_SCALE / percent_can_retry) as i64,
-            FINAGLE_SCALE as i64,
-        )
+        ((FINAGLE_SCALE / percent_can_retry) as i64, FINAGLE_SCALE as i64)
     };
     let ttl_secs = (ttl.as_nanos() / 1_000_000_000) as i64;
     (i64::from(min_retries_per_sec) * ttl_secs * w, w, deposit)
@@ -462,10 +385,7 @@ mod tests {
         let mut b = RetryBudget::new(&p, None, SimTime::ZERO);
         let now = SimTime::ZERO;
         assert_eq!(b.withdraw(&p, now, &Outcome::status(503)), Ok(Some(5)));
-        assert_eq!(
-            b.withdraw(&p, now, &Outcome::Timeout { applied: false }),
-            Ok(Some(10))
-        );
+        assert_eq!(b.withdraw(&p, now, &Outcome::Timeout { applied: false }), Ok(Some(10)));
         assert_eq!(b.level(&p), 485.0);
         // A success after retries refunds the last acquisition only.
         b.succeeded(&p, Some(10));
@@ -482,15 +402,9 @@ mod tests {
         for _ in 0..35 {
             assert!(b.withdraw(&p, SimTime::ZERO, &Outcome::status(500)).is_ok());
         }
-        assert_eq!(
-            b.withdraw(&p, SimTime::ZERO, &Outcome::status(500)),
-            Err(GiveUpReason::QuotaEmpty)
-        );
+        assert_eq!(b.withdraw(&p, SimTime::ZERO, &Outcome::status(500)), Err(GiveUpReason::QuotaEmpty));
         // A throttling retry costs 5 and still fits.
-        assert_eq!(
-            b.withdraw(&p, SimTime::ZERO, &Outcome::status(400).throttling()),
-            Ok(Some(5))
-        );
+        assert_eq!(b.withdraw(&p, SimTime::ZERO, &Outcome::status(400).throttling()), Ok(Some(5)));
         // Refunds never exceed the capacity.
         for _ in 0..200 {
             b.succeeded(&p, Some(14));
@@ -500,10 +414,7 @@ mod tests {
 
     #[test]
     fn grpc_a6_throttling_allows_retries_while_tokens_exceed_half() {
-        let p = BudgetPolicy::GrpcThrottle {
-            max_tokens: 10.0,
-            token_ratio: 0.1,
-        };
+        let p = BudgetPolicy::GrpcThrottle { max_tokens: 10.0, token_ratio: 0.1 };
         let mut b = RetryBudget::new(&p, None, SimTime::ZERO);
         // 10 → 9, 8, 7, 6: allowed; 5 is not > 5.
         for _ in 0..4 {
@@ -523,10 +434,7 @@ mod tests {
         for _ in 0..3 {
             assert_eq!(b.withdraw(&p, SimTime::ZERO, &o), Ok(None));
         }
-        assert_eq!(
-            b.withdraw(&p, SimTime::ZERO, &o),
-            Err(GiveUpReason::BudgetEmpty)
-        );
+        assert_eq!(b.withdraw(&p, SimTime::ZERO, &o), Err(GiveUpReason::BudgetEmpty));
         b.retry_ended();
         assert!(b.withdraw(&p, SimTime::ZERO, &o).is_ok());
     }
@@ -549,10 +457,7 @@ mod tests {
             assert!(b.withdraw(&p, SimTime::ZERO, &Outcome::Refused).is_ok());
         }
         // 501000 − 100·5000 = 1000 < 5000.
-        assert_eq!(
-            b.withdraw(&p, SimTime::ZERO, &Outcome::Refused),
-            Err(GiveUpReason::BudgetEmpty)
-        );
+        assert_eq!(b.withdraw(&p, SimTime::ZERO, &Outcome::Refused), Err(GiveUpReason::BudgetEmpty));
         // Ten seconds later the withdrawals have expired and the reserve is back.
         let later = SimTime(10_000_000_000);
         assert!(b.withdraw(&p, later, &Outcome::Refused).is_ok());

@@ -145,24 +145,18 @@ impl<'de> Deserialize<'de> for OptionalCount {
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<OptionalCount, E> {
                 match v {
                     "none" => Ok(OptionalCount(None)),
-                    _ => Err(E::custom(format!(
-                        "`{v}` is not a count: write a whole number (e.g. 5) or \"none\""
-                    ))),
+                    _ => Err(E::custom(format!("`{v}` is not a count: write a whole number (e.g. 5) or \"none\""))),
                 }
             }
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<OptionalCount, E> {
                 u32::try_from(v)
                     .map(|n| OptionalCount(Some(n)))
-                    .map_err(|_| {
-                        E::custom(format!("{v} is not a whole number from 0 to {}", u32::MAX))
-                    })
+                    .map_err(|_| E::custom(format!("{v} is not a whole number from 0 to {}", u32::MAX)))
             }
             fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<OptionalCount, E> {
                 u32::try_from(v)
                     .map(|n| OptionalCount(Some(n)))
-                    .map_err(|_| {
-                        E::custom(format!("{v} is not a whole number from 0 to {}", u32::MAX))
-                    })
+                    .map_err(|_| E::custom(format!("{v} is not a whole number from 0 to {}", u32::MAX)))
             }
         }
         d.deserialize_any(V)
@@ -364,8 +358,7 @@ fn parse_bool(v: &str) -> Result<bool, String> {
 }
 
 fn parse_u32(v: &str) -> Result<u32, String> {
-    v.parse::<u32>()
-        .map_err(|_| format!("`{v}` is not a whole number from 0 to {}", u32::MAX))
+    v.parse::<u32>().map_err(|_| format!("`{v}` is not a whole number from 0 to {}", u32::MAX))
 }
 
 fn parse_f64(v: &str) -> Result<f64, String> {
@@ -389,10 +382,7 @@ fn parse_list(v: &str) -> Vec<String> {
 impl RetryPolicyConfig {
     /// A config that is just a preset.
     pub fn preset(name: &str) -> Self {
-        RetryPolicyConfig {
-            preset: Some(name.to_string()),
-            ..RetryPolicyConfig::default()
-        }
+        RetryPolicyConfig { preset: Some(name.to_string()), ..RetryPolicyConfig::default() }
     }
 
     /// Applies `--set key=value`, same names as the file. Durations in human form
@@ -437,9 +427,7 @@ impl RetryPolicyConfig {
             "retry_non_idempotent" => parse_bool(v).map(|b| self.retry_non_idempotent = Some(b)),
             "retry_after" => v.parse().map(|x| self.retry_after = Some(x)),
             "retry_after_max_extra" => opt(v).map(|d| self.retry_after_max_extra = Some(d)),
-            "retry_after_resets_backoff" => {
-                parse_bool(v).map(|b| self.retry_after_resets_backoff = Some(b))
-            }
+            "retry_after_resets_backoff" => parse_bool(v).map(|b| self.retry_after_resets_backoff = Some(b)),
             "budget" => v.parse().map(|x| self.budget = Some(x)),
             "quota_capacity" => parse_u32(v).map(|x| self.quota_capacity = Some(x)),
             "quota_retry_cost" => parse_u32(v).map(|x| self.quota_retry_cost = Some(x)),
@@ -450,22 +438,13 @@ impl RetryPolicyConfig {
             "throttle_token_ratio" => parse_f64(v).map(|x| self.throttle_token_ratio = Some(x)),
             "max_concurrent_retries" => parse_u32(v).map(|x| self.max_concurrent_retries = Some(x)),
             "budget_ttl" => dur(v).map(|d| self.budget_ttl = Some(d)),
-            "budget_min_retries_per_sec" => {
-                parse_u32(v).map(|x| self.budget_min_retries_per_sec = Some(x))
-            }
-            "budget_percent_can_retry" => {
-                parse_f64(v).map(|x| self.budget_percent_can_retry = Some(x))
-            }
-            "budget_max_retries_per_request" => {
-                parse_f64(v).map(|x| self.budget_max_retries_per_request = Some(x))
-            }
+            "budget_min_retries_per_sec" => parse_u32(v).map(|x| self.budget_min_retries_per_sec = Some(x)),
+            "budget_percent_can_retry" => parse_f64(v).map(|x| self.budget_percent_can_retry = Some(x)),
+            "budget_max_retries_per_request" => parse_f64(v).map(|x| self.budget_max_retries_per_request = Some(x)),
             "rate_limiter" => v.parse().map(|x| self.rate_limiter = Some(x)),
             "adaptive_min_fill_rate" => parse_f64(v).map(|x| self.adaptive_min_fill_rate = Some(x)),
             other => {
-                return Err(format!(
-                    "`{other}` is not a retry policy setting (known: {})",
-                    RETRY_KEYS.join(", ")
-                ));
+                return Err(format!("`{other}` is not a retry policy setting (known: {})", RETRY_KEYS.join(", ")));
             }
         };
         result.map_err(|e| format!("{key}: {e}"))
@@ -556,10 +535,7 @@ impl RetryPolicyConfig {
             Some(p) => Ok(self.over(p.config())),
             None => Err(vec![(
                 "preset".into(),
-                format!(
-                    "unknown preset `{name}` (known: {})",
-                    presets::names().join(", ")
-                ),
+                format!("unknown preset `{name}` (known: {})", presets::names().join(", ")),
             )]),
         }
     }
@@ -582,11 +558,7 @@ impl RetryPolicyConfig {
             }
         };
         let policy = c.build(&mut errs);
-        if errs.0.is_empty() {
-            Ok(policy)
-        } else {
-            Err(errs.0)
-        }
+        if errs.0.is_empty() { Ok(policy) } else { Err(errs.0) }
     }
 
     fn build(&self, errs: &mut Errors) -> RetryPolicy {
@@ -597,9 +569,7 @@ impl RetryPolicyConfig {
         if !(multiplier.is_finite() && multiplier >= 1.0) {
             errs.push(
                 "multiplier",
-                format!(
-                    "must be at least 1 (is {multiplier}): a delay that shrinks is not a backoff"
-                ),
+                format!("must be at least 1 (is {multiplier}): a delay that shrinks is not a backoff"),
             );
         }
         let base = c.base.unwrap_or(secs(1));
@@ -614,11 +584,7 @@ impl RetryPolicyConfig {
             c.jitter_fraction.is_some() && mode != JitterMode::Proportional,
             "jitter = \"proportional\"",
         );
-        errs.only(
-            "jitter_max",
-            c.jitter_max.is_some() && mode != JitterMode::Additive,
-            "jitter = \"additive\"",
-        );
+        errs.only("jitter_max", c.jitter_max.is_some() && mode != JitterMode::Additive, "jitter = \"additive\"");
         let jitter = match mode {
             JitterMode::None => Jitter::None,
             JitterMode::Full => Jitter::Full,
@@ -629,57 +595,41 @@ impl RetryPolicyConfig {
             JitterMode::Proportional => {
                 let fraction = c.jitter_fraction.unwrap_or(0.2);
                 if !(fraction > 0.0 && fraction <= 1.0) {
-                    errs.push(
-                        "jitter_fraction",
-                        format!("must be greater than 0 and at most 1 (is {fraction})"),
-                    );
+                    errs.push("jitter_fraction", format!("must be greater than 0 and at most 1 (is {fraction})"));
                 }
                 Jitter::Proportional { fraction }
             }
-            JitterMode::Additive => Jitter::Additive {
-                max: c.jitter_max.unwrap_or(secs(1)),
-            },
+            JitterMode::Additive => Jitter::Additive { max: c.jitter_max.unwrap_or(secs(1)) },
         };
         if mode == JitterMode::Span && multiplier <= 1.0 {
-            errs.push(
-                "multiplier",
-                "must be greater than 1 with jitter = \"span\", whose range is [d, multiplier·d)",
-            );
+            errs.push("multiplier", "must be greater than 1 with jitter = \"span\", whose range is [d, multiplier·d)");
         }
 
         let limit = match (c.max_attempts, c.max_retries) {
             (Some(OptionalCount(Some(n))), _) => AttemptLimit::Attempts(n),
             (_, Some(OptionalCount(Some(n)))) => AttemptLimit::Retries(n),
-            (Some(OptionalCount(None)), _) | (_, Some(OptionalCount(None))) => {
-                AttemptLimit::Unlimited
-            }
+            (Some(OptionalCount(None)), _) | (_, Some(OptionalCount(None))) => AttemptLimit::Unlimited,
             (None, None) => AttemptLimit::Attempts(5),
         };
         if limit == AttemptLimit::Attempts(0) {
-            errs.push(
-                "max_attempts",
-                "must be at least 1: the first attempt is an attempt",
-            );
+            errs.push("max_attempts", "must be at least 1: the first attempt is an attempt");
         }
 
         let deadline = c.deadline.and_then(|o| o.0);
         if deadline == Some(SimDuration::ZERO) {
-            errs.push(
-                "deadline",
-                "must be greater than 0 (write \"none\" for no deadline)",
-            );
+            errs.push("deadline", "must be greater than 0 (write \"none\" for no deadline)");
         }
         let deadline_rule = c.deadline_rule.unwrap_or(StopRule::GiveUpBeforeCrossing);
         let deadline_clock = c.deadline_clock.unwrap_or(DeadlineClock::Wall);
         if deadline_rule == StopRule::Cut && deadline_clock != DeadlineClock::Wall {
-            errs.push("deadline_clock", "must be \"wall\" with deadline_rule = \"cut\": the deadline cuts what is in flight");
+            errs.push(
+                "deadline_clock",
+                "must be \"wall\" with deadline_rule = \"cut\": the deadline cuts what is in flight",
+            );
         }
         let truncate_to = c.truncate_to.and_then(|o| o.0);
         if truncate_to == Some(SimDuration::ZERO) {
-            errs.push(
-                "truncate_to",
-                "must be greater than 0 (write \"none\" for no truncation)",
-            );
+            errs.push("truncate_to", "must be greater than 0 (write \"none\" for no truncation)");
         }
         let throttle_base = c.throttle_base.and_then(|o| o.0);
 
@@ -726,18 +676,9 @@ impl RetryPolicyConfig {
         );
         for (key, set) in [
             ("budget_ttl", c.budget_ttl.is_some()),
-            (
-                "budget_min_retries_per_sec",
-                c.budget_min_retries_per_sec.is_some(),
-            ),
-            (
-                "budget_percent_can_retry",
-                c.budget_percent_can_retry.is_some(),
-            ),
-            (
-                "budget_max_retries_per_request",
-                c.budget_max_retries_per_request.is_some(),
-            ),
+            ("budget_min_retries_per_sec", c.budget_min_retries_per_sec.is_some()),
+            ("budget_percent_can_retry", c.budget_percent_can_retry.is_some()),
+            ("budget_max_retries_per_request", c.budget_max_retries_per_request.is_some()),
         ] {
             errs.only(key, set && !finagle, "budget = \"finagle\"");
         }
@@ -767,19 +708,13 @@ impl RetryPolicyConfig {
                     );
                 }
                 if token_ratio < 0.001 {
-                    errs.push(
-                        "throttle_token_ratio",
-                        format!("must be at least 0.001 (is {token_ratio})"),
-                    );
+                    errs.push("throttle_token_ratio", format!("must be at least 0.001 (is {token_ratio})"));
                 }
-                BudgetPolicy::GrpcThrottle {
-                    max_tokens,
-                    token_ratio,
-                }
+                BudgetPolicy::GrpcThrottle { max_tokens, token_ratio }
             }
-            BudgetKind::EnvoyConcurrent => BudgetPolicy::EnvoyConcurrent {
-                max_retries: c.max_concurrent_retries.unwrap_or(3),
-            },
+            BudgetKind::EnvoyConcurrent => {
+                BudgetPolicy::EnvoyConcurrent { max_retries: c.max_concurrent_retries.unwrap_or(3) }
+            }
             BudgetKind::Finagle => {
                 let ttl = c.budget_ttl.unwrap_or(secs(10));
                 let percent = c.budget_percent_can_retry.unwrap_or(0.2);
@@ -789,10 +724,7 @@ impl RetryPolicyConfig {
                     errs.push("budget_ttl", format!("must be from 1s to 1min (is {ttl})"));
                 }
                 if !(0.0..=1000.0).contains(&percent) {
-                    errs.push(
-                        "budget_percent_can_retry",
-                        format!("must be from 0 to 1000 (is {percent})"),
-                    );
+                    errs.push("budget_percent_can_retry", format!("must be from 0 to 1000 (is {percent})"));
                 }
                 if per_request < 0.0 {
                     errs.push("budget_max_retries_per_request", "must not be negative");
@@ -854,10 +786,7 @@ impl RetryPolicyConfig {
 impl RetryPolicyConfig {
     /// A preset (or none) with `--set`-style overrides; panics on a bad key, as tests want.
     pub(crate) fn with_sets(preset: Option<&str>, sets: &[(&str, &str)]) -> RetryPolicyConfig {
-        let mut c = RetryPolicyConfig {
-            preset: preset.map(str::to_string),
-            ..RetryPolicyConfig::default()
-        };
+        let mut c = RetryPolicyConfig { preset: preset.map(str::to_string), ..RetryPolicyConfig::default() };
         for (k, v) in sets {
             c.set(k, v).unwrap();
         }
@@ -896,40 +825,30 @@ mod tests {
     #[test]
     fn overrides_replace_the_presets_fields_and_limit() {
         // gcs-python has no attempt limit; max_retries replaces that.
-        let p = RetryPolicyConfig::with_sets(
-            Some("gcs-python"),
-            &[("max_retries", "2"), ("deadline", "30s")],
-        )
-        .resolve()
-        .unwrap();
+        let p = RetryPolicyConfig::with_sets(Some("gcs-python"), &[("max_retries", "2"), ("deadline", "30s")])
+            .resolve()
+            .unwrap();
         assert_eq!(p.limit, AttemptLimit::Retries(2));
         assert_eq!(p.deadline, Some(s(30)));
         assert_eq!(p.cap, Some(s(60)));
         // seed-loop limits attempts; max_retries replaces it, not both.
-        let p = RetryPolicyConfig::with_sets(Some("seed-loop"), &[("max_retries", "9")])
-            .resolve()
-            .unwrap();
+        let p = RetryPolicyConfig::with_sets(Some("seed-loop"), &[("max_retries", "9")]).resolve().unwrap();
         assert_eq!(p.limit.max_attempts(), Some(10));
     }
 
     #[test]
     fn changing_a_mode_drops_the_presets_parameters_of_the_old_one() {
         // aws-standard has a quota and retry_after = max with a 5 s extra.
-        let p = RetryPolicyConfig::with_sets(
-            Some("aws-standard"),
-            &[("budget", "none"), ("retry_after", "replace")],
-        )
-        .resolve()
-        .unwrap();
+        let p = RetryPolicyConfig::with_sets(Some("aws-standard"), &[("budget", "none"), ("retry_after", "replace")])
+            .resolve()
+            .unwrap();
         assert_eq!(p.budget, BudgetPolicy::None);
         assert_eq!(p.retry_after.max_extra, None);
         // But a parameter the user sets for a mode not in force is an error.
-        let errs = RetryPolicyConfig::with_sets(
-            Some("seed-loop"),
-            &[("jitter_fraction", "0.1"), ("quota_retry_cost", "3")],
-        )
-        .resolve()
-        .unwrap_err();
+        let errs =
+            RetryPolicyConfig::with_sets(Some("seed-loop"), &[("jitter_fraction", "0.1"), ("quota_retry_cost", "3")])
+                .resolve()
+                .unwrap_err();
         assert_eq!(keys(&errs), ["jitter_fraction", "quota_retry_cost"]);
         assert!(errs[0].1.contains("proportional"), "{errs:?}");
     }
@@ -946,16 +865,7 @@ mod tests {
             ..RetryPolicyConfig::default()
         };
         let errs = c.resolve().unwrap_err();
-        assert_eq!(
-            keys(&errs),
-            [
-                "multiplier",
-                "max_attempts",
-                "deadline",
-                "deadline_clock",
-                "retry_on"
-            ]
-        );
+        assert_eq!(keys(&errs), ["multiplier", "max_attempts", "deadline", "deadline_clock", "retry_on"]);
         let both = RetryPolicyConfig {
             max_attempts: Some(OptionalCount(Some(3))),
             max_retries: Some(OptionalCount(Some(3))),
@@ -966,14 +876,9 @@ mod tests {
 
     #[test]
     fn unknown_preset_lists_the_known_ones() {
-        let errs = RetryPolicyConfig::preset("gcs-pyhton")
-            .resolve()
-            .unwrap_err();
+        let errs = RetryPolicyConfig::preset("gcs-pyhton").resolve().unwrap_err();
         assert_eq!(keys(&errs), ["preset"]);
-        assert!(
-            errs[0].1.contains("gcs-python, gcs-python-legacy"),
-            "{errs:?}"
-        );
+        assert!(errs[0].1.contains("gcs-python, gcs-python-legacy"), "{errs:?}");
     }
 
     #[test]
@@ -1015,26 +920,10 @@ mod tests {
             c.set("base", "5").unwrap_err(),
             "base: `5` has no unit: write e.g. \"5s\" or \"5ms\" (units: ns, us, ms, s, min, h)"
         );
-        assert!(
-            c.set("jitter", "fuzzy")
-                .unwrap_err()
-                .starts_with("jitter: `fuzzy` is not one of: none, full")
-        );
-        assert!(
-            c.set("retry_on", "5xx,teapot")
-                .unwrap_err()
-                .starts_with("retry_on: `teapot`")
-        );
-        assert!(
-            c.set("max_attempts", "-1")
-                .unwrap_err()
-                .starts_with("max_attempts: ")
-        );
-        assert!(
-            c.set("backoff", "1s")
-                .unwrap_err()
-                .contains("known: preset, base")
-        );
+        assert!(c.set("jitter", "fuzzy").unwrap_err().starts_with("jitter: `fuzzy` is not one of: none, full"));
+        assert!(c.set("retry_on", "5xx,teapot").unwrap_err().starts_with("retry_on: `teapot`"));
+        assert!(c.set("max_attempts", "-1").unwrap_err().starts_with("max_attempts: "));
+        assert!(c.set("backoff", "1s").unwrap_err().contains("known: preset, base"));
     }
 
     #[test]
@@ -1047,17 +936,11 @@ mod tests {
         assert_eq!(c.max_attempts, Some(OptionalCount(Some(7))));
         let p = c.resolve().unwrap();
         assert_eq!(p.limit, AttemptLimit::Attempts(7));
-        let err = toml::from_str::<RetryPolicyConfig>("bsae = \"1s\"")
-            .unwrap_err()
-            .to_string();
+        let err = toml::from_str::<RetryPolicyConfig>("bsae = \"1s\"").unwrap_err().to_string();
         assert!(err.contains("unknown field `bsae`"), "{err}");
-        let err = toml::from_str::<RetryPolicyConfig>("cap = 60")
-            .unwrap_err()
-            .to_string();
+        let err = toml::from_str::<RetryPolicyConfig>("cap = 60").unwrap_err().to_string();
         assert!(err.contains("bare number"), "{err}");
-        let err = toml::from_str::<RetryPolicyConfig>("jitter = \"fuzzy\"")
-            .unwrap_err()
-            .to_string();
+        let err = toml::from_str::<RetryPolicyConfig>("jitter = \"fuzzy\"").unwrap_err().to_string();
         assert!(err.contains("not one of"), "{err}");
     }
 

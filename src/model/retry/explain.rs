@@ -49,13 +49,7 @@ pub trait DelaySource: Sync {
     /// A caller whose first attempt starts at `start`.
     fn start(&self, start: SimTime) -> Self::Caller;
     /// The attempt that began at `attempt_start` failed at `now`.
-    fn after_failure(
-        &self,
-        caller: &mut Self::Caller,
-        attempt_start: SimTime,
-        now: SimTime,
-        rng: &mut SimRng,
-    ) -> Next;
+    fn after_failure(&self, caller: &mut Self::Caller, attempt_start: SimTime, now: SimTime, rng: &mut SimRng) -> Next;
     /// The nominal delay before retry k+1 (k from 0), for the table; `None` if the
     /// source has none (decorrelated jitter).
     fn nominal(&self, k: u32) -> Option<SimDuration>;
@@ -90,12 +84,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            runs: 10_000,
-            seed: 1,
-            attempt_time: SimDuration::ZERO,
-            horizon: 10_000,
-        }
+        Options { runs: 10_000, seed: 1, attempt_time: SimDuration::ZERO, horizon: 10_000 }
     }
 }
 
@@ -179,10 +168,7 @@ impl DelaySource for FailingCalls<'_> {
     type Caller = (RetryState, RetryBudget);
 
     fn start(&self, start: SimTime) -> Self::Caller {
-        (
-            RetryState::new(self.policy, start),
-            self.policy.new_budget(start),
-        )
+        (RetryState::new(self.policy, start), self.policy.new_budget(start))
     }
 
     fn after_failure(
@@ -197,21 +183,12 @@ impl DelaySource for FailingCalls<'_> {
             && let Some(dl) = state.deadline_at(self.policy)
             && now > dl
         {
-            return Next::GiveUp {
-                at: dl,
-                reason: GiveUpReason::Deadline.slug(),
-            };
+            return Next::GiveUp { at: dl, reason: GiveUpReason::Deadline.slug() };
         }
         match state.on_outcome(self.policy, budget, now, &self.outcome, rng) {
             Decision::RetryAt { at, .. } => Next::Attempt { at },
-            Decision::GiveUp { at, reason } => Next::GiveUp {
-                at,
-                reason: reason.slug(),
-            },
-            Decision::Done => Next::GiveUp {
-                at: now,
-                reason: "success",
-            },
+            Decision::GiveUp { at, reason } => Next::GiveUp { at, reason: reason.slug() },
+            Decision::Done => Next::GiveUp { at: now, reason: "success" },
         }
     }
 
@@ -254,11 +231,7 @@ impl rand::TryRng for MaxRng {
 
 /// The call with every draw at its maximum and no deadline: its total sleep and time
 /// until it gives up, or `None` if it does not give up within 10 000 attempts.
-fn max_path(
-    policy: &RetryPolicy,
-    outcome: &Outcome,
-    a: SimDuration,
-) -> Option<(SimDuration, SimDuration)> {
+fn max_path(policy: &RetryPolicy, outcome: &Outcome, a: SimDuration) -> Option<(SimDuration, SimDuration)> {
     let mut p = policy.clone();
     p.deadline = None;
     let mut state = RetryState::new(&p, SimTime::ZERO);
@@ -317,11 +290,7 @@ fn deadline_bounds(p: &RetryPolicy, a: SimDuration) -> (Option<SimDuration>, Opt
 }
 
 fn growth(base: SimDuration, m: f64) -> String {
-    if m == 1.0 {
-        format!("{base}")
-    } else {
-        format!("{base}·{m}^k")
-    }
+    if m == 1.0 { format!("{base}") } else { format!("{base}·{m}^k") }
 }
 
 /// The sleep formula in words.
@@ -343,20 +312,12 @@ pub fn formula_text(p: &RetryPolicy) -> String {
         },
         Jitter::Full => clamp(format!("U(0, {d})")),
         Jitter::Equal => clamp("d/2 + U(0, d/2)".to_string()) + &format!(", d = {d}"),
-        Jitter::Proportional { fraction } => {
-            clamp(format!("{d}·U({}, {})", 1.0 - fraction, 1.0 + fraction))
-        }
+        Jitter::Proportional { fraction } => clamp(format!("{d}·U({}, {})", 1.0 - fraction, 1.0 + fraction)),
         Jitter::Additive { max } => clamp(format!("{d} + U(0, {max})")),
         Jitter::Half => clamp("U(d, 2d)".to_string()) + &format!(", d = {d}"),
         Jitter::Decorrelated => match p.cap {
-            Some(c) => format!(
-                "min({c}, U({}, 3 × previous sleep)), previous from {}",
-                p.base, p.base
-            ),
-            None => format!(
-                "U({}, 3 × previous sleep), previous from {}",
-                p.base, p.base
-            ),
+            Some(c) => format!("min({c}, U({}, 3 × previous sleep)), previous from {}", p.base, p.base),
+            None => format!("U({}, 3 × previous sleep), previous from {}", p.base, p.base),
         },
         Jitter::Span => {
             let m = p.multiplier;
@@ -373,10 +334,7 @@ pub fn formula_text(p: &RetryPolicy) -> String {
         text += &format!(", truncated to a multiple of {t}");
     }
     if let Some(tb) = p.throttle_base {
-        text += &format!(
-            "; from {} after a throttling error",
-            growth(tb, p.multiplier)
-        );
+        text += &format!("; from {} after a throttling error", growth(tb, p.multiplier));
     }
     text
 }
@@ -388,10 +346,7 @@ fn policy_facts(p: &RetryPolicy, outcome: &Outcome, a: SimDuration) -> Facts {
         _ => "custom retry policy".to_string(),
     };
     let mut lines: Vec<(&'static str, String)> = Vec::new();
-    lines.push((
-        "source",
-        preset.map_or("(no preset)".to_string(), |pr| pr.source.to_string()),
-    ));
+    lines.push(("source", preset.map_or("(no preset)".to_string(), |pr| pr.source.to_string())));
     let cap_where = match (p.cap, p.jitter, p.cap_applies) {
         (None, _, _) => "no cap",
         (_, Jitter::Decorrelated | Jitter::Span, _) => "the cap is part of the formula",
@@ -403,13 +358,7 @@ fn policy_facts(p: &RetryPolicy, outcome: &Outcome, a: SimDuration) -> Facts {
         Jitter::None => "no jitter".to_string(),
         j => format!("{} jitter", j.mode()),
     };
-    lines.push((
-        "sleep",
-        format!(
-            "before retry k+1 (k from 0): {} — {jitter}, {cap_where}",
-            formula_text(p)
-        ),
-    ));
+    lines.push(("sleep", format!("before retry k+1 (k from 0): {} — {jitter}, {cap_where}", formula_text(p))));
     lines.push((
         "draws",
         if p.jitter.draws() {
@@ -421,11 +370,7 @@ fn policy_facts(p: &RetryPolicy, outcome: &Outcome, a: SimDuration) -> Facts {
     let mut limit = p.limit.to_string();
     match p.deadline {
         Some(d) => {
-            limit += &format!(
-                "; deadline {d} ({}); {}",
-                p.deadline_clock.describe(),
-                p.deadline_rule.describe()
-            );
+            limit += &format!("; deadline {d} ({}); {}", p.deadline_clock.describe(), p.deadline_rule.describe());
         }
         None => limit += "; no deadline",
     }
@@ -478,11 +423,7 @@ fn policy_facts(p: &RetryPolicy, outcome: &Outcome, a: SimDuration) -> Facts {
             RetryAfterMode::Ignore => "ignored".to_string(),
             RetryAfterMode::Replace => format!(
                 "replaces the backoff{} (not capped)",
-                if p.retry_after.resets_backoff {
-                    " and resets it"
-                } else {
-                    ""
-                }
+                if p.retry_after.resets_backoff { " and resets it" } else { "" }
             ),
             RetryAfterMode::Max => match p.retry_after.max_extra {
                 Some(x) => format!("max(backoff, min(hint, backoff + {x}))"),
@@ -578,11 +519,7 @@ pub fn write_report<S: DelaySource, W: Write>(
     )?;
     let n = runs.len().max(1) as f64;
     for j in 0..max_attempts {
-        let sleeps: Vec<u64> = runs
-            .iter()
-            .filter(|r| r.attempts() > j)
-            .map(|r| r.sleeps[j].as_nanos())
-            .collect();
+        let sleeps: Vec<u64> = runs.iter().filter(|r| r.attempts() > j).map(|r| r.sleeps[j].as_nanos()).collect();
         let reached = sleeps.len() as f64 / n * 100.0;
         if j == 0 {
             writeln!(
@@ -592,9 +529,7 @@ pub fn write_report<S: DelaySource, W: Write>(
             )?;
             continue;
         }
-        let nominal = source
-            .nominal(j as u32 - 1)
-            .map_or("-".to_string(), |d| d.to_string());
+        let nominal = source.nominal(j as u32 - 1).map_or("-".to_string(), |d| d.to_string());
         let at_cap = match facts.cap {
             Some(c) => {
                 let k = sleeps.iter().filter(|&&s| s == c.as_nanos()).count();
@@ -628,34 +563,14 @@ pub fn write_report<S: DelaySource, W: Write>(
         Some(w) => format!("; worst case {} s", secs(w.as_nanos())),
         None => "; no worst case: unbounded".to_string(),
     };
-    let sleep = dist(
-        runs.iter()
-            .map(|r| r.total_sleep(opts.attempt_time).as_nanos())
-            .collect(),
-    );
+    let sleep = dist(runs.iter().map(|r| r.total_sleep(opts.attempt_time).as_nanos()).collect());
     let until = dist(runs.iter().map(|r| r.give_up.as_nanos()).collect());
     let line = |d: &Dist| {
-        format!(
-            "mean {:.3} s, p50 {} s, p99 {} s, max {} s",
-            d.mean / 1e9,
-            secs(d.p50),
-            secs(d.p99),
-            secs(d.max)
-        )
+        format!("mean {:.3} s, p50 {} s, p99 {} s, max {} s", d.mean / 1e9, secs(d.p50), secs(d.p99), secs(d.max))
     };
     writeln!(out, "  attempts        {attempts_line}")?;
-    writeln!(
-        out,
-        "  total sleep     {}{}",
-        line(&sleep),
-        worst(facts.worst_sleep)
-    )?;
-    writeln!(
-        out,
-        "  until give-up   {}{}",
-        line(&until),
-        worst(facts.worst_give_up)
-    )?;
+    writeln!(out, "  total sleep     {}{}", line(&sleep), worst(facts.worst_sleep))?;
+    writeln!(out, "  until give-up   {}{}", line(&until), worst(facts.worst_give_up))?;
     let mut reasons: Vec<(&str, usize)> = Vec::new();
     for r in runs {
         match reasons.iter_mut().find(|(k, _)| *k == r.reason) {
@@ -663,10 +578,7 @@ pub fn write_report<S: DelaySource, W: Write>(
             None => reasons.push((r.reason, 1)),
         }
     }
-    let reasons: Vec<String> = reasons
-        .iter()
-        .map(|(k, c)| format!("{k} {:.1}%", *c as f64 / n * 100.0))
-        .collect();
+    let reasons: Vec<String> = reasons.iter().map(|(k, c)| format!("{k} {:.1}%", *c as f64 / n * 100.0)).collect();
     writeln!(out, "  gave up         {}", reasons.join(", "))?;
     Ok(())
 }
@@ -676,24 +588,14 @@ pub fn write_attempts_csv<W: Write>(out: &mut W, runs: &[Run]) -> io::Result<()>
     writeln!(out, "run,attempt,sleep_s,elapsed_s")?;
     for (i, r) in runs.iter().enumerate() {
         for (j, (sleep, start)) in r.sleeps.iter().zip(&r.starts).enumerate() {
-            writeln!(
-                out,
-                "{i},{},{},{}",
-                j + 1,
-                csv_secs(*sleep),
-                csv_secs(*start)
-            )?;
+            writeln!(out, "{i},{},{},{}", j + 1, csv_secs(*sleep), csv_secs(*start))?;
         }
     }
     Ok(())
 }
 
 /// `run,attempts,total_sleep_s,giveup_s,reason`: one row per call.
-pub fn write_runs_csv<W: Write>(
-    out: &mut W,
-    runs: &[Run],
-    attempt_time: SimDuration,
-) -> io::Result<()> {
+pub fn write_runs_csv<W: Write>(out: &mut W, runs: &[Run], attempt_time: SimDuration) -> io::Result<()> {
     writeln!(out, "run,attempts,total_sleep_s,giveup_s,reason")?;
     for (i, r) in runs.iter().enumerate() {
         writeln!(
@@ -720,64 +622,31 @@ mod tests {
     use crate::model::retry::RetryPolicyConfig;
 
     fn policy(name: &str, sets: &[(&str, &str)]) -> RetryPolicy {
-        RetryPolicyConfig::with_sets(Some(name), sets)
-            .resolve()
-            .unwrap()
+        RetryPolicyConfig::with_sets(Some(name), sets).resolve().unwrap()
     }
 
     fn run(p: &RetryPolicy, runs: u32) -> Vec<Run> {
-        let src = FailingCalls {
-            policy: p,
-            outcome: p.retry_on.typical_failure(),
-        };
-        simulate(
-            &src,
-            &Options {
-                runs,
-                ..Options::default()
-            },
-        )
+        let src = FailingCalls { policy: p, outcome: p.retry_on.typical_failure() };
+        simulate(&src, &Options { runs, ..Options::default() })
     }
 
     #[test]
     fn seed_loop_mean_sleep_is_7_5_and_never_reaches_15() {
         let p = policy("seed-loop", &[]);
         let runs = run(&p, 20_000);
-        let mean = runs
-            .iter()
-            .map(|r| r.total_sleep(SimDuration::ZERO).as_secs_f64())
-            .sum::<f64>()
-            / runs.len() as f64;
+        let mean = runs.iter().map(|r| r.total_sleep(SimDuration::ZERO).as_secs_f64()).sum::<f64>() / runs.len() as f64;
         assert!((mean - 7.5).abs() < 0.1, "{mean}");
-        assert!(
-            runs.iter()
-                .all(|r| r.attempts() == 5 && r.reason == "attempts")
-        );
-        assert!(
-            runs.iter()
-                .all(|r| r.total_sleep(SimDuration::ZERO) < SimDuration::from_secs(15))
-        );
-        let f = FailingCalls {
-            policy: &p,
-            outcome: Outcome::status(503),
-        }
-        .facts(SimDuration::ZERO);
+        assert!(runs.iter().all(|r| r.attempts() == 5 && r.reason == "attempts"));
+        assert!(runs.iter().all(|r| r.total_sleep(SimDuration::ZERO) < SimDuration::from_secs(15)));
+        let f = FailingCalls { policy: &p, outcome: Outcome::status(503) }.facts(SimDuration::ZERO);
         assert_eq!(f.worst_sleep, Some(SimDuration::from_nanos(14_999_999_996)));
     }
 
     #[test]
     fn results_do_not_depend_on_the_thread_count() {
         let p = policy("gcs-python", &[]);
-        let one = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap()
-            .install(|| run(&p, 500));
-        let four = rayon::ThreadPoolBuilder::new()
-            .num_threads(4)
-            .build()
-            .unwrap()
-            .install(|| run(&p, 500));
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| run(&p, 500));
+        let four = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap().install(|| run(&p, 500));
         assert_eq!(one, four);
     }
 
@@ -787,11 +656,7 @@ mod tests {
         let s = SimDuration::from_secs;
         let facts = |name: &str| {
             let p = policy(name, &[]);
-            FailingCalls {
-                outcome: p.retry_on.typical_failure(),
-                policy: &p,
-            }
-            .facts(a)
+            FailingCalls { outcome: p.retry_on.typical_failure(), policy: &p }.facts(a)
         };
         // gcs-python: never sleeps past 120 s; the attempt that starts by then ends 1 s later.
         assert_eq!(facts("gcs-python").worst_give_up, Some(s(121)));
@@ -833,14 +698,8 @@ mod tests {
 
     #[test]
     fn formula_texts() {
-        assert_eq!(
-            formula_text(&policy("seed-loop", &[])),
-            "U(0, min(1s·2^k, 30s))"
-        );
-        assert_eq!(
-            formula_text(&policy("gcloud", &[])),
-            "min(1s·2^k + U(0, 1s), 32s)"
-        );
+        assert_eq!(formula_text(&policy("seed-loop", &[])), "U(0, min(1s·2^k, 30s))");
+        assert_eq!(formula_text(&policy("gcloud", &[])), "min(1s·2^k + U(0, 1s), 32s)");
         assert_eq!(
             formula_text(&policy("gcs-cpp", &[])),
             "U(d, 2·d), d = 1s·2^k; once 2·d ≥ 5min: U(150s, 5min), truncated to a multiple of 1ms"

@@ -141,13 +141,7 @@ impl Formula {
     /// The sleep for one draw `r` ∈ [0, 1). `nominal` is base·mᵏ (uncapped); `prev` is
     /// the previous sleep (decorrelated only; `base` before the first); `base` is the
     /// base this sleep grows from (AWS uses another one for throttling errors).
-    pub fn sleep(
-        &self,
-        nominal: SimDuration,
-        prev: SimDuration,
-        base: SimDuration,
-        r: f64,
-    ) -> SimDuration {
+    pub fn sleep(&self, nominal: SimDuration, prev: SimDuration, base: SimDuration, r: f64) -> SimDuration {
         let d = self.jitter_input(nominal);
         let drawn = match self.jitter {
             Jitter::None => d,
@@ -190,11 +184,7 @@ impl Formula {
     }
 
     /// `span`'s range for a nominal start d: [d, m·d), pinned once m·d reaches the cap.
-    pub fn span_range(
-        &self,
-        nominal: SimDuration,
-        base: SimDuration,
-    ) -> (SimDuration, SimDuration) {
+    pub fn span_range(&self, nominal: SimDuration, base: SimDuration) -> (SimDuration, SimDuration) {
         let hi = ns(f(nominal) * self.multiplier);
         match self.cap {
             Some(cap) if hi >= cap => {
@@ -207,16 +197,10 @@ impl Formula {
 
     /// The largest sleep the formula can give for this nominal (r → 1), or the cap's
     /// bound: what "worst case" means in `explain`.
-    pub fn max_sleep(
-        &self,
-        nominal: SimDuration,
-        prev: SimDuration,
-        base: SimDuration,
-    ) -> SimDuration {
+    pub fn max_sleep(&self, nominal: SimDuration, prev: SimDuration, base: SimDuration) -> SimDuration {
         // r = 1 - 2^-53 is the largest draw; the formulas are monotone in r.
         let r = 1.0 - f64::EPSILON / 2.0;
-        self.sleep(nominal, prev, base, r)
-            .max(self.sleep(nominal, prev, base, 0.0))
+        self.sleep(nominal, prev, base, r).max(self.sleep(nominal, prev, base, 0.0))
     }
 
     /// An upper bound on any backoff sleep, whatever k: `None` when there is none (no
@@ -229,9 +213,7 @@ impl Formula {
             (_, CapApplies::AfterJitter) => cap,
             (Jitter::None | Jitter::Full | Jitter::Equal, _) => cap,
             (Jitter::Proportional { fraction }, _) => scale(1.0 + fraction),
-            (Jitter::Additive { max }, _) => {
-                SimDuration::from_nanos(cap.as_nanos().saturating_add(max.as_nanos()))
-            }
+            (Jitter::Additive { max }, _) => SimDuration::from_nanos(cap.as_nanos().saturating_add(max.as_nanos())),
             (Jitter::Half, _) => scale(2.0),
         })
     }
@@ -263,13 +245,7 @@ mod tests {
     }
 
     fn formula(jitter: Jitter, cap: Option<f64>, applies: CapApplies) -> Formula {
-        Formula {
-            base: secs(1.0),
-            multiplier: 2.0,
-            cap: cap.map(secs),
-            cap_applies: applies,
-            jitter,
-        }
+        Formula { base: secs(1.0), multiplier: 2.0, cap: cap.map(secs), cap_applies: applies, jitter }
     }
 
     #[test]
@@ -279,10 +255,7 @@ mod tests {
         assert_eq!(fm.nominal(0, b), secs(1.0));
         assert_eq!(fm.nominal(5, b), secs(32.0));
         assert_eq!(fm.nominal(200, b), SimDuration::MAX);
-        let g = Formula {
-            multiplier: 1.6,
-            ..fm
-        };
+        let g = Formula { multiplier: 1.6, ..fm };
         assert_eq!(g.nominal(2, b), SimDuration::from_nanos(2_560_000_000));
     }
 
@@ -326,18 +299,11 @@ mod tests {
         let half = formula(Jitter::Half, cap, CapApplies::BeforeJitter);
         assert_eq!(half.sleep_bound(), Some(secs(120.0)));
         assert!(!half.hard_cap());
-        let prop = formula(
-            Jitter::Proportional { fraction: 0.2 },
-            cap,
-            CapApplies::BeforeJitter,
-        );
+        let prop = formula(Jitter::Proportional { fraction: 0.2 }, cap, CapApplies::BeforeJitter);
         assert_eq!(prop.sleep_bound(), Some(secs(72.0)));
         let none = formula(Jitter::None, cap, CapApplies::BeforeJitter);
         assert!(none.hard_cap() && none.piles_at_cap());
-        assert_eq!(
-            formula(Jitter::Full, None, CapApplies::BeforeJitter).sleep_bound(),
-            None
-        );
+        assert_eq!(formula(Jitter::Full, None, CapApplies::BeforeJitter).sleep_bound(), None);
     }
 
     #[test]
@@ -347,18 +313,9 @@ mod tests {
         let fm = formula(Jitter::Span, Some(300.0), CapApplies::BeforeJitter);
         let b = fm.base;
         assert_eq!(fm.span_range(fm.nominal(0, b), b), (secs(1.0), secs(2.0)));
-        assert_eq!(
-            fm.span_range(fm.nominal(7, b), b),
-            (secs(128.0), secs(256.0))
-        );
-        assert_eq!(
-            fm.span_range(fm.nominal(8, b), b),
-            (secs(150.0), secs(300.0))
-        );
-        assert_eq!(
-            fm.span_range(fm.nominal(30, b), b),
-            (secs(150.0), secs(300.0))
-        );
+        assert_eq!(fm.span_range(fm.nominal(7, b), b), (secs(128.0), secs(256.0)));
+        assert_eq!(fm.span_range(fm.nominal(8, b), b), (secs(150.0), secs(300.0)));
+        assert_eq!(fm.span_range(fm.nominal(30, b), b), (secs(150.0), secs(300.0)));
         assert_eq!(fm.sleep(fm.nominal(9, b), b, b, 0.5), secs(225.0));
         assert!(fm.hard_cap() && !fm.piles_at_cap());
     }
@@ -369,9 +326,6 @@ mod tests {
         let d = secs(1.0);
         // 0.1 is not exact in f32: 1 s · 0.1f32 = 100000001.49 ns → std rounds to ns.
         let expect = std::time::Duration::from_secs(1).mul_f32(0.1_f32);
-        assert_eq!(
-            fm.sleep(d, d, d, 0.1),
-            SimDuration::from_nanos(1_000_000_000 + expect.as_nanos() as u64)
-        );
+        assert_eq!(fm.sleep(d, d, d, 0.1), SimDuration::from_nanos(1_000_000_000 + expect.as_nanos() as u64));
     }
 }

@@ -103,18 +103,10 @@ impl StopRule {
     /// One line for `explain` and `presets`.
     pub fn describe(self) -> &'static str {
         match self {
-            StopRule::GiveUpBeforeCrossing => {
-                "gives up without sleeping when elapsed + sleep > deadline"
-            }
-            StopRule::GiveUpBeforeReaching => {
-                "gives up without sleeping when elapsed + sleep ≥ deadline"
-            }
-            StopRule::Truncate => {
-                "truncates the last sleep to the deadline and attempts once more at it"
-            }
-            StopRule::SleepThenAttempt => {
-                "takes the sleep that crosses the deadline in full and attempts once more"
-            }
+            StopRule::GiveUpBeforeCrossing => "gives up without sleeping when elapsed + sleep > deadline",
+            StopRule::GiveUpBeforeReaching => "gives up without sleeping when elapsed + sleep ≥ deadline",
+            StopRule::Truncate => "truncates the last sleep to the deadline and attempts once more at it",
+            StopRule::SleepThenAttempt => "takes the sleep that crosses the deadline in full and attempts once more",
             StopRule::SleepThenStop => {
                 "takes the sleep that crosses the deadline in full, then stops without attempting"
             }
@@ -127,9 +119,7 @@ impl DeadlineClock {
     pub fn describe(self) -> &'static str {
         match self {
             DeadlineClock::Wall => "from the call's start, attempt time included",
-            DeadlineClock::AttemptStart => {
-                "from the call's start, read when the failed attempt began"
-            }
+            DeadlineClock::AttemptStart => "from the call's start, read when the failed attempt began",
             DeadlineClock::SleepsOnly => "counting sleeps only, not attempt time",
         }
     }
@@ -147,20 +137,10 @@ pub enum Stop {
 
 /// Applies `rule` to a planned `sleep`. `elapsed` is the clock's reading now; once the
 /// sleep is over the clock is taken to read `elapsed + sleep`.
-pub fn apply(
-    rule: StopRule,
-    deadline: SimDuration,
-    elapsed: SimDuration,
-    sleep: SimDuration,
-) -> Stop {
+pub fn apply(rule: StopRule, deadline: SimDuration, elapsed: SimDuration, sleep: SimDuration) -> Stop {
     let after = SimDuration(elapsed.0.saturating_add(sleep.0));
-    let at_once = Stop::GiveUp {
-        after: SimDuration::ZERO,
-    };
-    let full = Stop::Sleep {
-        sleep,
-        truncated: false,
-    };
+    let at_once = Stop::GiveUp { after: SimDuration::ZERO };
+    let full = Stop::Sleep { sleep, truncated: false };
     match rule {
         // api-core retry_unary.py / retry_base.py: `if deadline is not None and
         // time.monotonic() + next_sleep > deadline: raise RetryError`.
@@ -186,10 +166,7 @@ pub fn apply(
             if elapsed >= deadline {
                 at_once
             } else if after > deadline {
-                Stop::Sleep {
-                    sleep: deadline - elapsed,
-                    truncated: true,
-                }
+                Stop::Sleep { sleep: deadline - elapsed, truncated: true }
             } else {
                 full
             }
@@ -220,9 +197,7 @@ pub fn apply(
             if elapsed >= deadline {
                 at_once
             } else if after >= deadline {
-                Stop::GiveUp {
-                    after: deadline - elapsed,
-                }
+                Stop::GiveUp { after: deadline - elapsed }
             } else {
                 full
             }
@@ -259,10 +234,7 @@ mod tests {
         assert_eq!(AttemptLimit::Attempts(5).max_attempts(), Some(5));
         assert_eq!(AttemptLimit::Retries(23).max_attempts(), Some(24));
         assert_eq!(AttemptLimit::Unlimited.max_attempts(), None);
-        assert_eq!(
-            AttemptLimit::Retries(3).to_string(),
-            "3 retries (4 attempts)"
-        );
+        assert_eq!(AttemptLimit::Retries(3).to_string(), "3 retries (4 attempts)");
     }
 
     #[test]
@@ -270,60 +242,20 @@ mod tests {
         let d = s(120);
         // 110 s elapsed, a 20 s sleep crosses 120 s.
         let (e, sl) = (s(110), s(20));
-        assert_eq!(
-            apply(StopRule::GiveUpBeforeCrossing, d, e, sl),
-            Stop::GiveUp { after: s(0) }
-        );
-        assert_eq!(
-            apply(StopRule::GiveUpBeforeReaching, d, e, sl),
-            Stop::GiveUp { after: s(0) }
-        );
-        assert_eq!(
-            apply(StopRule::Truncate, d, e, sl),
-            Stop::Sleep {
-                sleep: s(10),
-                truncated: true
-            }
-        );
-        assert_eq!(
-            apply(StopRule::SleepThenAttempt, d, e, sl),
-            Stop::Sleep {
-                sleep: s(20),
-                truncated: false
-            }
-        );
-        assert_eq!(
-            apply(StopRule::SleepThenStop, d, e, sl),
-            Stop::GiveUp { after: s(20) }
-        );
-        assert_eq!(
-            apply(StopRule::Cut, d, e, sl),
-            Stop::GiveUp { after: s(10) }
-        );
+        assert_eq!(apply(StopRule::GiveUpBeforeCrossing, d, e, sl), Stop::GiveUp { after: s(0) });
+        assert_eq!(apply(StopRule::GiveUpBeforeReaching, d, e, sl), Stop::GiveUp { after: s(0) });
+        assert_eq!(apply(StopRule::Truncate, d, e, sl), Stop::Sleep { sleep: s(10), truncated: true });
+        assert_eq!(apply(StopRule::SleepThenAttempt, d, e, sl), Stop::Sleep { sleep: s(20), truncated: false });
+        assert_eq!(apply(StopRule::SleepThenStop, d, e, sl), Stop::GiveUp { after: s(20) });
+        assert_eq!(apply(StopRule::Cut, d, e, sl), Stop::GiveUp { after: s(10) });
         // Landing exactly on the deadline: only "crossing" allows it.
         let sl = s(10);
-        assert_eq!(
-            apply(StopRule::GiveUpBeforeCrossing, d, e, sl),
-            Stop::Sleep {
-                sleep: s(10),
-                truncated: false
-            }
-        );
-        assert_eq!(
-            apply(StopRule::GiveUpBeforeReaching, d, e, sl),
-            Stop::GiveUp { after: s(0) }
-        );
-        assert_eq!(
-            apply(StopRule::SleepThenStop, d, e, sl),
-            Stop::GiveUp { after: s(10) }
-        );
+        assert_eq!(apply(StopRule::GiveUpBeforeCrossing, d, e, sl), Stop::Sleep { sleep: s(10), truncated: false });
+        assert_eq!(apply(StopRule::GiveUpBeforeReaching, d, e, sl), Stop::GiveUp { after: s(0) });
+        assert_eq!(apply(StopRule::SleepThenStop, d, e, sl), Stop::GiveUp { after: s(10) });
         // At or past the deadline every rule gives up at once.
         for rule in StopRule::ALL {
-            assert_eq!(
-                apply(*rule, d, s(120), s(1)),
-                Stop::GiveUp { after: s(0) },
-                "{rule}"
-            );
+            assert_eq!(apply(*rule, d, s(120), s(1)), Stop::GiveUp { after: s(0) }, "{rule}");
         }
     }
 
@@ -333,13 +265,7 @@ mod tests {
         let started = SimTime(5_000_000_000);
         let now = SimTime(7_000_000_000);
         assert_eq!(elapsed(DeadlineClock::Wall, call, started, now, s(1)), s(6));
-        assert_eq!(
-            elapsed(DeadlineClock::AttemptStart, call, started, now, s(1)),
-            s(4)
-        );
-        assert_eq!(
-            elapsed(DeadlineClock::SleepsOnly, call, started, now, s(1)),
-            s(1)
-        );
+        assert_eq!(elapsed(DeadlineClock::AttemptStart, call, started, now, s(1)), s(4));
+        assert_eq!(elapsed(DeadlineClock::SleepsOnly, call, started, now, s(1)), s(1));
     }
 }

@@ -196,10 +196,7 @@ impl fmt::Display for GiveUpReason {
             GiveUpReason::Deadline => f.write_str("deadline"),
             GiveUpReason::Permanent(o) => write!(f, "permanent error: {o} is not retried"),
             GiveUpReason::NotIdempotent(o) => {
-                write!(
-                    f,
-                    "not idempotent: {o} on a call that is not safe to repeat"
-                )
+                write!(f, "not idempotent: {o} on a call that is not safe to repeat")
             }
             GiveUpReason::QuotaEmpty => f.write_str("retry quota empty"),
             GiveUpReason::Throttled => f.write_str("retries throttled"),
@@ -346,9 +343,7 @@ impl RetryState {
     /// deadline counts sleeps only.
     pub fn deadline_at(&self, policy: &RetryPolicy) -> Option<SimTime> {
         match (policy.deadline, policy.deadline_clock) {
-            (Some(d), DeadlineClock::Wall | DeadlineClock::AttemptStart) => {
-                Some(self.call_start.saturating_add(d))
-            }
+            (Some(d), DeadlineClock::Wall | DeadlineClock::AttemptStart) => Some(self.call_start.saturating_add(d)),
             _ => None,
         }
     }
@@ -368,11 +363,7 @@ impl RetryState {
         outcome: &Outcome,
         rng: &mut R,
     ) -> Decision {
-        debug_assert_eq!(
-            self.phase,
-            Phase::Running,
-            "on_outcome after the call ended; use next_call"
-        );
+        debug_assert_eq!(self.phase, Phase::Running, "on_outcome after the call ended; use next_call");
         self.attempts += 1;
         if self.attempts == 1 {
             self.retry_cap = budget.call_started(&policy.budget, now);
@@ -413,21 +404,12 @@ impl RetryState {
         let (mut sleep, mut source) = self.next_sleep(policy, now, outcome, rng);
         // 7. The deadline.
         if let Some(deadline) = policy.deadline {
-            let e = limits::elapsed(
-                policy.deadline_clock,
-                self.call_start,
-                self.attempt_start,
-                now,
-                self.slept,
-            );
+            let e = limits::elapsed(policy.deadline_clock, self.call_start, self.attempt_start, now, self.slept);
             match limits::apply(policy.deadline_rule, deadline, e, sleep) {
                 limits::Stop::GiveUp { after } => {
                     return self.give_up(now.saturating_add(after), GiveUpReason::Deadline);
                 }
-                limits::Stop::Sleep {
-                    sleep: s,
-                    truncated,
-                } => {
+                limits::Stop::Sleep { sleep: s, truncated } => {
                     sleep = s;
                     if truncated {
                         source = SleepSource::Truncated;
@@ -460,13 +442,7 @@ impl RetryState {
         }
         self.slept += sleep;
         self.attempt_start = at;
-        Decision::RetryAt {
-            at,
-            sleep,
-            retrying: *outcome,
-            source,
-            duplicate,
-        }
+        Decision::RetryAt { at, sleep, retrying: *outcome, source, duplicate }
     }
 
     /// Step 6: the backoff formula, truncation and Retry-After. Advances the backoff.
@@ -488,11 +464,7 @@ impl RetryState {
             };
             let fm = policy.formula();
             let nominal = fm.nominal(self.k, base);
-            let r = if fm.jitter.draws() {
-                rng.random::<f64>()
-            } else {
-                0.0
-            };
+            let r = if fm.jitter.draws() { rng.random::<f64>() } else { 0.0 };
             let mut s = fm.sleep(nominal, self.prev, base, r);
             if let Some(g) = policy.truncate_to {
                 s = SimDuration::from_nanos(s.as_nanos() / g.as_nanos() * g.as_nanos());
@@ -506,11 +478,7 @@ impl RetryState {
             self.k = 0;
             self.prev = policy.base;
         }
-        let source = if from_hint {
-            SleepSource::RetryAfter
-        } else {
-            SleepSource::Backoff
-        };
+        let source = if from_hint { SleepSource::RetryAfter } else { SleepSource::Backoff };
         (sleep, source)
     }
 

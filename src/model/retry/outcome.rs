@@ -41,23 +41,13 @@ pub enum Outcome {
 impl Outcome {
     /// An HTTP answer without Retry-After or throttling code.
     pub const fn status(status: u16) -> Outcome {
-        Outcome::Http {
-            status,
-            retry_after: None,
-            throttling: false,
-        }
+        Outcome::Http { status, retry_after: None, throttling: false }
     }
 
     /// The same HTTP answer carrying a server hint; other outcomes are unchanged.
     pub fn with_retry_after(self, hint: RetryAfter) -> Outcome {
         match self {
-            Outcome::Http {
-                status, throttling, ..
-            } => Outcome::Http {
-                status,
-                retry_after: Some(hint),
-                throttling,
-            },
+            Outcome::Http { status, throttling, .. } => Outcome::Http { status, retry_after: Some(hint), throttling },
             other => other,
         }
     }
@@ -65,15 +55,7 @@ impl Outcome {
     /// The same HTTP answer marked as a throttling error.
     pub fn throttling(self) -> Outcome {
         match self {
-            Outcome::Http {
-                status,
-                retry_after,
-                ..
-            } => Outcome::Http {
-                status,
-                retry_after,
-                throttling: true,
-            },
+            Outcome::Http { status, retry_after, .. } => Outcome::Http { status, retry_after, throttling: true },
             other => other,
         }
     }
@@ -88,20 +70,11 @@ impl Outcome {
 
     /// The server did the work although the attempt failed.
     pub fn applied(&self) -> bool {
-        matches!(
-            self,
-            Outcome::Timeout { applied: true } | Outcome::Dropped { applied: true }
-        )
+        matches!(self, Outcome::Timeout { applied: true } | Outcome::Dropped { applied: true })
     }
 
     pub fn is_throttling(&self) -> bool {
-        matches!(
-            self,
-            Outcome::Http {
-                throttling: true,
-                ..
-            }
-        )
+        matches!(self, Outcome::Http { throttling: true, .. })
     }
 
     pub fn is_timeout(&self) -> bool {
@@ -140,9 +113,7 @@ impl fmt::Display for Outcome {
             Outcome::Timeout { .. } => f.write_str("timeout"),
             Outcome::Dropped { .. } => f.write_str("dropped connection"),
             Outcome::Refused => f.write_str("refused connection"),
-            Outcome::Http {
-                status, throttling, ..
-            } => {
+            Outcome::Http { status, throttling, .. } => {
                 write!(f, "HTTP {status}")?;
                 if *throttling {
                     f.write_str(" (throttling)")?;
@@ -202,12 +173,7 @@ impl Condition {
             (Condition::Refused, Outcome::Refused) => true,
             (Condition::Status(c), Outcome::Http { status, .. }) => c == status,
             (Condition::Class(k), Outcome::Http { status, .. }) => status / 100 == u16::from(*k),
-            (
-                Condition::Throttling,
-                Outcome::Http {
-                    throttling: true, ..
-                },
-            ) => true,
+            (Condition::Throttling, Outcome::Http { throttling: true, .. }) => true,
             _ => false,
         }
     }
@@ -246,11 +212,7 @@ impl RetryOn {
     }
 
     pub fn parse(words: &[String]) -> Result<RetryOn, String> {
-        words
-            .iter()
-            .map(|w| Condition::parse(w))
-            .collect::<Result<Vec<_>, _>>()
-            .map(RetryOn)
+        words.iter().map(|w| Condition::parse(w)).collect::<Result<Vec<_>, _>>().map(RetryOn)
     }
 
     /// Is this (failed) outcome retryable under the policy?
@@ -310,10 +272,7 @@ pub enum Idempotency {
 
 impl Idempotency {
     pub fn safe_to_retry(self) -> bool {
-        matches!(
-            self,
-            Idempotency::Idempotent | Idempotency::Conditional { precondition: true }
-        )
+        matches!(self, Idempotency::Idempotent | Idempotency::Conditional { precondition: true })
     }
 }
 
@@ -344,10 +303,7 @@ mod tests {
             assert!(!t.matches(&Outcome::status(code)), "{code}");
         }
         assert!(!t.matches(&Outcome::Success));
-        assert_eq!(
-            t.to_string(),
-            "timeout, dropped, refused, 408, 429, 5xx".to_string()
-        );
+        assert_eq!(t.to_string(), "timeout, dropped, refused, 408, 429, 5xx".to_string());
     }
 
     #[test]
@@ -363,16 +319,9 @@ mod tests {
     fn conditions_and_outcomes_parse_and_refuse_nonsense() {
         assert_eq!(Condition::parse("5xx"), Ok(Condition::Class(5)));
         assert!(Condition::parse("200").is_err());
-        assert!(
-            Condition::parse("teapot")
-                .unwrap_err()
-                .contains("not a retry condition")
-        );
+        assert!(Condition::parse("teapot").unwrap_err().contains("not a retry condition"));
         assert_eq!(Outcome::parse("refused"), Ok(Outcome::Refused));
-        assert_eq!(
-            Outcome::parse("throttling"),
-            Ok(Outcome::status(429).throttling())
-        );
+        assert_eq!(Outcome::parse("throttling"), Ok(Outcome::status(429).throttling()));
         assert!(Outcome::parse("700").is_err());
     }
 
@@ -387,12 +336,7 @@ mod tests {
     fn idempotency_classes() {
         assert!(Idempotency::Idempotent.safe_to_retry());
         assert!(Idempotency::Conditional { precondition: true }.safe_to_retry());
-        assert!(
-            !Idempotency::Conditional {
-                precondition: false
-            }
-            .safe_to_retry()
-        );
+        assert!(!Idempotency::Conditional { precondition: false }.safe_to_retry());
         assert!(!Idempotency::Never.safe_to_retry());
     }
 }

@@ -219,11 +219,7 @@ fn common() -> RetryPolicyConfig {
 /// 1 + 2 + 4 + 8 = 15 s and on average 7.5 s of sleep. Transient errors only; no
 /// Retry-After (the loop never reads it).
 fn seed_loop() -> RetryPolicyConfig {
-    RetryPolicyConfig {
-        cap: some("30s"),
-        max_attempts: attempts(5),
-        ..common()
-    }
+    RetryPolicyConfig { cap: some("30s"), max_attempts: attempts(5), ..common() }
 }
 
 /// `gcs-python`: google-cloud-storage 3.x on google-api-core ≥ 2.11.
@@ -247,9 +243,7 @@ fn gcs_python() -> RetryPolicyConfig {
         cap: some("60s"),
         deadline: some("120s"),
         deadline_rule: Some(StopRule::GiveUpBeforeCrossing),
-        retry_on: words(&[
-            "timeout", "dropped", "refused", "408", "429", "500", "502", "503", "504",
-        ]),
+        retry_on: words(&["timeout", "dropped", "refused", "408", "429", "500", "502", "503", "504"]),
         ..common()
     }
 }
@@ -367,17 +361,7 @@ fn aws_standard() -> RetryPolicyConfig {
         throttle_base: some("1s"),
         cap: some("20s"),
         max_attempts: attempts(3),
-        retry_on: words(&[
-            "timeout",
-            "dropped",
-            "refused",
-            "500",
-            "502",
-            "503",
-            "504",
-            "429",
-            "throttling",
-        ]),
+        retry_on: words(&["timeout", "dropped", "refused", "500", "502", "503", "504", "429", "throttling"]),
         retry_after: Some(RetryAfterMode::Max),
         retry_after_max_extra: some("5s"),
         budget: Some(BudgetKind::AwsQuota),
@@ -404,16 +388,7 @@ fn aws_standard_2025() -> RetryPolicyConfig {
     RetryPolicyConfig {
         cap: some("20s"),
         max_attempts: attempts(3),
-        retry_on: words(&[
-            "timeout",
-            "dropped",
-            "refused",
-            "500",
-            "502",
-            "503",
-            "504",
-            "throttling",
-        ]),
+        retry_on: words(&["timeout", "dropped", "refused", "500", "502", "503", "504", "throttling"]),
         budget: Some(BudgetKind::AwsQuota),
         quota_capacity: Some(500),
         quota_retry_cost: Some(5),
@@ -436,18 +411,7 @@ fn aws_legacy() -> RetryPolicyConfig {
     RetryPolicyConfig {
         cap: none(),
         max_attempts: attempts(5),
-        retry_on: words(&[
-            "timeout",
-            "dropped",
-            "refused",
-            "500",
-            "502",
-            "503",
-            "504",
-            "509",
-            "429",
-            "throttling",
-        ]),
+        retry_on: words(&["timeout", "dropped", "refused", "500", "502", "503", "504", "509", "429", "throttling"]),
         ..common()
     }
 }

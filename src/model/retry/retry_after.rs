@@ -88,11 +88,7 @@ impl RetryAfterPolicy {
                     Some(extra) => hint.min(computed.saturating_add(extra)),
                     None => hint,
                 };
-                if hint > computed {
-                    (hint, true)
-                } else {
-                    (computed, false)
-                }
+                if hint > computed { (hint, true) } else { (computed, false) }
             }
         }
     }
@@ -117,25 +113,15 @@ mod tests {
     }
 
     fn policy(mode: RetryAfterMode, max_extra: Option<SimDuration>) -> RetryAfterPolicy {
-        RetryAfterPolicy {
-            mode,
-            max_extra,
-            resets_backoff: false,
-        }
+        RetryAfterPolicy { mode, max_extra, resets_backoff: false }
     }
 
     #[test]
     fn rfc9110_seconds_and_dates_and_a_past_date_falls_back() {
         let now = SimTime(10_000_000_000);
         assert_eq!(RetryAfter::Seconds(120).delay(now), Some(s(120)));
-        assert_eq!(
-            RetryAfter::Millis(1500).delay(now),
-            Some(SimDuration::from_millis(1500))
-        );
-        assert_eq!(
-            RetryAfter::Date(SimTime(13_000_000_000)).delay(now),
-            Some(s(3))
-        );
+        assert_eq!(RetryAfter::Millis(1500).delay(now), Some(SimDuration::from_millis(1500)));
+        assert_eq!(RetryAfter::Date(SimTime(13_000_000_000)).delay(now), Some(s(3)));
         assert_eq!(RetryAfter::Date(SimTime(9_000_000_000)).delay(now), None);
         assert_eq!(RetryAfter::Date(now).delay(now), None);
     }
@@ -143,27 +129,12 @@ mod tests {
     #[test]
     fn replace_max_and_ignore() {
         let t = s(2);
-        assert_eq!(
-            policy(RetryAfterMode::Ignore, None).combine(t, Some(s(9))),
-            (t, false)
-        );
-        assert_eq!(
-            policy(RetryAfterMode::Replace, None).combine(t, Some(s(1))),
-            (s(1), true)
-        );
-        assert_eq!(
-            policy(RetryAfterMode::Max, None).combine(t, Some(s(9))),
-            (s(9), true)
-        );
-        assert_eq!(
-            policy(RetryAfterMode::Max, None).combine(t, Some(s(1))),
-            (t, false)
-        );
+        assert_eq!(policy(RetryAfterMode::Ignore, None).combine(t, Some(s(9))), (t, false));
+        assert_eq!(policy(RetryAfterMode::Replace, None).combine(t, Some(s(1))), (s(1), true));
+        assert_eq!(policy(RetryAfterMode::Max, None).combine(t, Some(s(9))), (s(9), true));
+        assert_eq!(policy(RetryAfterMode::Max, None).combine(t, Some(s(1))), (t, false));
         // No usable hint: the backoff.
-        assert_eq!(
-            policy(RetryAfterMode::Replace, None).combine(t, None),
-            (t, false)
-        );
+        assert_eq!(policy(RetryAfterMode::Replace, None).combine(t, None), (t, false));
     }
 
     #[test]

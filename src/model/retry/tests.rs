@@ -19,11 +19,7 @@ struct Draws {
 
 impl Draws {
     fn new(rs: &[f64]) -> Self {
-        Draws {
-            queue: rs.iter().copied().collect(),
-            last: *rs.last().unwrap_or(&0.5),
-            taken: 0,
-        }
+        Draws { queue: rs.iter().copied().collect(), last: *rs.last().unwrap_or(&0.5), taken: 0 }
     }
     fn always(r: f64) -> Self {
         Draws::new(&[r])
@@ -48,9 +44,7 @@ impl rand::TryRng for Draws {
 }
 
 fn policy(preset: &str, sets: &[(&str, &str)]) -> RetryPolicy {
-    RetryPolicyConfig::with_sets(Some(preset), sets)
-        .resolve()
-        .unwrap()
+    RetryPolicyConfig::with_sets(Some(preset), sets).resolve().unwrap()
 }
 
 fn s(x: f64) -> SimDuration {
@@ -69,13 +63,7 @@ struct Call {
     end: Decision,
 }
 
-fn call_with(
-    p: &RetryPolicy,
-    budget: &mut RetryBudget,
-    o: Outcome,
-    a: f64,
-    rng: &mut Draws,
-) -> Call {
+fn call_with(p: &RetryPolicy, budget: &mut RetryBudget, o: Outcome, a: f64, rng: &mut Draws) -> Call {
     let mut state = RetryState::new(p, SimTime::ZERO);
     let mut start = SimTime::ZERO;
     let mut sleeps = Vec::new();
@@ -89,11 +77,7 @@ fn call_with(
                 start = at;
             }
             end => {
-                return Call {
-                    sleeps,
-                    starts,
-                    end,
-                };
+                return Call { sleeps, starts, end };
             }
         }
     }
@@ -123,17 +107,9 @@ fn seed_loop_5_attempts_4_sleeps_under_15s() {
     // U(0, min(30, 2^k)) at r = 1/2: 0.5, 1, 2, 4; the fifth failure raises.
     let c = call(&p, Outcome::status(503), 0.0, &mut Draws::always(HALF));
     assert_eq!(secs_of(&c.sleeps), [0.5, 1.0, 2.0, 4.0]);
-    assert_eq!(
-        c.end,
-        give_up(7.5, GiveUpReason::AttemptsExhausted { attempts: 5 })
-    );
+    assert_eq!(c.end, give_up(7.5, GiveUpReason::AttemptsExhausted { attempts: 5 }));
     // The largest draws stay below 1 + 2 + 4 + 8 = 15 s.
-    let c = call(
-        &p,
-        Outcome::status(503),
-        0.0,
-        &mut Draws::always(1.0 - 1.0 / 1024.0),
-    );
+    let c = call(&p, Outcome::status(503), 0.0, &mut Draws::always(1.0 - 1.0 / 1024.0));
     let total: f64 = secs_of(&c.sleeps).iter().sum();
     assert!(total < 15.0 && total > 14.98, "{total}");
 }
@@ -146,10 +122,7 @@ fn gcs_python_gives_up_without_sleeping_when_now_plus_sleep_passes_120s() {
     // retry_base.py: U(0, min(2^k, 60)) at r = 1/2: .5 1 2 4 8 16 30 30 → 91.5 s; the
     // next draw (30 s) would end at 121.5 s > 120 s: RetryError at 91.5 s, no sleep.
     let c = call(&p, Outcome::status(503), 0.0, &mut Draws::always(HALF));
-    assert_eq!(
-        secs_of(&c.sleeps),
-        [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0]
-    );
+    assert_eq!(secs_of(&c.sleeps), [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0]);
     assert_eq!(c.end, give_up(91.5, GiveUpReason::Deadline));
     // `>`: a sleep that lands exactly on the deadline is taken.
     let p = policy("gcs-python", &[("deadline", "121.5s")]);
@@ -172,17 +145,10 @@ fn gcs_python_permanent_errors_fail_at_once_with_the_reason() {
     let p = policy("gcs-python", &[]);
     for code in [400, 401, 403, 404, 501] {
         let c = call(&p, Outcome::status(code), 0.0, &mut Draws::always(HALF));
-        assert_eq!(
-            c.end,
-            give_up(0.0, GiveUpReason::Permanent(Outcome::status(code))),
-            "{code}"
-        );
+        assert_eq!(c.end, give_up(0.0, GiveUpReason::Permanent(Outcome::status(code))), "{code}");
     }
     let reason = GiveUpReason::Permanent(Outcome::status(403));
-    assert_eq!(
-        reason.to_string(),
-        "permanent error: HTTP 403 is not retried"
-    );
+    assert_eq!(reason.to_string(), "permanent error: HTTP 403 is not retried");
 }
 
 #[test]
@@ -190,16 +156,13 @@ fn gcs_python_conditional_mutations_retry_only_with_their_precondition() {
     let p = policy("gcs-python", &[]);
     let mut b = p.new_budget(SimTime::ZERO);
     let o = Outcome::status(503);
-    let mut with = RetryState::new(&p, SimTime::ZERO)
-        .with_idempotency(Idempotency::Conditional { precondition: true });
+    let mut with = RetryState::new(&p, SimTime::ZERO).with_idempotency(Idempotency::Conditional { precondition: true });
     assert!(matches!(
         with.on_outcome(&p, &mut b, SimTime::ZERO, &o, &mut Draws::always(HALF)),
         Decision::RetryAt { .. }
     ));
     let mut without =
-        RetryState::new(&p, SimTime::ZERO).with_idempotency(Idempotency::Conditional {
-            precondition: false,
-        });
+        RetryState::new(&p, SimTime::ZERO).with_idempotency(Idempotency::Conditional { precondition: false });
     assert_eq!(
         without.on_outcome(&p, &mut b, SimTime::ZERO, &o, &mut Draws::always(HALF)),
         give_up(0.0, GiveUpReason::NotIdempotent(o))
@@ -223,17 +186,9 @@ fn gcs_python_legacy_truncates_the_last_sleep_and_attempts_at_the_deadline() {
 
 #[test]
 fn gcs_python_legacy_caps_after_the_draw() {
-    let p = policy(
-        "gcs-python-legacy",
-        &[("deadline", "none"), ("max_attempts", "9")],
-    );
+    let p = policy("gcs-python-legacy", &[("deadline", "none"), ("max_attempts", "9")]);
     // k = 6: U(0, 128) at r = 3/4 = 96 → 60; k = 7: U(0, 256) at 1/8 = 32.
-    let c = call(
-        &p,
-        Outcome::status(503),
-        0.0,
-        &mut Draws::new(&[0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.75, 0.125]),
-    );
+    let c = call(&p, Outcome::status(503), 0.0, &mut Draws::new(&[0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.75, 0.125]));
     assert_eq!(secs_of(&c.sleeps)[6..], [60.0, 32.0]);
 }
 
@@ -246,10 +201,7 @@ fn gcs_cpp_draws_u_2k_2k1_then_u_150_300_and_overruns_15min_by_at_most_300s() {
     // to [150, 300]: 225 225 → 832.5 s; the next 225 s sleep is taken in full
     // (IsExhausted only after it) and ends the call at 1057.5 s with no attempt.
     let c = call(&p, Outcome::status(503), 0.0, &mut Draws::always(HALF));
-    assert_eq!(
-        secs_of(&c.sleeps),
-        [1.5, 3.0, 6.0, 12.0, 24.0, 48.0, 96.0, 192.0, 225.0, 225.0]
-    );
+    assert_eq!(secs_of(&c.sleeps), [1.5, 3.0, 6.0, 12.0, 24.0, 48.0, 96.0, 192.0, 225.0, 225.0]);
     // 157.5 s past 15 min, within the 300 s a pinned range allows.
     assert_eq!(c.end, give_up(1057.5, GiveUpReason::Deadline));
 }
@@ -258,12 +210,7 @@ fn gcs_cpp_draws_u_2k_2k1_then_u_150_300_and_overruns_15min_by_at_most_300s() {
 fn gcs_cpp_truncates_sleeps_to_whole_milliseconds() {
     let p = policy("gcs-cpp", &[]);
     // U(1 s, 2 s) at r = 2^-13 is 1.000122 s: duration_cast<milliseconds> → 1.000 s.
-    let c = call(
-        &p,
-        Outcome::status(503),
-        0.0,
-        &mut Draws::new(&[1.0 / 8192.0, 0.0]),
-    );
+    let c = call(&p, Outcome::status(503), 0.0, &mut Draws::new(&[1.0 / 8192.0, 0.0]));
     assert_eq!(c.sleeps[0], s(1.0));
 }
 
@@ -297,10 +244,7 @@ fn gcloud_makes_24_attempts_with_additive_jitter_capped_at_32s() {
     assert_eq!(c.sleeps.len(), 23);
     assert_eq!(secs_of(&c.sleeps)[..6], [1.5, 2.5, 4.5, 8.5, 16.5, 32.0]);
     assert!(c.sleeps[5..].iter().all(|&x| x == s(32.0)));
-    assert_eq!(
-        c.end,
-        give_up(609.5, GiveUpReason::AttemptsExhausted { attempts: 24 })
-    );
+    assert_eq!(c.end, give_up(609.5, GiveUpReason::AttemptsExhausted { attempts: 24 }));
 }
 
 // ---- aws ------------------------------------------------------------------------------
@@ -309,18 +253,9 @@ fn gcloud_makes_24_attempts_with_additive_jitter_capped_at_32s() {
 fn aws_standard_2_1_uses_50ms_base_1s_for_throttling_and_costs_14() {
     let p = policy("aws-standard", &[]);
     let mut b = p.new_budget(SimTime::ZERO);
-    let c = call_with(
-        &p,
-        &mut b,
-        Outcome::status(503),
-        0.0,
-        &mut Draws::always(HALF),
-    );
+    let c = call_with(&p, &mut b, Outcome::status(503), 0.0, &mut Draws::always(HALF));
     assert_eq!(secs_of(&c.sleeps), [0.025, 0.05]);
-    assert_eq!(
-        c.end,
-        give_up(0.075, GiveUpReason::AttemptsExhausted { attempts: 3 })
-    );
+    assert_eq!(c.end, give_up(0.075, GiveUpReason::AttemptsExhausted { attempts: 3 }));
     assert_eq!(b.level(&p.budget), 500.0 - 28.0);
     let thr = Outcome::status(400).throttling();
     let c = call_with(&p, &mut b, thr, 0.0, &mut Draws::always(HALF));
@@ -343,38 +278,21 @@ fn aws_success_after_retries_refunds_the_last_cost_only() {
     let mut b = p.new_budget(SimTime::ZERO);
     let mut st = RetryState::new(&p, SimTime::ZERO);
     let mut rng = Draws::always(HALF);
-    st.on_outcome(
-        &p,
-        &mut b,
-        t(0.0),
-        &Outcome::Timeout { applied: false },
-        &mut rng,
-    );
+    st.on_outcome(&p, &mut b, t(0.0), &Outcome::Timeout { applied: false }, &mut rng);
     st.on_outcome(&p, &mut b, t(1.0), &Outcome::status(500), &mut rng);
     assert_eq!(b.level(&p.budget), 485.0);
-    assert_eq!(
-        st.on_outcome(&p, &mut b, t(3.0), &Outcome::Success, &mut rng),
-        Decision::Done
-    );
+    assert_eq!(st.on_outcome(&p, &mut b, t(3.0), &Outcome::Success, &mut rng), Decision::Done);
     assert_eq!(b.level(&p.budget), 490.0);
 }
 
 #[test]
 fn aws_standard_2025_draws_u_0_1_times_2k_for_every_error() {
     let p = policy("aws-standard-2025", &[]);
-    let c = call(
-        &p,
-        Outcome::status(400).throttling(),
-        0.0,
-        &mut Draws::always(HALF),
-    );
+    let c = call(&p, Outcome::status(400).throttling(), 0.0, &mut Draws::always(HALF));
     assert_eq!(secs_of(&c.sleeps), [0.5, 1.0]);
     // No bare 429 in 2.0.
     let c = call(&p, Outcome::status(429), 0.0, &mut Draws::always(HALF));
-    assert_eq!(
-        c.end,
-        give_up(0.0, GiveUpReason::Permanent(Outcome::status(429)))
-    );
+    assert_eq!(c.end, give_up(0.0, GiveUpReason::Permanent(Outcome::status(429))));
 }
 
 #[test]
@@ -383,10 +301,7 @@ fn aws_legacy_is_uncapped_with_5_attempts() {
     let c = call(&p, Outcome::status(509), 0.0, &mut Draws::always(0.75));
     assert_eq!(secs_of(&c.sleeps), [0.75, 1.5, 3.0, 6.0]);
     assert_eq!(p.sleep_bound(), None);
-    assert_eq!(
-        c.end,
-        give_up(11.25, GiveUpReason::AttemptsExhausted { attempts: 5 })
-    );
+    assert_eq!(c.end, give_up(11.25, GiveUpReason::AttemptsExhausted { attempts: 5 }));
 }
 
 #[test]
@@ -415,19 +330,11 @@ fn tenacity_takes_the_sleep_crossing_120s_in_full_and_attempts_once_more() {
     assert_eq!(c.end, give_up(121.5, GiveUpReason::Deadline));
     assert_eq!(c.starts.len(), 10);
     // stop_before_delay gives up at 91.5 s instead.
-    let p = policy(
-        "tenacity-random-exp",
-        &[("deadline_rule", "give-up-before-reaching")],
-    );
+    let p = policy("tenacity-random-exp", &[("deadline_rule", "give-up-before-reaching")]);
     let c = call(&p, Outcome::status(503), 0.0, &mut Draws::always(HALF));
     assert_eq!(c.end, give_up(91.5, GiveUpReason::Deadline));
     // Any exception is retried, a 403 included.
-    let c = call(
-        &policy("tenacity-random-exp", &[]),
-        Outcome::status(403),
-        0.0,
-        &mut Draws::always(HALF),
-    );
+    let c = call(&policy("tenacity-random-exp", &[]), Outcome::status(403), 0.0, &mut Draws::always(HALF));
     assert_eq!(c.end, give_up(121.5, GiveUpReason::Deadline));
 }
 
@@ -456,18 +363,10 @@ fn backon_default_sleeps_1_2_4s_then_stops() {
     let mut rng = Draws::always(HALF);
     let c = call(&p, Outcome::status(500), 0.0, &mut rng);
     assert_eq!(secs_of(&c.sleeps), [1.0, 2.0, 4.0]);
-    assert_eq!(
-        c.end,
-        give_up(7.0, GiveUpReason::AttemptsExhausted { attempts: 4 })
-    );
+    assert_eq!(c.end, give_up(7.0, GiveUpReason::AttemptsExhausted { attempts: 4 }));
     assert_eq!(rng.taken, 0, "no jitter, no draw");
     // with_jitter: U(d, 2d) after the clamp.
-    let c = call(
-        &policy("backon", &[("jitter", "half")]),
-        Outcome::status(500),
-        0.0,
-        &mut Draws::always(HALF),
-    );
+    let c = call(&policy("backon", &[("jitter", "half")]), Outcome::status(500), 0.0, &mut Draws::always(HALF));
     assert_eq!(secs_of(&c.sleeps), [1.5, 3.0, 6.0]);
 }
 
@@ -487,10 +386,7 @@ fn grpc_retry_a6_full_jitter_4_attempts_and_pushback_resets_the_backoff() {
     let p = policy("grpc-retry", &[]);
     let c = call(&p, Outcome::status(503), 0.0, &mut Draws::always(HALF));
     assert_eq!(secs_of(&c.sleeps), [0.05, 0.1, 0.2]);
-    assert_eq!(
-        c.end,
-        give_up(0.35, GiveUpReason::AttemptsExhausted { attempts: 4 })
-    );
+    assert_eq!(c.end, give_up(0.35, GiveUpReason::AttemptsExhausted { attempts: 4 }));
     // Pushback replaces the delay (no draw) and the next backoff starts from 100 ms.
     let mut b = p.new_budget(SimTime::ZERO);
     let mut st = RetryState::new(&p, SimTime::ZERO);
@@ -513,21 +409,9 @@ fn grpc_throttling_stops_retries_once_tokens_fall_to_half() {
     let p = policy("grpc-retry", &[("max_attempts", "20")]);
     let mut b = p.new_budget(SimTime::ZERO);
     // 10 tokens: failures take them to 9, 8, 7, 6 (retry), 5 (not > 5: throttled).
-    let c = call_with(
-        &p,
-        &mut b,
-        Outcome::status(503),
-        0.0,
-        &mut Draws::always(HALF),
-    );
+    let c = call_with(&p, &mut b, Outcome::status(503), 0.0, &mut Draws::always(HALF));
     assert_eq!(c.starts.len(), 5);
-    assert!(matches!(
-        c.end,
-        Decision::GiveUp {
-            reason: GiveUpReason::Throttled,
-            ..
-        }
-    ));
+    assert!(matches!(c.end, Decision::GiveUp { reason: GiveUpReason::Throttled, .. }));
 }
 
 #[test]
@@ -546,31 +430,14 @@ fn envoy_one_retry_in_whole_milliseconds() {
     // random() % 25 ms: 12.5 → 12 ms.
     let c = call(&p, Outcome::status(503), 0.0, &mut Draws::always(HALF));
     assert_eq!(secs_of(&c.sleeps), [0.012]);
-    assert_eq!(
-        c.end,
-        give_up(0.012, GiveUpReason::AttemptsExhausted { attempts: 2 })
-    );
+    assert_eq!(c.end, give_up(0.012, GiveUpReason::AttemptsExhausted { attempts: 2 }));
     // 429 is not in 5xx.
     let c = call(&p, Outcome::status(429), 0.0, &mut Draws::always(HALF));
-    assert!(matches!(
-        c.end,
-        Decision::GiveUp {
-            reason: GiveUpReason::Permanent(_),
-            ..
-        }
-    ));
+    assert!(matches!(c.end, Decision::GiveUp { reason: GiveUpReason::Permanent(_), .. }));
     // Nominal 25, 50, 100, 200, 250 ms at r → 1.
     let p = policy("envoy", &[("max_retries", "6")]);
-    let c = call(
-        &p,
-        Outcome::status(503),
-        0.0,
-        &mut Draws::always(1.0 - 1.0 / 65536.0),
-    );
-    assert_eq!(
-        secs_of(&c.sleeps),
-        [0.024, 0.049, 0.099, 0.199, 0.249, 0.249]
-    );
+    let c = call(&p, Outcome::status(503), 0.0, &mut Draws::always(1.0 - 1.0 / 65536.0));
+    assert_eq!(secs_of(&c.sleeps), [0.024, 0.049, 0.099, 0.199, 0.249, 0.249]);
 }
 
 #[test]
@@ -580,15 +447,8 @@ fn envoy_circuit_breaker_allows_3_outstanding_retries() {
     let o = Outcome::status(503);
     let mut calls: Vec<RetryState> = (0..4).map(|_| RetryState::new(&p, SimTime::ZERO)).collect();
     let mut rng = Draws::always(HALF);
-    let decisions: Vec<Decision> = calls
-        .iter_mut()
-        .map(|c| c.on_outcome(&p, &mut b, t(0.0), &o, &mut rng))
-        .collect();
-    assert!(
-        decisions[..3]
-            .iter()
-            .all(|d| matches!(d, Decision::RetryAt { .. }))
-    );
+    let decisions: Vec<Decision> = calls.iter_mut().map(|c| c.on_outcome(&p, &mut b, t(0.0), &o, &mut rng)).collect();
+    assert!(decisions[..3].iter().all(|d| matches!(d, Decision::RetryAt { .. })));
     assert_eq!(decisions[3], give_up(0.0, GiveUpReason::BudgetEmpty));
 }
 
@@ -598,38 +458,23 @@ fn finagle_requeues_never_written_requests_20_times_without_sleeping() {
     let c = call(&p, Outcome::Refused, 0.0, &mut Draws::always(HALF));
     assert_eq!(c.starts.len(), 21);
     assert!(c.sleeps.iter().all(|&x| x == SimDuration::ZERO));
-    assert_eq!(
-        c.end,
-        give_up(0.0, GiveUpReason::RequestLimit { retries: 20 })
-    );
+    assert_eq!(c.end, give_up(0.0, GiveUpReason::RequestLimit { retries: 20 }));
     // A request that was written is not requeued.
     let c = call(&p, Outcome::status(503), 0.0, &mut Draws::always(HALF));
-    assert!(matches!(
-        c.end,
-        Decision::GiveUp {
-            reason: GiveUpReason::Permanent(_),
-            ..
-        }
-    ));
+    assert!(matches!(c.end, Decision::GiveUp { reason: GiveUpReason::Permanent(_), .. }));
 }
 
 // ---- shared behaviour -----------------------------------------------------------------
 
 #[test]
 fn a_call_state_is_small() {
-    assert!(
-        std::mem::size_of::<RetryState>() <= 96,
-        "{}",
-        std::mem::size_of::<RetryState>()
-    );
+    assert!(std::mem::size_of::<RetryState>() <= 96, "{}", std::mem::size_of::<RetryState>());
 }
 
 #[test]
 fn every_preset_resolves_and_is_documented() {
     for pr in presets::PRESETS {
-        let p = RetryPolicyConfig::preset(pr.name)
-            .resolve()
-            .unwrap_or_else(|e| panic!("{}: {e:?}", pr.name));
+        let p = RetryPolicyConfig::preset(pr.name).resolve().unwrap_or_else(|e| panic!("{}: {e:?}", pr.name));
         assert_eq!(p.preset.as_deref(), Some(pr.name));
         assert!(!pr.what.is_empty() && !pr.source.is_empty());
     }
@@ -643,10 +488,7 @@ fn retry_after_seconds_dates_and_past_dates() {
     let o = Outcome::status(429).with_retry_after(RetryAfter::Seconds(10));
     let c = call(&p, o, 0.0, &mut rng);
     assert!(c.sleeps.iter().all(|&x| x == s(10.0)));
-    assert_eq!(
-        rng.taken, 0,
-        "a hint that replaces the backoff takes no draw"
-    );
+    assert_eq!(rng.taken, 0, "a hint that replaces the backoff takes no draw");
     // An HTTP date 3 s ahead of the failure.
     let mut b = p.new_budget(SimTime::ZERO);
     let mut st = RetryState::new(&p, SimTime::ZERO);
@@ -674,10 +516,7 @@ fn one_draw_per_backoff_sleep_even_when_the_deadline_refuses_it() {
 #[test]
 fn a_success_resets_a_kept_backoff_unless_the_policy_never_resets() {
     for (reset, expect) in [("true", 0.5), ("false", 4.0)] {
-        let p = policy(
-            "seed-loop",
-            &[("reset_after_success", reset), ("max_attempts", "none")],
-        );
+        let p = policy("seed-loop", &[("reset_after_success", reset), ("max_attempts", "none")]);
         let mut b = p.new_budget(SimTime::ZERO);
         let mut rng = Draws::always(HALF);
         let mut st = RetryState::new(&p, SimTime::ZERO);
@@ -685,10 +524,7 @@ fn a_success_resets_a_kept_backoff_unless_the_policy_never_resets() {
         for i in 0..3 {
             st.on_outcome(&p, &mut b, t(f64::from(i)), &o, &mut rng);
         }
-        assert_eq!(
-            st.on_outcome(&p, &mut b, t(9.0), &Outcome::Success, &mut rng),
-            Decision::Done
-        );
+        assert_eq!(st.on_outcome(&p, &mut b, t(9.0), &Outcome::Success, &mut rng), Decision::Done);
         st.next_call(&p, t(10.0));
         match st.on_outcome(&p, &mut b, t(10.0), &o, &mut rng) {
             Decision::RetryAt { sleep, .. } => assert_eq!(sleep, s(expect), "reset = {reset}"),
@@ -702,10 +538,7 @@ fn a_success_resets_a_kept_backoff_unless_the_policy_never_resets() {
     let mut st = RetryState::new(&p, SimTime::ZERO);
     let o = Outcome::status(503);
     st.on_outcome(&p, &mut b, t(0.0), &o, &mut rng);
-    assert!(matches!(
-        st.on_outcome(&p, &mut b, t(1.0), &o, &mut rng),
-        Decision::GiveUp { .. }
-    ));
+    assert!(matches!(st.on_outcome(&p, &mut b, t(1.0), &o, &mut rng), Decision::GiveUp { .. }));
     st.next_call(&p, t(2.0));
     assert_eq!(st.backoff_index(), 1);
 }
@@ -713,16 +546,7 @@ fn a_success_resets_a_kept_backoff_unless_the_policy_never_resets() {
 // ---- proptest invariants --------------------------------------------------------------
 
 fn jitter_mode() -> impl Strategy<Value = &'static str> {
-    prop::sample::select(vec![
-        "none",
-        "full",
-        "equal",
-        "decorrelated",
-        "proportional",
-        "additive",
-        "half",
-        "span",
-    ])
+    prop::sample::select(vec!["none", "full", "equal", "decorrelated", "proportional", "additive", "half", "span"])
 }
 
 prop_compose! {

@@ -25,12 +25,7 @@ impl RtoParams {
     /// oldest unacknowledged segment has already been retransmitted (`icsk_retransmits`,
     /// reset by forward progress); `since_first_send` is the time since that segment was
     /// first sent (`now - retrans_stamp`).
-    pub fn gives_up(
-        &self,
-        phase: Phase,
-        retransmissions: u32,
-        since_first_send: SimDuration,
-    ) -> bool {
+    pub fn gives_up(&self, phase: Phase, retransmissions: u32, since_first_send: SimDuration) -> bool {
         match (self.profile, phase) {
             (RtoProfile::Rfc6298, Phase::SynSent) => retransmissions >= self.syn_retries,
             (RtoProfile::Rfc6298, Phase::Established) => retransmissions >= self.retries2,

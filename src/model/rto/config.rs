@@ -68,9 +68,7 @@ impl FromStr for RtoProfile {
         match s {
             "rfc6298" => Ok(RtoProfile::Rfc6298),
             "linux" => Ok(RtoProfile::Linux),
-            other => Err(format!(
-                "`{other}` is not an RTO profile: expected rfc6298 or linux"
-            )),
+            other => Err(format!("`{other}` is not an RTO profile: expected rfc6298 or linux")),
         }
     }
 }
@@ -225,8 +223,7 @@ fn parse_bool(v: &str) -> Result<bool, String> {
 }
 
 fn parse_u32(v: &str) -> Result<u32, String> {
-    v.parse::<u32>()
-        .map_err(|_| format!("`{v}` is not a whole number from 0 to {}", u32::MAX))
+    v.parse::<u32>().map_err(|_| format!("`{v}` is not a whole number from 0 to {}", u32::MAX))
 }
 
 fn parse_f64(v: &str) -> Result<f64, String> {
@@ -262,10 +259,7 @@ impl RtoConfig {
             "syn_retries" => parse_u32(v).map(|x| self.syn_retries = Some(x)),
             "retries2" => parse_u32(v).map(|x| self.retries2 = Some(x)),
             other => {
-                return Err(format!(
-                    "`{other}` is not an RTO setting (known: {})",
-                    RTO_KEYS.join(", ")
-                ));
+                return Err(format!("`{other}` is not an RTO setting (known: {})", RTO_KEYS.join(", ")));
             }
         };
         result.map_err(|e| format!("{}: {e}", key.trim()))
@@ -279,11 +273,7 @@ impl RtoConfig {
             RtoProfile::Rfc6298 => self.resolve_rfc6298(&mut errs),
             RtoProfile::Linux => self.resolve_linux(&mut errs),
         };
-        if errs.0.is_empty() {
-            Ok(params)
-        } else {
-            Err(errs.0)
-        }
+        if errs.0.is_empty() { Ok(params) } else { Err(errs.0) }
     }
 
     fn resolve_rfc6298(&self, errs: &mut Errors) -> RtoParams {
@@ -313,10 +303,7 @@ impl RtoConfig {
         };
         for (key, gain) in [("alpha", p.alpha), ("beta", p.beta)] {
             if !(gain > 0.0 && gain <= 1.0) {
-                errs.push(
-                    key,
-                    format!("must be greater than 0 and at most 1 (is {gain})"),
-                );
+                errs.push(key, format!("must be greater than 0 and at most 1 (is {gain})"));
             }
         }
         let allow = "; set nonconformant = true to allow it";
@@ -325,28 +312,16 @@ impl RtoConfig {
                 errs.push("k", format!("RFC 6298 (2.2) fixes K = 4{allow}"));
             }
             if p.max_rto < secs(60) {
-                errs.push(
-                    "max_rto",
-                    format!("is below 60s, which RFC 6298 (2.5) forbids{allow}"),
-                );
+                errs.push("max_rto", format!("is below 60s, which RFC 6298 (2.5) forbids{allow}"));
             }
             if p.min_rto < secs(1) {
-                errs.push(
-                    "min_rto",
-                    format!("is below 1s, the floor of RFC 6298 (2.4){allow}"),
-                );
+                errs.push("min_rto", format!("is below 1s, the floor of RFC 6298 (2.4){allow}"));
             }
             if !p.karn {
-                errs.push(
-                    "karn",
-                    format!("RFC 6298 (3) requires Karn's algorithm{allow}"),
-                );
+                errs.push("karn", format!("RFC 6298 (3) requires Karn's algorithm{allow}"));
             }
             if p.fallback_rto < secs(3) {
-                errs.push(
-                    "fallback_rto",
-                    format!("is below the 3s of RFC 6298 (5.7){allow}"),
-                );
+                errs.push("fallback_rto", format!("is below the 3s of RFC 6298 (5.7){allow}"));
             }
         }
         if p.min_rto == SimDuration::ZERO && p.granularity == SimDuration::ZERO {
@@ -356,10 +331,7 @@ impl RtoConfig {
             );
         }
         if p.clear_after_backoffs == Some(0) {
-            errs.push(
-                "clear_after_backoffs",
-                "must be at least 1 (leave it out to never clear)",
-            );
+            errs.push("clear_after_backoffs", "must be at least 1 (leave it out to never clear)");
         }
         self.check_common(&p, errs);
         p
@@ -370,11 +342,7 @@ impl RtoConfig {
         errs.fixed_by_linux("alpha", self.alpha.is_some(), shift);
         errs.fixed_by_linux("beta", self.beta.is_some(), shift);
         errs.fixed_by_linux("k", self.k.is_some(), shift);
-        errs.fixed_by_linux(
-            "granularity",
-            self.granularity.is_some(),
-            "it is one jiffy; set hz",
-        );
+        errs.fixed_by_linux("granularity", self.granularity.is_some(), "it is one jiffy; set hz");
         errs.fixed_by_linux(
             "clear_after_backoffs",
             self.clear_after_backoffs.is_some(),
@@ -410,24 +378,15 @@ impl RtoConfig {
             _resolved: (),
         };
         if p.syn_linear_timeouts > MAX_TCP_SYNCNT {
-            errs.push(
-                "syn_linear_timeouts",
-                format!("must be at most {MAX_TCP_SYNCNT} (MAX_TCP_SYNCNT)"),
-            );
+            errs.push("syn_linear_timeouts", format!("must be at most {MAX_TCP_SYNCNT} (MAX_TCP_SYNCNT)"));
         }
         let allow = "; set nonconformant = true to allow it";
         if !nonconformant {
             if p.max_rto < secs(60) {
-                errs.push(
-                    "max_rto",
-                    format!("is below 60s, which RFC 6298 (2.5) forbids{allow}"),
-                );
+                errs.push("max_rto", format!("is below 60s, which RFC 6298 (2.5) forbids{allow}"));
             }
             if !p.karn {
-                errs.push(
-                    "karn",
-                    format!("RFC 6298 (3) requires Karn's algorithm{allow}"),
-                );
+                errs.push("karn", format!("RFC 6298 (3) requires Karn's algorithm{allow}"));
             }
         }
         self.check_common(&p, errs);
@@ -437,32 +396,20 @@ impl RtoConfig {
     /// Rules both profiles share.
     fn check_common(&self, p: &RtoParams, errs: &mut Errors) {
         if p.max_rto < p.min_rto {
-            errs.push(
-                "max_rto",
-                format!("must be at least min_rto ({})", p.min_rto),
-            );
+            errs.push("max_rto", format!("must be at least min_rto ({})", p.min_rto));
         }
         if p.initial_rto == SimDuration::ZERO {
             errs.push("initial_rto", "must be greater than 0");
         } else if p.initial_rto > p.max_rto {
-            errs.push(
-                "initial_rto",
-                format!("must be at most max_rto ({})", p.max_rto),
-            );
+            errs.push("initial_rto", format!("must be at most max_rto ({})", p.max_rto));
         } else if p.profile == RtoProfile::Rfc6298 && p.initial_rto < p.min_rto {
-            errs.push(
-                "initial_rto",
-                format!("must be at least min_rto ({})", p.min_rto),
-            );
+            errs.push("initial_rto", format!("must be at least min_rto ({})", p.min_rto));
         }
         if p.fallback_rto == SimDuration::ZERO {
             errs.push("fallback_rto", "must be greater than 0");
         }
         if p.syn_retries == 0 || p.syn_retries > MAX_TCP_SYNCNT {
-            errs.push(
-                "syn_retries",
-                format!("must be from 1 to {MAX_TCP_SYNCNT} (MAX_TCP_SYNCNT)"),
-            );
+            errs.push("syn_retries", format!("must be from 1 to {MAX_TCP_SYNCNT} (MAX_TCP_SYNCNT)"));
         }
     }
 }
@@ -471,10 +418,7 @@ impl RtoConfig {
 impl RtoConfig {
     /// A profile with `--set`-style overrides; panics on a bad key, as tests want.
     pub(crate) fn with_sets(profile: RtoProfile, sets: &[(&str, &str)]) -> RtoConfig {
-        let mut c = RtoConfig {
-            profile,
-            ..RtoConfig::default()
-        };
+        let mut c = RtoConfig { profile, ..RtoConfig::default() };
         for (k, v) in sets {
             c.set(k, v).unwrap();
         }
@@ -507,10 +451,7 @@ mod tests {
         assert_eq!(p.hz, None);
         assert_eq!(p.clear_after_backoffs, None);
         assert!(p.karn && !p.timestamps && !p.sample_every_ack && !p.nonconformant);
-        assert_eq!(
-            (p.syn_linear_timeouts, p.syn_retries, p.retries2),
-            (0, 6, 15)
-        );
+        assert_eq!((p.syn_linear_timeouts, p.syn_retries, p.retries2), (0, 6, 15));
     }
 
     #[test]
@@ -523,18 +464,13 @@ mod tests {
         assert_eq!(p.hz, Some(250));
         assert_eq!(p.granularity, SimDuration::from_millis(4)); // one jiffy at HZ 250
         assert!(p.karn && p.timestamps && p.sample_every_ack);
-        assert_eq!(
-            (p.syn_linear_timeouts, p.syn_retries, p.retries2),
-            (4, 6, 15)
-        );
+        assert_eq!((p.syn_linear_timeouts, p.syn_retries, p.retries2), (4, 6, 15));
     }
 
     #[test]
     fn linux_durations_round_up_to_whole_jiffies() {
         // 201 ms at HZ 250 is 50.25 jiffies -> 51 jiffies = 204 ms (usecs_to_jiffies rounds up).
-        let p = cfg(RtoProfile::Linux, &[("min_rto", "201ms")])
-            .resolve()
-            .unwrap();
+        let p = cfg(RtoProfile::Linux, &[("min_rto", "201ms")]).resolve().unwrap();
         assert_eq!(p.min_rto, SimDuration::from_millis(204));
         // HZ 300: one jiffy is 3333333.3 ns, shown rounded up to 3333334 ns.
         let p = cfg(RtoProfile::Linux, &[("hz", "300")]).resolve().unwrap();
@@ -544,141 +480,72 @@ mod tests {
 
     #[test]
     fn max_below_min_names_max_rto() {
-        let errs = cfg(
-            RtoProfile::Rfc6298,
-            &[("max_rto", "500ms"), ("nonconformant", "true")],
-        )
-        .resolve()
-        .unwrap_err();
-        assert!(
-            errs.contains(&("max_rto".into(), "must be at least min_rto (1s)".into())),
-            "{errs:?}"
-        );
+        let errs = cfg(RtoProfile::Rfc6298, &[("max_rto", "500ms"), ("nonconformant", "true")]).resolve().unwrap_err();
+        assert!(errs.contains(&("max_rto".into(), "must be at least min_rto (1s)".into())), "{errs:?}");
     }
 
     #[test]
     fn rfc6298_2_5_max_below_60s_needs_nonconformant() {
-        let errs = cfg(RtoProfile::Rfc6298, &[("max_rto", "30s")])
-            .resolve()
-            .unwrap_err();
+        let errs = cfg(RtoProfile::Rfc6298, &[("max_rto", "30s")]).resolve().unwrap_err();
         assert_eq!(keys(&errs), ["max_rto"]);
         assert!(errs[0].1.contains("nonconformant = true"));
-        let p = cfg(
-            RtoProfile::Rfc6298,
-            &[("max_rto", "30s"), ("nonconformant", "true")],
-        );
+        let p = cfg(RtoProfile::Rfc6298, &[("max_rto", "30s"), ("nonconformant", "true")]);
         assert_eq!(p.resolve().unwrap().max_rto, secs(30));
     }
 
     #[test]
     fn rfc6298_2_4_min_below_1s_needs_nonconformant() {
-        let errs = cfg(
-            RtoProfile::Rfc6298,
-            &[("min_rto", "200ms"), ("initial_rto", "200ms")],
-        )
-        .resolve()
-        .unwrap_err();
+        let errs = cfg(RtoProfile::Rfc6298, &[("min_rto", "200ms"), ("initial_rto", "200ms")]).resolve().unwrap_err();
         assert_eq!(keys(&errs), ["min_rto"]);
-        let ok = cfg(
-            RtoProfile::Rfc6298,
-            &[("min_rto", "0s"), ("nonconformant", "true")],
-        );
+        let ok = cfg(RtoProfile::Rfc6298, &[("min_rto", "0s"), ("nonconformant", "true")]);
         assert_eq!(ok.resolve().unwrap().min_rto, SimDuration::ZERO);
     }
 
     #[test]
     fn rfc6298_musts_need_nonconformant() {
-        let errs = cfg(
-            RtoProfile::Rfc6298,
-            &[("k", "2"), ("karn", "false"), ("fallback_rto", "1s")],
-        )
-        .resolve()
-        .unwrap_err();
+        let errs =
+            cfg(RtoProfile::Rfc6298, &[("k", "2"), ("karn", "false"), ("fallback_rto", "1s")]).resolve().unwrap_err();
         assert_eq!(keys(&errs), ["k", "karn", "fallback_rto"]);
         // SHOULDs are free: alpha, beta, initial.
-        let p = cfg(
-            RtoProfile::Rfc6298,
-            &[("alpha", "0.1"), ("beta", "0.5"), ("initial_rto", "3s")],
-        );
+        let p = cfg(RtoProfile::Rfc6298, &[("alpha", "0.1"), ("beta", "0.5"), ("initial_rto", "3s")]);
         assert!(p.resolve().is_ok());
     }
 
     #[test]
     fn every_problem_is_reported_at_once() {
-        let errs = cfg(
-            RtoProfile::Rfc6298,
-            &[
-                ("alpha", "0"),
-                ("beta", "1.5"),
-                ("hz", "100"),
-                ("clear_after_backoffs", "0"),
-            ],
-        )
-        .resolve()
-        .unwrap_err();
+        let errs =
+            cfg(RtoProfile::Rfc6298, &[("alpha", "0"), ("beta", "1.5"), ("hz", "100"), ("clear_after_backoffs", "0")])
+                .resolve()
+                .unwrap_err();
         assert_eq!(keys(&errs), ["hz", "alpha", "beta", "clear_after_backoffs"]);
     }
 
     #[test]
     fn zero_floor_and_zero_granularity_is_refused() {
-        let errs = cfg(
-            RtoProfile::Rfc6298,
-            &[
-                ("min_rto", "0s"),
-                ("granularity", "0s"),
-                ("nonconformant", "true"),
-            ],
-        )
-        .resolve()
-        .unwrap_err();
+        let errs = cfg(RtoProfile::Rfc6298, &[("min_rto", "0s"), ("granularity", "0s"), ("nonconformant", "true")])
+            .resolve()
+            .unwrap_err();
         assert_eq!(keys(&errs), ["min_rto"]);
     }
 
     #[test]
     fn initial_rto_must_fit_between_min_and_max() {
-        let errs = cfg(RtoProfile::Rfc6298, &[("initial_rto", "90s")])
-            .resolve()
-            .unwrap_err();
-        assert_eq!(
-            errs,
-            [(
-                "initial_rto".into(),
-                "must be at most max_rto (1min)".into()
-            )]
-        );
-        let errs = cfg(RtoProfile::Rfc6298, &[("initial_rto", "0s")])
-            .resolve()
-            .unwrap_err();
+        let errs = cfg(RtoProfile::Rfc6298, &[("initial_rto", "90s")]).resolve().unwrap_err();
+        assert_eq!(errs, [("initial_rto".into(), "must be at most max_rto (1min)".into())]);
+        let errs = cfg(RtoProfile::Rfc6298, &[("initial_rto", "0s")]).resolve().unwrap_err();
         assert_eq!(keys(&errs), ["initial_rto"]);
     }
 
     #[test]
     fn linux_refuses_rfc_only_keys_and_checks_its_own() {
-        let errs = cfg(
-            RtoProfile::Linux,
-            &[
-                ("alpha", "0.2"),
-                ("k", "3"),
-                ("granularity", "1ms"),
-                ("hz", "0"),
-            ],
-        )
-        .resolve()
-        .unwrap_err();
+        let errs = cfg(RtoProfile::Linux, &[("alpha", "0.2"), ("k", "3"), ("granularity", "1ms"), ("hz", "0")])
+            .resolve()
+            .unwrap_err();
         assert_eq!(keys(&errs), ["alpha", "k", "granularity", "hz"]);
-        let errs = cfg(
-            RtoProfile::Linux,
-            &[("max_rto", "10s"), ("syn_linear_timeouts", "200")],
-        )
-        .resolve()
-        .unwrap_err();
+        let errs = cfg(RtoProfile::Linux, &[("max_rto", "10s"), ("syn_linear_timeouts", "200")]).resolve().unwrap_err();
         assert_eq!(keys(&errs), ["syn_linear_timeouts", "max_rto"]);
         // linux's 200 ms floor is not an RFC violation to flag: it is the profile.
-        assert!(
-            cfg(RtoProfile::Linux, &[("min_rto", "5ms")])
-                .resolve()
-                .is_ok()
-        );
+        assert!(cfg(RtoProfile::Linux, &[("min_rto", "5ms")]).resolve().is_ok());
     }
 
     #[test]
@@ -711,23 +578,11 @@ mod tests {
             c.set("min_rto", "5").unwrap_err(),
             "min_rto: `5` has no unit: write e.g. \"5s\" or \"5ms\" (units: ns, us, ms, s, min, h)"
         );
-        assert!(
-            c.set("karn", "yes")
-                .unwrap_err()
-                .starts_with("karn: `yes` is not a boolean")
-        );
+        assert!(c.set("karn", "yes").unwrap_err().starts_with("karn: `yes` is not a boolean"));
         assert!(c.set("hz", "-1").unwrap_err().starts_with("hz: "));
         assert!(c.set("alpha", "NaN").unwrap_err().starts_with("alpha: "));
-        assert!(
-            c.set("profile", "bsd")
-                .unwrap_err()
-                .contains("rfc6298 or linux")
-        );
-        assert!(
-            c.set("rto_min", "1s")
-                .unwrap_err()
-                .contains("known: profile, initial_rto")
-        );
+        assert!(c.set("profile", "bsd").unwrap_err().contains("rfc6298 or linux"));
+        assert!(c.set("rto_min", "1s").unwrap_err().contains("known: profile, initial_rto"));
     }
 
     #[test]
@@ -735,9 +590,7 @@ mod tests {
         let rfc = RtoConfig::default().resolve().unwrap();
         assert!(rfc.may_sample(false));
         assert!(!rfc.may_sample(true)); // RFC 6298 (3): never from a retransmitted segment
-        let ts = cfg(RtoProfile::Rfc6298, &[("timestamps", "true")])
-            .resolve()
-            .unwrap();
+        let ts = cfg(RtoProfile::Rfc6298, &[("timestamps", "true")]).resolve().unwrap();
         assert!(ts.may_sample(true)); // ... unless timestamps remove the ambiguity
         let linux = cfg(RtoProfile::Linux, &[]).resolve().unwrap();
         assert!(linux.may_sample(true)); // timestamps on by default
@@ -746,20 +599,15 @@ mod tests {
     #[test]
     fn toml_deserializes_with_human_durations_and_rejects_unknown_keys() {
         let c: RtoConfig =
-            toml::from_str("profile = \"linux\"\nmin_rto = \"250ms\"\nhz = 1000\nkarn = true\n")
-                .unwrap();
+            toml::from_str("profile = \"linux\"\nmin_rto = \"250ms\"\nhz = 1000\nkarn = true\n").unwrap();
         assert_eq!(c.profile, RtoProfile::Linux);
         assert_eq!(c.min_rto, Some(SimDuration::from_millis(250)));
         assert_eq!(c.hz, Some(1000));
         let c: RtoConfig = toml::from_str("").unwrap();
         assert_eq!(c, RtoConfig::default());
-        let err = toml::from_str::<RtoConfig>("rto_min = \"1s\"")
-            .unwrap_err()
-            .to_string();
+        let err = toml::from_str::<RtoConfig>("rto_min = \"1s\"").unwrap_err().to_string();
         assert!(err.contains("unknown field `rto_min`"), "{err}");
-        let err = toml::from_str::<RtoConfig>("max_rto = 60")
-            .unwrap_err()
-            .to_string();
+        let err = toml::from_str::<RtoConfig>("max_rto = 60").unwrap_err().to_string();
         assert!(err.contains("not a duration"), "{err}");
     }
 

@@ -152,14 +152,7 @@ impl Linux {
     }
 
     /// `tcp_rtt_estimator` with a previous measure, line by line.
-    fn estimate(
-        &self,
-        mut v: Vj,
-        m: i64,
-        now: SimTime,
-        rtt: SimDuration,
-        seq: Option<SeqInfo>,
-    ) -> Vj {
+    fn estimate(&self, mut v: Vj, m: i64, now: SimTime, rtt: SimDuration, seq: Option<SeqInfo>) -> Vj {
         let mut m = m - (v.srtt_us >> 3) as i64; // m -= (srtt >> 3): m is now error in rtt est
         let srtt = v.srtt_us as i64 + m; //         srtt += m: rtt = 7/8 rtt + 1/8 new
         let quarter = (v.mdev_us >> 2) as i64;
@@ -258,10 +251,7 @@ mod tests {
     }
 
     fn linux(sets: &[(&str, &str)]) -> Linux {
-        let mut c = RtoConfig {
-            profile: RtoProfile::Linux,
-            ..RtoConfig::default()
-        };
+        let mut c = RtoConfig { profile: RtoProfile::Linux, ..RtoConfig::default() };
         for (k, v) in sets {
             c.set(k, v).unwrap();
         }
@@ -292,10 +282,7 @@ mod tests {
         // RTO = 800000/8 + 200000 = 300000 µs = 75 jiffies at HZ 250 = 300 ms.
         assert_eq!((e.rto_j, e.rto()), (75, ms(300)));
         let s = e.snapshot();
-        assert_eq!(
-            (s.srtt, s.rttvar, s.mdev, s.mdev_max),
-            (Some(ms(100)), Some(ms(50)), Some(ms(50)), Some(ms(50)))
-        );
+        assert_eq!((s.srtt, s.rttvar, s.mdev, s.mdev_max), (Some(ms(100)), Some(ms(50)), Some(ms(50)), Some(ms(50))));
     }
 
     #[test]

@@ -36,11 +36,7 @@ pub enum ReplayError {
     Header(String),
     /// One cell is wrong: `line 4, column rtt_s: `abc` is not a number of seconds`.
     #[error("line {line}, column {column}: {message}")]
-    Field {
-        line: u64,
-        column: &'static str,
-        message: String,
-    },
+    Field { line: u64, column: &'static str, message: String },
     /// A row that cannot be split (wrong number of fields, bad quoting, invalid UTF-8).
     #[error("line {line}: {message}")]
     Row { line: u64, message: String },
@@ -89,39 +85,24 @@ fn columns(header: &[String]) -> Result<Columns, ReplayError> {
             "snd_una" => &mut una,
             "snd_nxt" => &mut nxt,
             other => {
-                return Err(ReplayError::Header(format!(
-                    "unknown column `{other}` (known: {KNOWN})"
-                )));
+                return Err(ReplayError::Header(format!("unknown column `{other}` (known: {KNOWN})")));
             }
         };
         if slot.replace(i).is_some() {
-            return Err(ReplayError::Header(format!(
-                "column `{name}` appears twice"
-            )));
+            return Err(ReplayError::Header(format!("column `{name}` appears twice")));
         }
     }
     let need = |c: Option<usize>, name: &str| {
-        c.ok_or_else(|| {
-            ReplayError::Header(format!(
-                "missing column `{name}` (required: time_s, event, rtt_s)"
-            ))
-        })
+        c.ok_or_else(|| ReplayError::Header(format!("missing column `{name}` (required: time_s, event, rtt_s)")))
     };
     let seq = match (una, nxt) {
         (Some(u), Some(n)) => Some((u, n)),
         (None, None) => None,
         _ => {
-            return Err(ReplayError::Header(
-                "snd_una and snd_nxt go together: give both or neither".into(),
-            ));
+            return Err(ReplayError::Header("snd_una and snd_nxt go together: give both or neither".into()));
         }
     };
-    Ok(Columns {
-        time: need(time, "time_s")?,
-        event: need(event, "event")?,
-        rtt: need(rtt, "rtt_s")?,
-        seq,
-    })
+    Ok(Columns { time: need(time, "time_s")?, event: need(event, "event")?, rtt: need(rtt, "rtt_s")?, seq })
 }
 
 /// Reads non-negative seconds to the nanosecond. Plain decimals are exact.
@@ -132,12 +113,7 @@ fn parse_seconds(text: &str) -> Option<SimDuration> {
     if !(int.is_empty() && frac.is_empty()) && digits(int) && digits(frac) {
         let whole: u64 = if int.is_empty() { 0 } else { int.parse().ok()? };
         let mut ns: u64 = 0;
-        for (i, b) in frac
-            .bytes()
-            .chain(std::iter::repeat(b'0'))
-            .take(10)
-            .enumerate()
-        {
+        for (i, b) in frac.bytes().chain(std::iter::repeat(b'0')).take(10).enumerate() {
             let d = u64::from(b - b'0');
             if i < 9 {
                 ns = ns * 10 + d;
@@ -145,10 +121,7 @@ fn parse_seconds(text: &str) -> Option<SimDuration> {
                 ns += 1; // the tenth digit rounds half up
             }
         }
-        return whole
-            .checked_mul(1_000_000_000)?
-            .checked_add(ns)
-            .map(SimDuration);
+        return whole.checked_mul(1_000_000_000)?.checked_add(ns).map(SimDuration);
     }
     // Exponent forms only; "inf", "nan" and negatives are refused by from_secs_f64.
     if t.contains(['e', 'E']) && !t.contains(['n', 'N', 'i', 'I']) {
@@ -184,30 +157,16 @@ fn fmt_opt(out: &mut String, d: Option<SimDuration>) {
 
 /// Replays `input` through an estimator built from `params`, writing one output row per
 /// input row. Stops at the first bad row with an error naming its line and column.
-pub fn replay<R: Read, W: Write>(
-    input: R,
-    output: W,
-    params: &RtoParams,
-) -> Result<(), ReplayError> {
-    let mut lines = Lines {
-        input: BufReader::new(input),
-        buf: Vec::new(),
-        number: 0,
-    };
+pub fn replay<R: Read, W: Write>(input: R, output: W, params: &RtoParams) -> Result<(), ReplayError> {
+    let mut lines = Lines { input: BufReader::new(input), buf: Vec::new(), number: 0 };
     let Some((_, header)) = lines.next_fields()? else {
-        return Err(ReplayError::Header(
-            "the input is empty: expected a header `time_s,event,rtt_s`".into(),
-        ));
+        return Err(ReplayError::Header("the input is empty: expected a header `time_s,event,rtt_s`".into()));
     };
     let cols = columns(&header)?;
     let linux = params.profile == RtoProfile::Linux;
     let mut out = BufWriter::new(output);
     out.write_all(b"time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs")?;
-    out.write_all(if linux {
-        b",mdev_s,mdev_max_s\n"
-    } else {
-        b"\n"
-    })?;
+    out.write_all(if linux { b",mdev_s,mdev_max_s\n" } else { b"\n" })?;
 
     let mut est = RtoEstimator::new(params);
     let mut last: Option<(SimTime, String)> = None;
@@ -216,22 +175,14 @@ pub fn replay<R: Read, W: Write>(
         if record.len() != header.len() {
             return Err(ReplayError::Row {
                 line,
-                message: format!(
-                    "has {} fields, the header has {}",
-                    record.len(),
-                    header.len()
-                ),
+                message: format!("has {} fields, the header has {}", record.len(), header.len()),
             });
         }
         let cell = |i: usize| record.get(i).map_or("", String::as_str);
 
         let time_text = cell(cols.time);
         if time_text.is_empty() {
-            return Err(field(
-                line,
-                "time_s",
-                "is empty: every row needs a time in seconds".into(),
-            ));
+            return Err(field(line, "time_s", "is empty: every row needs a time in seconds".into()));
         }
         let now = SimTime(seconds(line, "time_s", time_text)?.as_nanos());
         if let Some((prev, prev_text)) = &last
@@ -240,9 +191,7 @@ pub fn replay<R: Read, W: Write>(
             return Err(field(
                 line,
                 "time_s",
-                format!(
-                    "{time_text} s is earlier than the previous row's {prev_text} s: time must not go backwards"
-                ),
+                format!("{time_text} s is earlier than the previous row's {prev_text} s: time must not go backwards"),
             ));
         }
         last = Some((now, time_text.to_string()));
@@ -256,9 +205,7 @@ pub fn replay<R: Read, W: Write>(
                 return Err(field(
                     line,
                     "event",
-                    format!(
-                        "`{other}` is not an event: expected sample, timeout, syn_timeout or established"
-                    ),
+                    format!("`{other}` is not an event: expected sample, timeout, syn_timeout or established"),
                 ));
             }
         };
@@ -266,21 +213,13 @@ pub fn replay<R: Read, W: Write>(
         let rtt_text = cell(cols.rtt);
         let rtt = if event == Event::Sample {
             if rtt_text.is_empty() {
-                return Err(field(
-                    line,
-                    "rtt_s",
-                    "is empty: a sample needs an RTT in seconds".into(),
-                ));
+                return Err(field(line, "rtt_s", "is empty: a sample needs an RTT in seconds".into()));
             }
             Some(seconds(line, "rtt_s", rtt_text)?)
         } else if rtt_text.is_empty() {
             None
         } else {
-            return Err(field(
-                line,
-                "rtt_s",
-                format!("must be empty for a {} row", event.name()),
-            ));
+            return Err(field(line, "rtt_s", format!("must be empty for a {} row", event.name())));
         };
 
         let seq = match cols.seq {
@@ -305,57 +244,29 @@ pub fn replay<R: Read, W: Write>(
 }
 
 fn field(line: u64, column: &'static str, message: String) -> ReplayError {
-    ReplayError::Field {
-        line,
-        column,
-        message,
-    }
+    ReplayError::Field { line, column, message }
 }
 
 fn sequence(line: u64, una: &str, nxt: &str) -> Result<Option<SeqInfo>, ReplayError> {
     let number = |column: &'static str, text: &str| {
-        text.parse::<u64>().map_err(|_| {
-            field(
-                line,
-                column,
-                format!("`{text}` is not a sequence number (a whole number of bytes)"),
-            )
-        })
+        text.parse::<u64>()
+            .map_err(|_| field(line, column, format!("`{text}` is not a sequence number (a whole number of bytes)")))
     };
     match (una.is_empty(), nxt.is_empty()) {
         (true, true) => Ok(None),
         (false, false) => {
             let (snd_una, snd_nxt) = (number("snd_una", una)?, number("snd_nxt", nxt)?);
             if snd_una > snd_nxt {
-                return Err(field(
-                    line,
-                    "snd_una",
-                    format!("{snd_una} is beyond snd_nxt {snd_nxt}"),
-                ));
+                return Err(field(line, "snd_una", format!("{snd_una} is beyond snd_nxt {snd_nxt}")));
             }
             Ok(Some(SeqInfo { snd_una, snd_nxt }))
         }
-        (true, false) => Err(field(
-            line,
-            "snd_una",
-            "is empty but snd_nxt is not: give both or neither".into(),
-        )),
-        (false, true) => Err(field(
-            line,
-            "snd_nxt",
-            "is empty but snd_una is not: give both or neither".into(),
-        )),
+        (true, false) => Err(field(line, "snd_una", "is empty but snd_nxt is not: give both or neither".into())),
+        (false, true) => Err(field(line, "snd_nxt", "is empty but snd_una is not: give both or neither".into())),
     }
 }
 
-fn write_row(
-    row: &mut String,
-    now: SimTime,
-    event: Event,
-    rtt: Option<SimDuration>,
-    s: &RtoSnapshot,
-    linux: bool,
-) {
+fn write_row(row: &mut String, now: SimTime, event: Event, rtt: Option<SimDuration>, s: &RtoSnapshot, linux: bool) {
     fmt_secs(row, SimDuration(now.as_nanos()));
     row.push(',');
     row.push_str(event.name());
@@ -390,26 +301,18 @@ impl<R: Read> Lines<R> {
     fn next_fields(&mut self) -> Result<Option<(u64, Vec<String>)>, ReplayError> {
         loop {
             self.buf.clear();
-            if self
-                .input
-                .read_until(b'\n', &mut self.buf)
-                .map_err(ReplayError::Read)?
-                == 0
-            {
+            if self.input.read_until(b'\n', &mut self.buf).map_err(ReplayError::Read)? == 0 {
                 return Ok(None);
             }
             self.number += 1;
             let line = self.number;
-            let text = std::str::from_utf8(&self.buf).map_err(|_| ReplayError::Row {
-                line,
-                message: "is not valid UTF-8".into(),
-            })?;
+            let text = std::str::from_utf8(&self.buf)
+                .map_err(|_| ReplayError::Row { line, message: "is not valid UTF-8".into() })?;
             let text = text.trim_end_matches(['\n', '\r']);
             if text.trim().is_empty() || text.trim_start().starts_with('#') {
                 continue;
             }
-            let fields =
-                split_fields(text).map_err(|message| ReplayError::Row { line, message })?;
+            let fields = split_fields(text).map_err(|message| ReplayError::Row { line, message })?;
             return Ok(Some((line, fields)));
         }
     }
@@ -464,12 +367,7 @@ mod tests {
     use crate::model::rto::RtoConfig;
 
     fn run(profile: RtoProfile, input: &str) -> Result<String, ReplayError> {
-        let params = RtoConfig {
-            profile,
-            ..RtoConfig::default()
-        }
-        .resolve()
-        .unwrap();
+        let params = RtoConfig { profile, ..RtoConfig::default() }.resolve().unwrap();
         let mut out = Vec::new();
         replay(input.as_bytes(), &mut out, &params)?;
         Ok(String::from_utf8(out).unwrap())
@@ -558,10 +456,7 @@ mod tests {
             err(r, &format!("{h}0,sample,\n")),
             "line 2, column rtt_s: is empty: a sample needs an RTT in seconds"
         );
-        assert_eq!(
-            err(r, &format!("{h}0,timeout,1\n")),
-            "line 2, column rtt_s: must be empty for a timeout row"
-        );
+        assert_eq!(err(r, &format!("{h}0,timeout,1\n")), "line 2, column rtt_s: must be empty for a timeout row");
         assert_eq!(
             err(r, &format!("{h}0,sample,-0.1\n")),
             "line 2, column rtt_s: `-0.1` is negative: expected seconds, zero or more"
@@ -570,10 +465,7 @@ mod tests {
             err(r, &format!("{h},sample,0.1\n")),
             "line 2, column time_s: is empty: every row needs a time in seconds"
         );
-        assert_eq!(
-            err(r, &format!("{h}0,sample\n")),
-            "line 2: has 2 fields, the header has 3"
-        );
+        assert_eq!(err(r, &format!("{h}0,sample\n")), "line 2: has 2 fields, the header has 3");
         // Comments and blank lines still count as lines.
         assert_eq!(
             err(r, &format!("{h}# note\n\n0,sample,x\n")),
@@ -584,10 +476,7 @@ mod tests {
     #[test]
     fn replay_header_errors() {
         let r = RtoProfile::Rfc6298;
-        assert_eq!(
-            err(r, ""),
-            "line 1 (header): the input is empty: expected a header `time_s,event,rtt_s`"
-        );
+        assert_eq!(err(r, ""), "line 1 (header): the input is empty: expected a header `time_s,event,rtt_s`");
         assert_eq!(
             err(r, "time_s,event,rtt_ms\n"),
             "line 1 (header): unknown column `rtt_ms` (known: time_s, event, rtt_s, snd_una, snd_nxt)"
@@ -596,10 +485,7 @@ mod tests {
             err(r, "time_s,event\n"),
             "line 1 (header): missing column `rtt_s` (required: time_s, event, rtt_s)"
         );
-        assert_eq!(
-            err(r, "time_s,event,rtt_s,time_s\n"),
-            "line 1 (header): column `time_s` appears twice"
-        );
+        assert_eq!(err(r, "time_s,event,rtt_s,time_s\n"), "line 1 (header): column `time_s` appears twice");
         assert_eq!(
             err(r, "time_s,event,rtt_s,snd_una\n"),
             "line 1 (header): snd_una and snd_nxt go together: give both or neither"
@@ -618,20 +504,14 @@ mod tests {
             err(l, &format!("{h}0,sample,0.1,x,5\n")),
             "line 2, column snd_una: `x` is not a sequence number (a whole number of bytes)"
         );
-        assert_eq!(
-            err(l, &format!("{h}0,sample,0.1,9,5\n")),
-            "line 2, column snd_una: 9 is beyond snd_nxt 5"
-        );
+        assert_eq!(err(l, &format!("{h}0,sample,0.1,9,5\n")), "line 2, column snd_una: 9 is beyond snd_nxt 5");
     }
 
     #[test]
     fn replay_reads_quotes_crlf_and_spaces() {
         let input = "time_s , event , rtt_s\r\n 0 , \"sample\" ,\"0.1\"\r\n";
         let out = run(RtoProfile::Rfc6298, input).unwrap();
-        assert_eq!(
-            out.lines().nth(1),
-            Some("0.000000,sample,0.100000,0.100000,0.050000,1.000000,0")
-        );
+        assert_eq!(out.lines().nth(1), Some("0.000000,sample,0.100000,0.100000,0.050000,1.000000,0"));
         let h = "time_s,event,rtt_s\n";
         assert_eq!(
             err(RtoProfile::Rfc6298, &format!("{h}0,\"sample,0.1\n")),
@@ -642,12 +522,7 @@ mod tests {
             "line 2: has text after a closing quote"
         );
         let params = RtoConfig::default().resolve().unwrap();
-        let e = replay(
-            &b"time_s,event,rtt_s\n0,sample,\xff\n"[..],
-            std::io::sink(),
-            &params,
-        )
-        .unwrap_err();
+        let e = replay(&b"time_s,event,rtt_s\n0,sample,\xff\n"[..], std::io::sink(), &params).unwrap_err();
         assert_eq!(e.to_string(), "line 2: is not valid UTF-8");
     }
 
@@ -672,18 +547,7 @@ mod tests {
         assert_eq!(ns("2."), Some(2_000_000_000));
         assert_eq!(ns("+3"), Some(3_000_000_000));
         assert_eq!(ns("1e-3"), Some(1_000_000));
-        for bad in [
-            "",
-            ".",
-            "abc",
-            "-1",
-            "1.2.3",
-            "inf",
-            "NaN",
-            "1e",
-            "99999999999999999999",
-            "1,5",
-        ] {
+        for bad in ["", ".", "abc", "-1", "1.2.3", "inf", "NaN", "1e", "99999999999999999999", "1,5"] {
             assert_eq!(ns(bad), None, "{bad}");
         }
     }

@@ -39,18 +39,11 @@ impl Gain {
         let bits = x.to_bits();
         let biased = ((bits >> 52) & 0x7ff) as i32;
         let frac = bits & ((1u64 << 52) - 1);
-        let (mut m, mut exp) = if biased == 0 {
-            (frac, -1074)
-        } else {
-            (frac | (1u64 << 52), biased - 1075)
-        };
+        let (mut m, mut exp) = if biased == 0 { (frac, -1074) } else { (frac | (1u64 << 52), biased - 1075) };
         let tz = m.trailing_zeros();
         m >>= tz;
         exp += tz as i32;
-        Gain {
-            m,
-            k: (-exp) as u32,
-        }
+        Gain { m, k: (-exp) as u32 }
     }
 
     /// round(d · m / 2^k) for a magnitude `d`, halves away from zero. Never exceeds `d`.
@@ -77,11 +70,7 @@ struct Smoothed {
 
 /// `x + g·(y − x)`, i.e. `(1 − g)·x + g·y`, with the correction rounded once.
 fn toward(x: u64, y: u64, g: Gain) -> u64 {
-    if y >= x {
-        x + g.apply(y - x)
-    } else {
-        x - g.apply(x - y)
-    }
+    if y >= x { x + g.apply(y - x) } else { x - g.apply(x - y) }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -128,10 +117,7 @@ impl Rfc6298 {
         let r = rtt.as_nanos();
         let s = match self.smoothed {
             // RFC 6298 (2.2): SRTT <- R, RTTVAR <- R/2
-            None => Smoothed {
-                srtt: r,
-                rttvar: r / 2 + r % 2,
-            },
+            None => Smoothed { srtt: r, rttvar: r / 2 + r % 2 },
             Some(Smoothed { srtt, rttvar }) => {
                 // RFC 6298 (2.3): RTTVAR <- (1 - beta) * RTTVAR + beta * |SRTT - R'|,
                 // with the SRTT from before this sample (the order is a MUST).
@@ -163,12 +149,7 @@ impl Rfc6298 {
             self.syn_timed_out = true;
         }
         // RFC 6298 (5.5): RTO <- RTO * 2 ("back off the timer"), bounded by the (2.5) maximum.
-        self.rto = SimDuration(
-            self.rto
-                .as_nanos()
-                .saturating_mul(2)
-                .min(self.params.max_rto.as_nanos()),
-        );
+        self.rto = SimDuration(self.rto.as_nanos().saturating_mul(2).min(self.params.max_rto.as_nanos()));
         self.backoffs = self.backoffs.saturating_add(1);
         // RFC 6298 (5), note: a TCP MAY clear SRTT and RTTVAR after backing off the timer
         // multiple times; the next sample then initializes them per (2.2). The backed-off
@@ -291,10 +272,7 @@ mod tests {
         //   with the new SRTT it would be 37.5 + 1/4·|112.5 − 200| = 59.375 ms).
         // SRTT   = 7/8·100 + 1/8·200 = 87.5 + 25 = 112.5 ms.
         // RTO    = 112.5 + max(1, 4·62.5) = 362.5 ms.
-        assert_eq!(
-            state(&e),
-            (Some(us(112_500)), Some(us(62_500)), us(362_500), 0)
-        );
+        assert_eq!(state(&e), (Some(us(112_500)), Some(us(62_500)), us(362_500), 0));
     }
 
     #[test]
@@ -309,12 +287,7 @@ mod tests {
         // RTO    = 117.1875 + 4·56.25 = 342.1875 ms
         assert_eq!(
             state(&e),
-            (
-                Some(SimDuration::from_nanos(117_187_500)),
-                Some(us(56_250)),
-                SimDuration::from_nanos(342_187_500),
-                0
-            )
+            (Some(SimDuration::from_nanos(117_187_500)), Some(us(56_250)), SimDuration::from_nanos(342_187_500), 0)
         );
     }
 
@@ -326,22 +299,12 @@ mod tests {
         // RTTVAR = 50 + 1/4·(|100 − 101| − 50) = 50 − 12.25 -> 50 − 12 = 38
         // SRTT   = 100 + 1/8·(101 − 100) = 100.125 -> 100
         let s = e.snapshot();
-        assert_eq!(
-            (s.srtt, s.rttvar),
-            (
-                Some(SimDuration::from_nanos(100)),
-                Some(SimDuration::from_nanos(38))
-            )
-        );
+        assert_eq!((s.srtt, s.rttvar), (Some(SimDuration::from_nanos(100)), Some(SimDuration::from_nanos(38))));
     }
 
     #[test]
     fn rfc6298_2_3_general_alpha_is_applied_exactly() {
-        let mut e = est(&[
-            ("alpha", "0.1"),
-            ("min_rto", "0s"),
-            ("nonconformant", "true"),
-        ]);
+        let mut e = est(&[("alpha", "0.1"), ("min_rto", "0s"), ("nonconformant", "true")]);
         e.on_sample(ms(100));
         e.on_sample(ms(200));
         // 0.1 as f64 is 3602879701896397/2^55 = 0.1000000000000000055…;
@@ -467,10 +430,7 @@ mod tests {
         // (2.3): RTTVAR = 3/4·50 + 1/4·1900 = 37.5 + 475 = 512.5 ms;
         //        SRTT = 7/8·100 + 1/8·2000 = 87.5 + 250 = 337.5 ms;
         //        RTO = 337.5 + 2050 = 2387.5 ms.
-        assert_eq!(
-            state(&e),
-            (Some(us(337_500)), Some(us(512_500)), us(2_387_500), 0)
-        );
+        assert_eq!(state(&e), (Some(us(337_500)), Some(us(512_500)), us(2_387_500), 0));
     }
 
     #[test]
@@ -479,13 +439,7 @@ mod tests {
         assert_eq!(Gain::from_f64(0.25), Gain { m: 1, k: 2 });
         assert_eq!(Gain::from_f64(0.75), Gain { m: 3, k: 2 });
         assert_eq!(Gain::from_f64(1.0), Gain { m: 1, k: 0 });
-        assert_eq!(
-            Gain::from_f64(0.1),
-            Gain {
-                m: 3_602_879_701_896_397,
-                k: 55
-            }
-        );
+        assert_eq!(Gain::from_f64(0.1), Gain { m: 3_602_879_701_896_397, k: 55 });
         assert_eq!(Gain::from_f64(f64::MIN_POSITIVE / 4.0).apply(u64::MAX), 0);
         assert_eq!(Gain::from_f64(0.125).apply(12), 2); // 1.5 -> 2
         assert_eq!(Gain::from_f64(0.125).apply(11), 1); // 1.375 -> 1

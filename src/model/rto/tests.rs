@@ -28,12 +28,7 @@ struct Segment {
 /// reproduces the smoltcp#1023 bug class: the backoff lived in the timer and is gone once
 /// the sender leaves retransmission. There is no handshake (libudx runs over UDP), so the
 /// first segment meets the initial RTO rather than linux's post-handshake 3 s fallback.
-fn stop_and_wait(
-    p: &RtoParams,
-    path_rtt: SimDuration,
-    n: usize,
-    fresh_estimator_per_segment: bool,
-) -> Vec<Segment> {
+fn stop_and_wait(p: &RtoParams, path_rtt: SimDuration, n: usize, fresh_estimator_per_segment: bool) -> Vec<Segment> {
     let mut est = RtoEstimator::new(p);
     let mut now = SimTime::ZERO;
     let mut out = Vec::new();
@@ -56,11 +51,7 @@ fn stop_and_wait(
             est.on_sample(ack_at, path_rtt, None);
         }
         now = ack_at;
-        out.push(Segment {
-            timeouts,
-            sampled,
-            rto_after: est.rto(),
-        });
+        out.push(Segment { timeouts, sampled, rto_after: est.rto() });
     }
     out
 }
@@ -73,30 +64,13 @@ fn libudx_316_backoff_sticks_when_the_path_rtt_exceeds_the_initial_rto() {
     // Segment 0: the timer fires at 1.00 s (RTO doubles to 2 s), the ACK of the original
     // arrives at 1.04 s but the segment was retransmitted: Karn forbids the sample, and
     // the 2 s RTO sticks.
-    assert_eq!(
-        trace[0],
-        Segment {
-            timeouts: 1,
-            sampled: false,
-            rto_after: secs_f(2.0)
-        }
-    );
+    assert_eq!(trace[0], Segment { timeouts: 1, sampled: false, rto_after: secs_f(2.0) });
     // Segment 1 is sent at 1.04 s with the backed-off 2 s timer; its ACK at 2.08 s beats
     // the timer, the segment was never retransmitted, so the sample is valid:
     // SRTT 1.04, RTTVAR 0.52, RTO = 1.04 + 4·0.52 = 3.12 s (RFC 6298 (2.2)).
-    assert_eq!(
-        trace[1],
-        Segment {
-            timeouts: 0,
-            sampled: true,
-            rto_after: secs_f(3.12)
-        }
-    );
+    assert_eq!(trace[1], Segment { timeouts: 0, sampled: true, rto_after: secs_f(3.12) });
     // From then on the RTO sits above the RTT: no more spurious timeouts.
-    assert!(
-        trace[2..].iter().all(|s| s.timeouts == 0 && s.sampled),
-        "{trace:?}"
-    );
+    assert!(trace[2..].iter().all(|s| s.timeouts == 0 && s.sampled), "{trace:?}");
 
     // The bug this guards against: drop the backoff when leaving retransmission and every
     // segment times out at 1 s, every ACK is ambiguous, and no sample ever arrives.
@@ -108,23 +82,9 @@ fn libudx_316_backoff_sticks_when_the_path_rtt_exceeds_the_initial_rto() {
 fn libudx_316_linux_without_timestamps_behaves_the_same() {
     let p = params(RtoProfile::Linux, &[("timestamps", "false")]);
     let trace = stop_and_wait(&p, secs_f(1.04), 3, false);
-    assert_eq!(
-        trace[0],
-        Segment {
-            timeouts: 1,
-            sampled: false,
-            rto_after: secs_f(2.0)
-        }
-    );
+    assert_eq!(trace[0], Segment { timeouts: 1, sampled: false, rto_after: secs_f(2.0) });
     // srtt 1.04 s, rttvar_us = max(2·1040000, 200000): RTO 3.12 s = 780 jiffies.
-    assert_eq!(
-        trace[1],
-        Segment {
-            timeouts: 0,
-            sampled: true,
-            rto_after: secs_f(3.12)
-        }
-    );
+    assert_eq!(trace[1], Segment { timeouts: 0, sampled: true, rto_after: secs_f(3.12) });
     assert_eq!(trace[2].timeouts, 0);
 }
 
@@ -133,14 +93,7 @@ fn libudx_316_linux_with_timestamps_samples_the_retransmitted_segment() {
     // RFC 7323 timestamps remove Karn's ambiguity: the first ACK already yields 1.04 s.
     let p = params(RtoProfile::Linux, &[]);
     let trace = stop_and_wait(&p, secs_f(1.04), 2, false);
-    assert_eq!(
-        trace[0],
-        Segment {
-            timeouts: 1,
-            sampled: true,
-            rto_after: secs_f(3.12)
-        }
-    );
+    assert_eq!(trace[0], Segment { timeouts: 1, sampled: true, rto_after: secs_f(3.12) });
     assert_eq!(trace[1].timeouts, 0);
 }
 
@@ -170,29 +123,18 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 /// Applies ops, calling `check(before, after, op)` after each.
-fn drive(
-    p: &RtoParams,
-    ops: &[Op],
-    mut check: impl FnMut(&RtoSnapshot, &RtoSnapshot, &Op),
-) -> RtoEstimator {
+fn drive(p: &RtoParams, ops: &[Op], mut check: impl FnMut(&RtoSnapshot, &RtoSnapshot, &Op)) -> RtoEstimator {
     let mut est = RtoEstimator::new(p);
     let (mut now, mut una, mut nxt) = (SimTime::ZERO, 0u64, 0u64);
     for o in ops {
         let before = est.snapshot();
         match *o {
-            Op::Sample {
-                gap_us,
-                rtt_us,
-                seq,
-            } => {
+            Op::Sample { gap_us, rtt_us, seq } => {
                 now += SimDuration::from_micros(gap_us);
                 let seq = seq.map(|(a, b)| {
                     una += a;
                     nxt = nxt.max(una) + b;
-                    SeqInfo {
-                        snd_una: una,
-                        snd_nxt: nxt,
-                    }
+                    SeqInfo { snd_una: una, snd_nxt: nxt }
                 });
                 est.on_sample(now, SimDuration::from_micros(rtt_us), seq);
             }
@@ -205,63 +147,47 @@ fn drive(
 }
 
 fn rfc_params() -> impl Strategy<Value = RtoParams> {
-    (
-        0u64..=2_000,
-        0u64..=120_000,
-        0u64..=100,
-        0u64..=5,
-        0u32..=8,
-        prop::option::of(1u32..=4),
+    (0u64..=2_000, 0u64..=120_000, 0u64..=100, 0u64..=5, 0u32..=8, prop::option::of(1u32..=4)).prop_filter_map(
+        "valid rfc6298 parameters",
+        |(min, extra, pct, g, k, clear)| {
+            let ms = SimDuration::from_millis;
+            RtoConfig {
+                min_rto: Some(ms(min)),
+                max_rto: Some(ms(min + extra)),
+                initial_rto: Some(ms(min + extra * pct / 100).max(ms(1))),
+                granularity: Some(ms(g)),
+                k: Some(k),
+                clear_after_backoffs: clear,
+                nonconformant: Some(true),
+                ..RtoConfig::default()
+            }
+            .resolve()
+            .ok()
+        },
     )
-        .prop_filter_map(
-            "valid rfc6298 parameters",
-            |(min, extra, pct, g, k, clear)| {
-                let ms = SimDuration::from_millis;
-                RtoConfig {
-                    min_rto: Some(ms(min)),
-                    max_rto: Some(ms(min + extra)),
-                    initial_rto: Some(ms(min + extra * pct / 100).max(ms(1))),
-                    granularity: Some(ms(g)),
-                    k: Some(k),
-                    clear_after_backoffs: clear,
-                    nonconformant: Some(true),
-                    ..RtoConfig::default()
-                }
-                .resolve()
-                .ok()
-            },
-        )
 }
 
 fn linux_params() -> impl Strategy<Value = RtoParams> {
     let hz = prop_oneof![Just(100u32), Just(250), Just(300), Just(1000)];
-    (
-        hz,
-        0u64..=1_000,
-        1_000u64..=200_000,
-        1u64..=3_000,
-        1u64..=5_000,
-        0u32..=6,
+    (hz, 0u64..=1_000, 1_000u64..=200_000, 1u64..=3_000, 1u64..=5_000, 0u32..=6).prop_filter_map(
+        "valid linux parameters",
+        |(hz, min, max, initial, fallback, linear)| {
+            let ms = SimDuration::from_millis;
+            RtoConfig {
+                profile: RtoProfile::Linux,
+                hz: Some(hz),
+                min_rto: Some(ms(min)),
+                max_rto: Some(ms(max)),
+                initial_rto: Some(ms(initial.min(max))),
+                fallback_rto: Some(ms(fallback)),
+                syn_linear_timeouts: Some(linear),
+                nonconformant: Some(true),
+                ..RtoConfig::default()
+            }
+            .resolve()
+            .ok()
+        },
     )
-        .prop_filter_map(
-            "valid linux parameters",
-            |(hz, min, max, initial, fallback, linear)| {
-                let ms = SimDuration::from_millis;
-                RtoConfig {
-                    profile: RtoProfile::Linux,
-                    hz: Some(hz),
-                    min_rto: Some(ms(min)),
-                    max_rto: Some(ms(max)),
-                    initial_rto: Some(ms(initial.min(max))),
-                    fallback_rto: Some(ms(fallback)),
-                    syn_linear_timeouts: Some(linear),
-                    nonconformant: Some(true),
-                    ..RtoConfig::default()
-                }
-                .resolve()
-                .ok()
-            },
-        )
 }
 
 fn any_params() -> impl Strategy<Value = RtoParams> {

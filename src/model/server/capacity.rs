@@ -120,10 +120,7 @@ impl AcceptQueue {
         self.tat = self.tat.max(now) + INTERVAL;
         // Rounded up: a token is never used before it exists.
         let start_ns = start.div_ceil(self.rate_micro);
-        Ok(Admitted {
-            start: SimTime(u64::try_from(start_ns).unwrap_or(u64::MAX)),
-            queue_len,
-        })
+        Ok(Admitted { start: SimTime(u64::try_from(start_ns).unwrap_or(u64::MAX)), queue_len })
     }
 }
 
@@ -142,22 +139,10 @@ mod tests {
         let mut q = AcceptQueue::new(1000.0, 10, 1000);
         assert_eq!(q.interval(), SimDuration::from_millis(1));
         for _ in 0..10 {
-            assert_eq!(
-                q.admit(t(0)),
-                Ok(Admitted {
-                    start: t(0),
-                    queue_len: 0
-                })
-            );
+            assert_eq!(q.admit(t(0)), Ok(Admitted { start: t(0), queue_len: 0 }));
         }
         for k in 1..=50 {
-            assert_eq!(
-                q.admit(t(0)),
-                Ok(Admitted {
-                    start: t(k * MS),
-                    queue_len: k
-                })
-            );
+            assert_eq!(q.admit(t(0)), Ok(Admitted { start: t(k * MS), queue_len: k }));
         }
         assert_eq!(q.waiting(t(0)), 50);
         // At 10.5 ms the 10 handshakes due at 1..=10 ms have started.

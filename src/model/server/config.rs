@@ -199,9 +199,8 @@ impl ServerConfig {
             ),
             _ => {}
         }
-        let restarts: Vec<Entry> = (self.restart.iter().enumerate())
-            .map(|(i, r)| Entry::new(format!("restart[{i}]"), r.at, r.down))
-            .collect();
+        let restarts: Vec<Entry> =
+            (self.restart.iter().enumerate()).map(|(i, r)| Entry::new(format!("restart[{i}]"), r.at, r.down)).collect();
         let outages: Vec<Entry> = (self.outage.iter().enumerate())
             .map(|(i, o)| Entry::new(format!("outage[{i}]"), o.at, o.duration))
             .collect();
@@ -225,10 +224,8 @@ impl ServerConfig {
         // connections the outage kept? restart the clock of the down time?). Back to back
         // is fine. An empty outage has no effect and overlaps nothing.
         if ordered {
-            let mut all: Vec<&Entry> = restarts
-                .iter()
-                .chain(outages.iter().filter(|o| o.len > SimDuration::ZERO))
-                .collect();
+            let mut all: Vec<&Entry> =
+                restarts.iter().chain(outages.iter().filter(|o| o.len > SimDuration::ZERO)).collect();
             all.sort_by_key(|e| e.at);
             for pair in all.windows(2) {
                 let (prev, next) = (pair[0], pair[1]);
@@ -302,10 +299,7 @@ duration = "20s"
     }
 
     fn round_trip(config: &ServerConfig) -> ServerConfig {
-        let text = toml::to_string(&File {
-            server: config.clone(),
-        })
-        .expect("serializes");
+        let text = toml::to_string(&File { server: config.clone() }).expect("serializes");
         parse(&text).unwrap_or_else(|e| panic!("re-parse failed: {e}\n{text}"))
     }
 
@@ -315,12 +309,7 @@ duration = "20s"
 
     fn message(c: &ServerConfig, key: &str) -> String {
         let errors = c.validate();
-        errors
-            .iter()
-            .find(|(k, _)| k == key)
-            .unwrap_or_else(|| panic!("no error on {key}: {errors:?}"))
-            .1
-            .clone()
+        errors.iter().find(|(k, _)| k == key).unwrap_or_else(|| panic!("no error on {key}: {errors:?}")).1.clone()
     }
 
     #[test]
@@ -329,14 +318,8 @@ duration = "20s"
         assert_eq!(
             c,
             ServerConfig {
-                restart: vec![Restart {
-                    at: s(10),
-                    down: s(30)
-                }],
-                outage: vec![Outage {
-                    at: s(100),
-                    duration: s(20)
-                }],
+                restart: vec![Restart { at: s(10), down: s(30) }],
+                outage: vec![Outage { at: s(100), duration: s(20) }],
                 down_behavior: DownBehavior::Blackhole,
                 accept_rate: Some(1000.0),
                 burst: 10,
@@ -355,14 +338,8 @@ duration = "20s"
     fn empty_table_is_the_documented_default() {
         let c = parse("[server]\n").unwrap();
         assert_eq!(c, ServerConfig::default());
-        assert_eq!(
-            (c.burst, c.accept_queue, c.send_settings, c.handshake_time),
-            (1, 128, true, SimDuration::ZERO)
-        );
-        assert_eq!(
-            (c.down_behavior, c.overload),
-            (DownBehavior::Refuse, Overload::Refuse)
-        );
+        assert_eq!((c.burst, c.accept_queue, c.send_settings, c.handshake_time), (1, 128, true, SimDuration::ZERO));
+        assert_eq!((c.down_behavior, c.overload), (DownBehavior::Refuse, Overload::Refuse));
         assert_eq!(c.validate(), vec![]);
         assert_eq!(round_trip(&c), c);
         let quiet = parse("[server]\nsend_settings = false\naccept_rate = 2.5\n").unwrap();
@@ -378,42 +355,23 @@ duration = "20s"
             ("overload = \"reject\"", "reject"),
             ("handshake_time = 2", "unit"),
             ("[[server.restart]]\nat = \"1s\"", "down"),
-            (
-                "[[server.restart]]\nat = \"1s\"\nduration = \"1s\"",
-                "duration",
-            ),
+            ("[[server.restart]]\nat = \"1s\"\nduration = \"1s\"", "duration"),
             ("[[server.outage]]\nat = \"1s\"\ndown = \"1s\"", "down"),
             ("burst = -1", "burst"),
         ] {
-            let err = parse(&format!("[server]\n{text}\n"))
-                .unwrap_err()
-                .to_string();
+            let err = parse(&format!("[server]\n{text}\n")).unwrap_err().to_string();
             assert!(err.contains(needle), "{text:?}: {err}");
         }
     }
 
     #[test]
     fn accept_rate_must_be_a_positive_finite_number_in_range() {
-        for rate in [
-            -1.0,
-            0.0,
-            f64::NAN,
-            f64::INFINITY,
-            1e-7,
-            2e9,
-            f64::NEG_INFINITY,
-        ] {
-            let c = ServerConfig {
-                accept_rate: Some(rate),
-                ..ServerConfig::default()
-            };
+        for rate in [-1.0, 0.0, f64::NAN, f64::INFINITY, 1e-7, 2e9, f64::NEG_INFINITY] {
+            let c = ServerConfig { accept_rate: Some(rate), ..ServerConfig::default() };
             assert_eq!(keys(&c), vec!["accept_rate"], "rate {rate}");
         }
         for rate in [MIN_ACCEPT_RATE, 0.5, 1000.0, MAX_ACCEPT_RATE] {
-            let c = ServerConfig {
-                accept_rate: Some(rate),
-                ..ServerConfig::default()
-            };
+            let c = ServerConfig { accept_rate: Some(rate), ..ServerConfig::default() };
             assert_eq!(c.validate(), vec![], "rate {rate}");
         }
         // TOML's own nan and inf reach validation, not the parser.
@@ -423,12 +381,7 @@ duration = "20s"
 
     #[test]
     fn zero_burst_is_refused_but_a_zero_queue_is_a_plain_rate_limiter() {
-        let mut c = ServerConfig {
-            accept_rate: Some(100.0),
-            burst: 0,
-            accept_queue: 0,
-            ..ServerConfig::default()
-        };
+        let mut c = ServerConfig { accept_rate: Some(100.0), burst: 0, accept_queue: 0, ..ServerConfig::default() };
         assert_eq!(keys(&c), vec!["burst"]);
         assert!(message(&c, "burst").contains("at least 1"));
         c.burst = 1;
@@ -437,22 +390,14 @@ duration = "20s"
 
     #[test]
     fn capacity_keys_without_accept_rate_are_refused() {
-        let c = ServerConfig {
-            burst: 5,
-            accept_queue: 7,
-            overload: Overload::Drop,
-            ..ServerConfig::default()
-        };
+        let c = ServerConfig { burst: 5, accept_queue: 7, overload: Overload::Drop, ..ServerConfig::default() };
         assert_eq!(keys(&c), vec!["burst", "accept_queue", "overload"]);
         assert!(message(&c, "accept_queue").contains("only with accept_rate"));
     }
 
     #[test]
     fn drop_after_must_be_positive_and_needs_settings() {
-        let mut c = ServerConfig {
-            drop_after: Some(SimDuration::ZERO),
-            ..ServerConfig::default()
-        };
+        let mut c = ServerConfig { drop_after: Some(SimDuration::ZERO), ..ServerConfig::default() };
         assert_eq!(keys(&c), vec!["drop_after"]);
         c.drop_after = Some(s(2));
         assert_eq!(c.validate(), vec![]);
@@ -461,17 +406,11 @@ duration = "20s"
     }
 
     fn restart(at: u64, down: u64) -> Restart {
-        Restart {
-            at: s(at),
-            down: s(down),
-        }
+        Restart { at: s(at), down: s(down) }
     }
 
     fn outage(at: u64, duration: u64) -> Outage {
-        Outage {
-            at: s(at),
-            duration: s(duration),
-        }
+        Outage { at: s(at), duration: s(duration) }
     }
 
     #[test]
@@ -508,11 +447,7 @@ duration = "20s"
         };
         assert_eq!(c.validate(), vec![]);
         // An empty outage inside a restart's down time overlaps nothing.
-        let c = ServerConfig {
-            restart: vec![restart(10, 30)],
-            outage: vec![outage(20, 0)],
-            ..ServerConfig::default()
-        };
+        let c = ServerConfig { restart: vec![restart(10, 30)], outage: vec![outage(20, 0)], ..ServerConfig::default() };
         assert_eq!(c.validate(), vec![]);
     }
 }

@@ -61,9 +61,7 @@ mod config;
 mod schedule;
 
 pub use capacity::{AcceptQueue, Admitted, QueueFull};
-pub use config::{
-    DownBehavior, MAX_ACCEPT_RATE, MIN_ACCEPT_RATE, Outage, Overload, Restart, ServerConfig,
-};
+pub use config::{DownBehavior, MAX_ACCEPT_RATE, MIN_ACCEPT_RATE, Outage, Overload, Restart, ServerConfig};
 pub use schedule::{DownKind, DownWindow, ServerSchedule};
 
 use serde::Serialize;
@@ -81,10 +79,7 @@ pub enum ConnectAnswer {
     /// SYN-ACK at once; SETTINGS sent at `settings_at` (after queueing and
     /// `handshake_time`), a time the server is up. With `drop_after`, the connection is
     /// dropped at `dropped_at`, unless a restart drops it first (then `None`).
-    Accepted {
-        settings_at: SimTime,
-        dropped_at: Option<SimTime>,
-    },
+    Accepted { settings_at: SimTime, dropped_at: Option<SimTime> },
     /// SYN-ACK at once, then no SETTINGS: the connection is reset at `at` (> now), when the
     /// server goes down while the handshake waits or is processed, or at the next restart
     /// when SETTINGS never come. The client learns it at `at` plus the reply's path
@@ -213,15 +208,10 @@ impl Server {
     /// Assumes `config` is validated (checked in debug builds). An invalid config does
     /// not panic in release builds, but its behaviour is not specified.
     pub fn new(config: &ServerConfig) -> Server {
-        debug_assert!(
-            config.validate().is_empty(),
-            "Server::new on an invalid config: {:?}",
-            config.validate()
-        );
+        debug_assert!(config.validate().is_empty(), "Server::new on an invalid config: {:?}", config.validate());
         Server {
             schedule: ServerSchedule::new(config),
-            queue: (config.accept_rate)
-                .map(|rate| AcceptQueue::new(rate, config.burst, config.accept_queue)),
+            queue: (config.accept_rate).map(|rate| AcceptQueue::new(rate, config.burst, config.accept_queue)),
             down_behavior: config.down_behavior,
             overload: config.overload,
             handshake_time: config.handshake_time,
@@ -244,11 +234,7 @@ impl Server {
         // Walk past the windows that have begun since the last call; each one emptied the
         // queue and (by the time the server is back) filled the bucket.
         let begun = self.begun;
-        while self
-            .schedule
-            .window(self.begun)
-            .is_some_and(|w| w.start <= now)
-        {
+        while self.schedule.window(self.begun).is_some_and(|w| w.start <= now) {
             self.begun += 1;
         }
         if self.begun != begun
@@ -258,12 +244,8 @@ impl Server {
         }
         if self.schedule.window_containing(self.begun, now).is_some() {
             return match self.down_behavior {
-                DownBehavior::Refuse => ConnectAnswer::Refused {
-                    reason: RefuseReason::Down,
-                },
-                DownBehavior::Blackhole => ConnectAnswer::Silent {
-                    reason: SilentReason::Down,
-                },
+                DownBehavior::Refuse => ConnectAnswer::Refused { reason: RefuseReason::Down },
+                DownBehavior::Blackhole => ConnectAnswer::Silent { reason: SilentReason::Down },
             };
         }
 
@@ -281,12 +263,8 @@ impl Server {
                 }
                 Err(QueueFull) => {
                     return match self.overload {
-                        Overload::Refuse => ConnectAnswer::Refused {
-                            reason: RefuseReason::Overload,
-                        },
-                        Overload::Drop => ConnectAnswer::Silent {
-                            reason: SilentReason::Overload,
-                        },
+                        Overload::Refuse => ConnectAnswer::Refused { reason: RefuseReason::Overload },
+                        Overload::Drop => ConnectAnswer::Silent { reason: SilentReason::Overload },
                     };
                 }
             },
@@ -301,40 +279,24 @@ impl Server {
             && w.start <= done
         {
             return match (w.kind, self.down_behavior) {
-                (DownKind::Restart, _) => ConnectAnswer::Reset {
-                    at: w.start,
-                    reason: ResetReason::Restart,
-                },
-                (DownKind::Outage, DownBehavior::Refuse) => ConnectAnswer::Reset {
-                    at: w.start,
-                    reason: ResetReason::Outage,
-                },
-                (DownKind::Outage, DownBehavior::Blackhole) => ConnectAnswer::Silent {
-                    reason: SilentReason::Lost,
-                },
+                (DownKind::Restart, _) => ConnectAnswer::Reset { at: w.start, reason: ResetReason::Restart },
+                (DownKind::Outage, DownBehavior::Refuse) => {
+                    ConnectAnswer::Reset { at: w.start, reason: ResetReason::Outage }
+                }
+                (DownKind::Outage, DownBehavior::Blackhole) => ConnectAnswer::Silent { reason: SilentReason::Lost },
             };
         }
         // No window in (now, done]: the first restart after `now` is after `done`.
         let restart = self.schedule.restart_from(self.begun);
         if !self.send_settings {
             return match restart {
-                Some(at) => ConnectAnswer::Reset {
-                    at,
-                    reason: ResetReason::Restart,
-                },
-                None => ConnectAnswer::Silent {
-                    reason: SilentReason::NoSettings,
-                },
+                Some(at) => ConnectAnswer::Reset { at, reason: ResetReason::Restart },
+                None => ConnectAnswer::Silent { reason: SilentReason::NoSettings },
             };
         }
-        let dropped_at = self
-            .drop_after
-            .map(|d| done.saturating_add(d))
-            .filter(|&drop| restart.is_none_or(|r| drop < r));
-        ConnectAnswer::Accepted {
-            settings_at: done,
-            dropped_at,
-        }
+        let dropped_at =
+            self.drop_after.map(|d| done.saturating_add(d)).filter(|&drop| restart.is_none_or(|r| drop < r));
+        ConnectAnswer::Accepted { settings_at: done, dropped_at }
     }
 
     fn count(&mut self, answer: &ConnectAnswer) {

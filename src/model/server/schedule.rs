@@ -129,26 +129,8 @@ mod tests {
     fn schedule() -> ServerSchedule {
         let s = SimDuration::from_secs;
         let c = ServerConfig {
-            restart: vec![
-                Restart {
-                    at: s(10),
-                    down: s(30),
-                },
-                Restart {
-                    at: s(50),
-                    down: s(0),
-                },
-            ],
-            outage: vec![
-                Outage {
-                    at: s(40),
-                    duration: s(5),
-                },
-                Outage {
-                    at: s(60),
-                    duration: s(0),
-                },
-            ],
+            restart: vec![Restart { at: s(10), down: s(30) }, Restart { at: s(50), down: s(0) }],
+            outage: vec![Outage { at: s(40), duration: s(5) }, Outage { at: s(60), duration: s(0) }],
             ..ServerConfig::default()
         };
         assert_eq!(c.validate(), vec![]);
@@ -158,18 +140,10 @@ mod tests {
     #[test]
     fn windows_are_sorted_across_kinds_and_empty_outages_vanish() {
         let sch = schedule();
-        let w = |a, b, kind| DownWindow {
-            start: at(a),
-            end: at(b),
-            kind,
-        };
+        let w = |a, b, kind| DownWindow { start: at(a), end: at(b), kind };
         assert_eq!(
             sch.windows(),
-            &[
-                w(10, 40, DownKind::Restart),
-                w(40, 45, DownKind::Outage),
-                w(50, 50, DownKind::Restart)
-            ]
+            &[w(10, 40, DownKind::Restart), w(40, 45, DownKind::Outage), w(50, 50, DownKind::Restart)]
         );
         assert_eq!(sch.restarts(), &[at(10), at(50)]);
     }
@@ -195,11 +169,7 @@ mod tests {
         assert_eq!(sch.restart_after(at(50)), None);
         for t in [0, 9, 10, 11, 40, 45, 49, 50, 51] {
             let t = at(t);
-            assert_eq!(
-                sch.restart_from(sch.begun_at(t)),
-                sch.restart_after(t),
-                "{t}"
-            );
+            assert_eq!(sch.restart_from(sch.begun_at(t)), sch.restart_after(t), "{t}");
         }
     }
 }

@@ -46,17 +46,9 @@ impl TcpReceiver {
             Segment::Syn { tsval, retransmit } => {
                 let spurious = retransmit && self.syn_seen;
                 self.syn_seen = true;
-                Some(Received {
-                    reply: Segment::SynAck { tsecr: tsval },
-                    spurious,
-                    delivered: 0,
-                })
+                Some(Received { reply: Segment::SynAck { tsecr: tsval }, spurious, delivered: 0 })
             }
-            Segment::Data {
-                seq,
-                tsval,
-                retransmit,
-            } => {
+            Segment::Data { seq, tsval, retransmit } => {
                 let duplicate = seq < self.rcv_nxt || self.out_of_order.contains(&seq);
                 let before = self.rcv_nxt;
                 if !duplicate {
@@ -75,10 +67,7 @@ impl TcpReceiver {
                     self.ts_recent = tsval;
                 }
                 Some(Received {
-                    reply: Segment::Ack {
-                        ack: self.rcv_nxt,
-                        tsecr: self.ts_recent,
-                    },
+                    reply: Segment::Ack { ack: self.rcv_nxt, tsecr: self.ts_recent },
                     spurious: duplicate && retransmit,
                     delivered: self.rcv_nxt - before,
                 })
@@ -93,47 +82,19 @@ mod tests {
     use super::*;
 
     fn data(seq: u64, t: u64, retransmit: bool) -> Segment {
-        Segment::Data {
-            seq,
-            tsval: SimTime(t),
-            retransmit,
-        }
+        Segment::Data { seq, tsval: SimTime(t), retransmit }
     }
 
     #[test]
     fn acks_are_cumulative_and_a_filled_hole_releases_buffered_segments() {
         let mut r = TcpReceiver::new();
-        assert_eq!(
-            r.on_segment(data(0, 1, false)).unwrap().reply,
-            Segment::Ack {
-                ack: 1,
-                tsecr: SimTime(1)
-            }
-        );
+        assert_eq!(r.on_segment(data(0, 1, false)).unwrap().reply, Segment::Ack { ack: 1, tsecr: SimTime(1) });
         // Segment 1 is lost; 2 and 3 arrive above the hole: duplicate ACKs for 1 that
         // still echo the last in-order segment's timestamp (RFC 7323 4.3).
-        assert_eq!(
-            r.on_segment(data(2, 3, false)).unwrap().reply,
-            Segment::Ack {
-                ack: 1,
-                tsecr: SimTime(1)
-            }
-        );
-        assert_eq!(
-            r.on_segment(data(3, 4, false)).unwrap().reply,
-            Segment::Ack {
-                ack: 1,
-                tsecr: SimTime(1)
-            }
-        );
+        assert_eq!(r.on_segment(data(2, 3, false)).unwrap().reply, Segment::Ack { ack: 1, tsecr: SimTime(1) });
+        assert_eq!(r.on_segment(data(3, 4, false)).unwrap().reply, Segment::Ack { ack: 1, tsecr: SimTime(1) });
         let got = r.on_segment(data(1, 9, true)).unwrap();
-        assert_eq!(
-            got.reply,
-            Segment::Ack {
-                ack: 4,
-                tsecr: SimTime(9)
-            }
-        );
+        assert_eq!(got.reply, Segment::Ack { ack: 4, tsecr: SimTime(9) });
         assert_eq!((got.delivered, got.spurious), (3, false));
         assert_eq!(r.delivered(), 4);
     }
@@ -153,24 +114,11 @@ mod tests {
     #[test]
     fn every_syn_gets_a_syn_ack_echoing_it() {
         let mut r = TcpReceiver::new();
-        let got = r
-            .on_segment(Segment::Syn {
-                tsval: SimTime(7),
-                retransmit: false,
-            })
-            .unwrap();
+        let got = r.on_segment(Segment::Syn { tsval: SimTime(7), retransmit: false }).unwrap();
         assert_eq!(got.reply, Segment::SynAck { tsecr: SimTime(7) });
         assert!(!got.spurious);
         // The copy of a SYN that had already arrived was sent for nothing.
-        let again = r
-            .on_segment(Segment::Syn {
-                tsval: SimTime(9),
-                retransmit: true,
-            })
-            .unwrap();
-        assert_eq!(
-            (again.reply, again.spurious),
-            (Segment::SynAck { tsecr: SimTime(9) }, true)
-        );
+        let again = r.on_segment(Segment::Syn { tsval: SimTime(9), retransmit: true }).unwrap();
+        assert_eq!((again.reply, again.spurious), (Segment::SynAck { tsecr: SimTime(9) }, true));
     }
 }

@@ -38,9 +38,7 @@ pub enum ObservationKind {
     /// An acknowledgment arrived; `ack` is the cumulative ACK (0 for a SYN-ACK).
     Ack { ack: u64 },
     /// A valid RTT measurement was fed to the estimator.
-    Sample {
-        rtt: crate::engine::time::SimDuration,
-    },
+    Sample { rtt: crate::engine::time::SimDuration },
     /// The retransmission timer expired.
     Timeout,
     /// The handshake completed.
@@ -161,10 +159,7 @@ impl TcpSender {
     }
 
     fn observe(&self, kind: ObservationKind, out: &mut Vec<Action>) {
-        out.push(Action::Observe(Observation {
-            kind,
-            rto: self.rto.snapshot(),
-        }));
+        out.push(Action::Observe(Observation { kind, rto: self.rto.snapshot() }));
     }
 
     fn arm(&mut self, now: SimTime) {
@@ -179,10 +174,7 @@ impl TcpSender {
             self.state = State::SynSent;
             self.syn_first = now;
             self.syn_last = now;
-            out.push(Action::Transmit(Segment::Syn {
-                tsval: now,
-                retransmit: false,
-            }));
+            out.push(Action::Transmit(Segment::Syn { tsval: now, retransmit: false }));
             self.observe(ObservationKind::Send { seq: None }, out);
             // RFC 6298 (5.1): the SYN is the first segment; the timer starts with it.
             self.arm(now);
@@ -202,10 +194,7 @@ impl TcpSender {
 
     fn seq_info(&self) -> SeqInfo {
         let mss = u64::from(self.opts.segment_size);
-        SeqInfo {
-            snd_una: self.snd_una * mss,
-            snd_nxt: self.snd_nxt * mss,
-        }
+        SeqInfo { snd_una: self.snd_una * mss, snd_nxt: self.snd_nxt * mss }
     }
 
     /// Sends what the window and the application allow.
@@ -219,22 +208,14 @@ impl TcpSender {
             if retransmit {
                 self.mark_retransmitted(seq, now);
             } else {
-                self.flight.push_back(TxRecord {
-                    first: now,
-                    last: now,
-                    retransmitted: false,
-                });
+                self.flight.push_back(TxRecord { first: now, last: now, retransmitted: false });
                 self.snd_max += 1;
                 if self.timed.is_none() && !self.every_ack && !self.timestamps {
                     self.timed = Some((seq, now));
                 }
             }
             self.snd_nxt += 1;
-            out.push(Action::Transmit(Segment::Data {
-                seq,
-                tsval: now,
-                retransmit,
-            }));
+            out.push(Action::Transmit(Segment::Data { seq, tsval: now, retransmit }));
             let kind = if retransmit {
                 ObservationKind::Retransmit { seq: Some(seq) }
             } else {
@@ -264,11 +245,7 @@ impl TcpSender {
 
     fn retransmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Action>) {
         self.mark_retransmitted(seq, now);
-        out.push(Action::Transmit(Segment::Data {
-            seq,
-            tsval: now,
-            retransmit: true,
-        }));
+        out.push(Action::Transmit(Segment::Data { seq, tsval: now, retransmit: true }));
         self.observe(ObservationKind::Retransmit { seq: Some(seq) }, out);
     }
 
@@ -284,10 +261,7 @@ impl TcpSender {
                 self.observe(ObservationKind::Timeout, out);
                 self.syn_retransmitted = true;
                 self.syn_last = now;
-                out.push(Action::Transmit(Segment::Syn {
-                    tsval: now,
-                    retransmit: true,
-                }));
+                out.push(Action::Transmit(Segment::Syn { tsval: now, retransmit: true }));
                 self.observe(ObservationKind::Retransmit { seq: None }, out);
                 self.arm(now);
             }
@@ -311,12 +285,8 @@ impl TcpSender {
 
     pub fn on_segment(&mut self, now: SimTime, seg: Segment, out: &mut Vec<Action>) {
         match seg {
-            Segment::SynAck { tsecr } if self.state == State::SynSent => {
-                self.on_syn_ack(now, tsecr, out)
-            }
-            Segment::Ack { ack, tsecr } if self.state == State::Established => {
-                self.on_ack(now, ack, tsecr, out)
-            }
+            Segment::SynAck { tsecr } if self.state == State::SynSent => self.on_syn_ack(now, tsecr, out),
+            Segment::Ack { ack, tsecr } if self.state == State::Established => self.on_ack(now, ack, tsecr, out),
             _ => {}
         }
     }
@@ -437,17 +407,8 @@ mod tests {
     }
 
     fn sender(window: u32, segments: u64, config: RtoConfig) -> TcpSender {
-        let opts = SenderOptions {
-            handshake: false,
-            window,
-            segment_size: 1000,
-            fast_retransmit: true,
-        };
-        TcpSender::new(
-            opts,
-            &config.resolve().unwrap(),
-            Supply::Transfer { segments },
-        )
+        let opts = SenderOptions { handshake: false, window, segment_size: 1000, fast_retransmit: true };
+        TcpSender::new(opts, &config.resolve().unwrap(), Supply::Transfer { segments })
     }
 
     fn rfc() -> RtoConfig {
@@ -457,9 +418,7 @@ mod tests {
     fn sent(out: &[Action]) -> Vec<(u64, bool)> {
         out.iter()
             .filter_map(|a| match a {
-                Action::Transmit(Segment::Data {
-                    seq, retransmit, ..
-                }) => Some((*seq, *retransmit)),
+                Action::Transmit(Segment::Data { seq, retransmit, .. }) => Some((*seq, *retransmit)),
                 _ => None,
             })
             .collect()
@@ -468,10 +427,7 @@ mod tests {
     fn samples(out: &[Action]) -> Vec<SimDuration> {
         out.iter()
             .filter_map(|a| match a {
-                Action::Observe(Observation {
-                    kind: ObservationKind::Sample { rtt },
-                    ..
-                }) => Some(*rtt),
+                Action::Observe(Observation { kind: ObservationKind::Sample { rtt }, .. }) => Some(*rtt),
                 _ => None,
             })
             .collect()
@@ -564,10 +520,7 @@ mod tests {
 
     #[test]
     fn rfc7323_timestamps_make_the_ack_of_a_retransmission_a_valid_sample() {
-        let config = RtoConfig {
-            timestamps: Some(true),
-            ..RtoConfig::default()
-        };
+        let config = RtoConfig { timestamps: Some(true), ..RtoConfig::default() };
         let mut s = sender(1, 2, config);
         s.start(ms(0), &mut Vec::new());
         s.on_timer(ms(1000), &mut Vec::new());
@@ -578,11 +531,7 @@ mod tests {
 
     #[test]
     fn without_karn_the_retransmission_is_timed_from_its_latest_copy() {
-        let config = RtoConfig {
-            karn: Some(false),
-            nonconformant: Some(true),
-            ..RtoConfig::default()
-        };
+        let config = RtoConfig { karn: Some(false), nonconformant: Some(true), ..RtoConfig::default() };
         let mut s = sender(1, 2, config);
         s.start(ms(0), &mut Vec::new());
         s.on_timer(ms(1000), &mut Vec::new());
@@ -593,11 +542,7 @@ mod tests {
 
     #[test]
     fn linux_samples_every_ack_from_the_oldest_newly_acknowledged_segment() {
-        let config = RtoConfig {
-            profile: RtoProfile::Linux,
-            timestamps: Some(false),
-            ..RtoConfig::default()
-        };
+        let config = RtoConfig { profile: RtoProfile::Linux, timestamps: Some(false), ..RtoConfig::default() };
         let mut s = sender(4, 4, config);
         s.start(ms(0), &mut Vec::new());
         let out = ack(&mut s, ms(100), 2, ms(0));
@@ -624,31 +569,17 @@ mod tests {
         s.start(ms(0), &mut Vec::new());
         s.on_timer(ms(1000), &mut Vec::new());
         // ACK 1 (segment 0's copy arrived): window 2, so segments 1 and 2 are resent.
-        assert_eq!(
-            sent(&ack(&mut s, ms(1100), 1, ms(0))),
-            [(1, true), (2, true)]
-        );
+        assert_eq!(sent(&ack(&mut s, ms(1100), 1, ms(0))), [(1, true), (2, true)]);
     }
 
     #[test]
     fn handshake_sample_and_rfc6298_5_7_after_a_syn_timeout() {
-        let opts = SenderOptions {
-            handshake: true,
-            window: 1,
-            segment_size: 1000,
-            fast_retransmit: true,
-        };
+        let opts = SenderOptions { handshake: true, window: 1, segment_size: 1000, fast_retransmit: true };
         let params = RtoConfig::default().resolve().unwrap();
         let mut s = TcpSender::new(opts, &params, Supply::Steady);
         let mut out = Vec::new();
         s.start(ms(0), &mut out);
-        assert!(matches!(
-            out[0],
-            Action::Transmit(Segment::Syn {
-                retransmit: false,
-                ..
-            })
-        ));
+        assert!(matches!(out[0], Action::Transmit(Segment::Syn { retransmit: false, .. })));
         s.on_timer(ms(1000), &mut Vec::new());
         let mut out = Vec::new();
         s.on_segment(ms(1040), Segment::SynAck { tsecr: ms(0) }, &mut out);

@@ -1,0 +1,168 @@
+//! What a server sees of a herd: attempts per time bin, how peaked they are, how fast
+//! jitter spreads the clients apart, and how long until they are all back.
+
+use crate::engine::time::{SimDuration, SimTime};
+
+/// Attempts per time bin, from time 0 to the horizon.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bins {
+    pub width: SimDuration,
+    pub attempts: Vec<u32>,
+    pub refused: Vec<u32>,
+}
+
+impl Bins {
+    pub fn new(width: SimDuration, horizon: SimDuration) -> Self {
+        let n = (horizon.as_nanos() / width.as_nanos().max(1)) as usize + 1;
+        Bins { width, attempts: vec![0; n], refused: vec![0; n] }
+    }
+
+    fn index(&self, t: SimTime) -> usize {
+        ((t.as_nanos() / self.width.as_nanos().max(1)) as usize).min(self.attempts.len() - 1)
+    }
+
+    pub fn add(&mut self, t: SimTime, refused: bool) {
+        let i = self.index(t);
+        self.attempts[i] += 1;
+        if refused {
+            self.refused[i] += 1;
+        }
+    }
+
+    /// Peak rate (attempts/s), peak-to-mean ratio and coefficient of variation of the
+    /// bins between the first and the last with an attempt: the active period, so that
+    /// quiet time before a restart or after everyone is back does not dilute the mean.
+    pub fn burst_stats(&self) -> Option<BurstStats> {
+        self.burst_stats_where(|_, _| true)
+    }
+
+    /// As `burst_stats`, over the active bins `[start, end)` that `include` accepts: e.g.
+    /// only while the server is up, where the load it must absorb is.
+    pub fn burst_stats_where(&self, include: impl Fn(SimTime, SimTime) -> bool) -> Option<BurstStats> {
+        let w = self.width.as_nanos();
+        let kept: Vec<u32> = (0..self.attempts.len())
+            .filter(|&i| include(SimTime(i as u64 * w), SimTime((i as u64 + 1) * w)))
+            .map(|i| self.attempts[i])
+            .collect();
+        let first = kept.iter().position(|&c| c > 0)?;
+        let last = kept.iter().rposition(|&c| c > 0)?;
+        let active = &kept[first..=last];
+        let n = active.len() as f64;
+        let mean = active.iter().map(|&c| f64::from(c)).sum::<f64>() / n;
+        let peak = f64::from(*active.iter().max()?);
+        let var = active.iter().map(|&c| (f64::from(c) - mean).powi(2)).sum::<f64>() / n;
+        Some(BurstStats {
+            peak_rate: peak / self.width.as_secs_f64(),
+            peak_to_mean: peak / mean,
+            cv: var.sqrt() / mean,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BurstStats {
+    pub peak_rate: f64,
+    pub peak_to_mean: f64,
+    pub cv: f64,
+}
+
+/// Running mean and variance (Welford), exact enough for a million observations and
+/// independent of how many there will be.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Running {
+    n: u64,
+    mean: f64,
+    m2: f64,
+}
+
+impl Running {
+    pub fn add(&mut self, x: f64) {
+        self.n += 1;
+        let d = x - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (x - self.mean);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.n
+    }
+
+    /// Population standard deviation; `None` without observations.
+    pub fn sd(&self) -> Option<f64> {
+        (self.n > 0).then(|| (self.m2 / self.n as f64).sqrt())
+    }
+}
+
+/// The `f`-quantile (0 ≤ f ≤ 1) of sorted values by the nearest-rank rule: the smallest
+/// value with at least a fraction `f` of the values at or below it.
+pub fn quantile(sorted: &[u64], f: f64) -> Option<u64> {
+    quantile_of(sorted, sorted.len(), f)
+}
+
+/// The `f`-quantile of a population of `population` members of which only `sorted`
+/// finished (the rest never did, as if infinite): `None` when fewer than a fraction `f`
+/// finished. "Time until 50 % reconnected" must not be computed over those who did.
+pub fn quantile_of(sorted: &[u64], population: usize, f: f64) -> Option<u64> {
+    let population = population.max(sorted.len());
+    if population == 0 {
+        return None;
+    }
+    let rank = ((f * population as f64).ceil() as usize).max(1);
+    sorted.get(rank - 1).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_single_spike_has_a_high_peak_to_mean_and_a_flat_rate_has_one() {
+        let mut spike = Bins::new(SimDuration::from_secs(1), SimDuration::from_secs(10));
+        for _ in 0..100 {
+            spike.add(SimTime(2_000_000_000), false);
+        }
+        spike.add(SimTime(5_500_000_000), true);
+        // Active bins 2..=5: counts 100, 0, 0, 1 → mean 25.25, peak 100.
+        let s = spike.burst_stats().unwrap();
+        assert!((s.peak_to_mean - 100.0 / 25.25).abs() < 1e-12);
+        assert_eq!(s.peak_rate, 100.0);
+        assert_eq!(spike.refused[5], 1);
+        let mut flat = Bins::new(SimDuration::from_secs(1), SimDuration::from_secs(10));
+        for t in 0..10 {
+            flat.add(SimTime(t * 1_000_000_000), false);
+        }
+        let f = flat.burst_stats().unwrap();
+        assert_eq!((f.peak_to_mean, f.cv), (1.0, 0.0));
+        assert!(Bins::new(SimDuration::from_secs(1), SimDuration::from_secs(1)).burst_stats().is_none());
+    }
+
+    #[test]
+    fn running_sd_matches_the_two_pass_formula() {
+        let xs = [1.0, 2.0, 4.0, 8.0];
+        let mut r = Running::default();
+        xs.iter().for_each(|&x| r.add(x));
+        let mean = xs.iter().sum::<f64>() / 4.0;
+        let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 4.0).sqrt();
+        assert!((r.sd().unwrap() - sd).abs() < 1e-12);
+        assert_eq!(Running::default().sd(), None);
+    }
+
+    #[test]
+    fn nearest_rank_quantiles() {
+        let v: Vec<u64> = (1..=100).collect();
+        assert_eq!(quantile(&v, 0.5), Some(50));
+        assert_eq!(quantile(&v, 0.99), Some(99));
+        assert_eq!(quantile(&v, 1.0), Some(100));
+        assert_eq!(quantile(&v, 0.0), Some(1));
+        assert_eq!(quantile(&[], 0.5), None);
+    }
+
+    #[test]
+    fn quantiles_of_a_population_count_the_unfinished_as_never() {
+        let done = [10, 20, 30];
+        // 3 of 10 finished: the 30 % quantile exists, the median does not.
+        assert_eq!(quantile_of(&done, 10, 0.3), Some(30));
+        assert_eq!(quantile_of(&done, 10, 0.5), None);
+        assert_eq!(quantile_of(&done, 3, 1.0), Some(30));
+    }
+}

@@ -1,0 +1,164 @@
+//! The per-observation tables of a run, tidy: one observation a row, every table led by
+//! `variant` and the sweep columns so that pandas or R can join them with `summary.csv`.
+
+use super::summary::{Group, num};
+use crate::metrics::QUANTILE_STEP;
+use crate::metrics::trace::{opt_secs, secs};
+
+/// Renders one table of a run from its groups of replications.
+pub type Writer = fn(&[String], &[Group<'_>]) -> Result<Vec<u8>, csv::Error>;
+
+/// A CSV table whose rows all start with `variant, <sweep keys…>`.
+struct Table {
+    w: csv::Writer<Vec<u8>>,
+}
+
+impl Table {
+    fn new(sweep_keys: &[String], lead: &[&str], rest: &[&str]) -> Result<Self, csv::Error> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut header: Vec<&str> = lead.to_vec();
+        header.push("variant");
+        header.extend(sweep_keys.iter().map(String::as_str));
+        header.extend(rest);
+        w.write_record(&header)?;
+        Ok(Table { w })
+    }
+
+    fn row(
+        &mut self,
+        g: &Group<'_>,
+        lead: &[String],
+        rest: impl IntoIterator<Item = String>,
+    ) -> Result<(), csv::Error> {
+        let mut record: Vec<String> = lead.to_vec();
+        record.push(g.variant.to_string());
+        record.extend(g.sweep.iter().cloned());
+        record.extend(rest);
+        self.w.write_record(&record)
+    }
+
+    fn finish(self) -> Result<Vec<u8>, csv::Error> {
+        self.w.into_inner().map_err(|e| e.into_error().into())
+    }
+}
+
+/// `trace.csv`: `time_s, client, variant, <sweep keys…>, replication, event, segment,
+/// sample_s, srtt_s, rttvar_s, rto_s, backoffs`.
+pub fn trace(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
+    let rest = ["replication", "event", "segment", "sample_s", "srtt_s", "rttvar_s", "rto_s", "backoffs"];
+    let mut t = Table::new(sweep_keys, &["time_s", "client"], &rest)?;
+    for g in groups {
+        for (r, rep) in g.reps.iter().enumerate() {
+            for row in &rep.trace {
+                let lead = [secs(row.time.as_nanos()), row.client.to_string()];
+                t.row(
+                    g,
+                    &lead,
+                    [
+                        r.to_string(),
+                        row.event.to_string(),
+                        row.segment.map(|s| s.to_string()).unwrap_or_default(),
+                        opt_secs(row.sample),
+                        opt_secs(row.srtt),
+                        opt_secs(row.rttvar),
+                        secs(row.rto.as_nanos()),
+                        row.backoffs.to_string(),
+                    ],
+                )?;
+            }
+        }
+    }
+    t.finish()
+}
+
+/// `attempts.csv`: `variant, <sweep keys…>, replication, bin_start_s, bin_width_s,
+/// attempts, refused` — connection attempts reaching the server per time bin, from 0 to
+/// the last bin of the group that saw an attempt.
+pub fn attempts(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
+    let rest = ["replication", "bin_start_s", "bin_width_s", "attempts", "refused"];
+    let mut t = Table::new(sweep_keys, &[], &rest)?;
+    for g in groups {
+        let last =
+            g.reps.iter().filter_map(|r| r.bins.as_ref().and_then(|b| b.attempts.iter().rposition(|&c| c > 0))).max();
+        let Some(last) = last else { continue };
+        for (r, rep) in g.reps.iter().enumerate() {
+            let Some(bins) = &rep.bins else { continue };
+            let width = bins.width.as_nanos();
+            for i in 0..=last.min(bins.attempts.len() - 1) {
+                t.row(
+                    g,
+                    &[],
+                    [
+                        r.to_string(),
+                        secs(i as u64 * width),
+                        secs(width),
+                        bins.attempts[i].to_string(),
+                        bins.refused[i].to_string(),
+                    ],
+                )?;
+            }
+        }
+    }
+    t.finish()
+}
+
+/// `cdf.csv`: `variant, <sweep keys…>, metric, fraction, value_s` — per-client
+/// distributions as quantiles, each the mean over replications of that replication's
+/// quantile (quantile averaging keeps every replication's weight equal).
+pub fn cdf(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
+    let mut t = Table::new(sweep_keys, &[], &["metric", "fraction", "value_s"])?;
+    for g in groups {
+        let mut names: Vec<&str> = Vec::new();
+        for rep in g.reps {
+            for (name, _) in &rep.quantiles {
+                if !names.contains(&name.as_str()) {
+                    names.push(name);
+                }
+            }
+        }
+        for name in names {
+            let series: Vec<&Vec<f64>> =
+                g.reps.iter().filter_map(|r| r.quantiles.iter().find(|(n, _)| n == name).map(|(_, q)| q)).collect();
+            let points = series.iter().map(|q| q.len()).min().unwrap_or(0);
+            for i in 0..points {
+                let mean = series.iter().map(|q| q[i]).sum::<f64>() / series.len() as f64;
+                let fraction = i as f64 * QUANTILE_STEP;
+                t.row(g, &[], [name.to_string(), format!("{fraction:.2}"), num(Some(mean))])?;
+            }
+        }
+    }
+    t.finish()
+}
+
+/// `connections.csv`: `variant, <sweep keys…>, replication, client, attempt, start_s,
+/// end_s, outcome, backoff_s, delay_s, deadline_s` — one row per connection attempt of a
+/// recorded client.
+pub fn connections(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
+    let rest =
+        ["replication", "client", "attempt", "start_s", "end_s", "outcome", "backoff_s", "delay_s", "deadline_s"];
+    let mut t = Table::new(sweep_keys, &[], &rest)?;
+    for g in groups {
+        for (r, rep) in g.reps.iter().enumerate() {
+            let mut rows = rep.connections.clone();
+            rows.sort_by_key(|c| (c.client, c.start));
+            for c in rows {
+                t.row(
+                    g,
+                    &[],
+                    [
+                        r.to_string(),
+                        c.client.to_string(),
+                        c.attempt.to_string(),
+                        secs(c.start.as_nanos()),
+                        secs(c.end.as_nanos()),
+                        c.outcome.to_string(),
+                        secs(c.backoff.as_nanos()),
+                        secs(c.delay.as_nanos()),
+                        c.deadline.map(|d| secs(d.as_nanos())).unwrap_or_default(),
+                    ],
+                )?;
+            }
+        }
+    }
+    t.finish()
+}
