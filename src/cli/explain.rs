@@ -5,9 +5,8 @@
 //! POLICY is a preset name (`backoffsim presets`); `--file` reads a `[retry.policy]`
 //! table (or the policy's keys at the top level), with errors located like a
 //! scenario's. The gRPC connection-backoff profiles (`grpc-connection-spec`, `-core`,
-//! `-go`, `-java`) come with `model::grpc`, which implements
-//! [`DelaySource`](crate::model::retry::explain::DelaySource) for them; until then
-//! their names are refused with a message. `--plot` waits for the plotting branch.
+//! `-go`, `-java`) are explained through `model::grpc::explain`, as a channel whose every
+//! attempt is refused at once; `--set` takes their keys (`initial_backoff`, …).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -18,6 +17,8 @@ use toml::de::DeValue;
 
 use super::CliError;
 use crate::engine::time::SimDuration;
+use crate::model::grpc::GrpcBackoffConfig;
+use crate::model::grpc::explain::ConnectionSource;
 use crate::model::retry::explain::{self, FailingCalls, Options};
 use crate::model::retry::{Outcome, RetryAfter, RetryPolicy, RetryPolicyConfig, presets};
 use crate::scenario::load::{Document, join, locate};
@@ -67,6 +68,9 @@ const GRPC_CONNECTION: &[&str] =
     &["grpc-connection-spec", "grpc-connection-core", "grpc-connection-go", "grpc-connection-java"];
 
 pub fn explain(args: ExplainArgs) -> Result<(), CliError> {
+    if let Some(name) = args.policy.as_deref().filter(|n| GRPC_CONNECTION.contains(n)) {
+        return explain_connection(&args, name);
+    }
     let policy = resolve_policy(&args)?;
     if !(1..=10_000_000).contains(&args.runs) {
         return Err(CliError::Usage("--runs must be from 1 to 10000000".into()));
@@ -104,6 +108,43 @@ pub fn explain(args: ExplainArgs) -> Result<(), CliError> {
     out.flush().map_err(CliError::from_stdout)
 }
 
+/// A gRPC connection-backoff profile: a channel whose every attempt is refused at once.
+fn explain_connection(args: &ExplainArgs, name: &str) -> Result<(), CliError> {
+    if args.file.is_some() || args.fail_with.is_some() || args.retry_after.is_some() {
+        return Err(CliError::Usage(format!(
+            "`{name}` takes --set, --runs, --seed, --attempt-time and --csv; a refused connection is its only failure"
+        )));
+    }
+    let profile = name.trim_start_matches("grpc-connection-");
+    let profile = if profile == "spec" { "spec".to_string() } else { format!("grpc-{profile}") };
+    let mut config = GrpcBackoffConfig::default();
+    config.set("profile", &profile).map_err(CliError::Usage)?;
+    for s in &args.sets {
+        let (k, v) = s.split_once('=').ok_or_else(|| CliError::Usage(format!("--set `{s}`: expected KEY=VALUE")))?;
+        config.set(k, v).map_err(|e| CliError::Usage(format!("--set {s}: {e}")))?;
+    }
+    let params = config.resolve().map_err(|errors| {
+        CliError::Usage(errors.into_iter().map(|(k, m)| format!("--set {k}: {m}")).collect::<Vec<_>>().join("\n"))
+    })?;
+    if !(1..=10_000_000).contains(&args.runs) {
+        return Err(CliError::Usage("--runs must be from 1 to 10000000".into()));
+    }
+    let attempt_time =
+        SimDuration::parse(&args.attempt_time).map_err(|e| CliError::Usage(format!("--attempt-time: {e}")))?;
+    // Channels never give up: follow each for 20 attempts.
+    let opts = Options { runs: args.runs, seed: args.seed, attempt_time, horizon: 20 };
+    let source = ConnectionSource { params };
+    let runs = explain::simulate(&source, &opts);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match args.csv {
+        None => explain::write_report(&mut out, &source, "connection refused", &runs, &opts),
+        Some(CsvKind::Attempts) => explain::write_attempts_csv(&mut out, &runs),
+        Some(CsvKind::Runs) => explain::write_runs_csv(&mut out, &runs, attempt_time),
+    }
+    .map_err(CliError::from_stdout)?;
+    out.flush().map_err(CliError::from_stdout)
+}
+
 /// The policy from the preset name or the file, with the `--set`s laid over it.
 fn resolve_policy(args: &ExplainArgs) -> Result<RetryPolicy, CliError> {
     let mut file: Option<(String, String, String)> = None;
@@ -120,11 +161,6 @@ fn resolve_policy(args: &ExplainArgs) -> Result<RetryPolicy, CliError> {
             )));
         }
         (Some(name), None) => {
-            if GRPC_CONNECTION.contains(&name.as_str()) {
-                return Err(CliError::Usage(format!(
-                    "`{name}` is a gRPC connection-backoff profile; it comes with the grpc model, which is not in this build yet"
-                )));
-            }
             if presets::find(name).is_none() {
                 return Err(CliError::Usage(format!(
                     "unknown preset `{name}` (known: {}); `backoffsim presets` describes them",

@@ -233,3 +233,42 @@ fn a_closed_pipe_is_not_an_error() {
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
 }
+
+#[test]
+fn explain_takes_the_grpc_connection_profiles_with_their_own_keys() {
+    let o = run(&[
+        "explain",
+        "grpc-connection-core",
+        "--set",
+        "initial_backoff=200ms",
+        "--set",
+        "max_backoff=2s",
+        "--runs",
+        "2000",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    // grpc-core: 200 ms × 1.6 per failure, truncated to ms: 200, 320, 512, 819, 1310, then the 2 s cap.
+    for nominal in ["200ms", "320ms", "512ms", "819ms", "1310ms"] {
+        assert!(out.contains(nominal), "{nominal} missing:\n{out}");
+    }
+    assert!(out.contains("never gives up"), "{out}");
+    // ±20 % jitter on the capped 2 s base: no delay above 2.4 s.
+    let o = run(&["explain", "grpc-connection-go", "--csv", "attempts", "--runs", "100"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let sleeps: Vec<f64> =
+        text(&o.stdout).lines().skip(1).map(|l| l.split(',').nth(2).unwrap().parse().unwrap()).collect();
+    // grpc-go: the first delay is exactly 1 s, unjittered.
+    assert!(
+        text(&o.stdout)
+            .lines()
+            .skip(1)
+            .filter(|l| l.split(',').nth(1) == Some("2"))
+            .all(|l| l.split(',').nth(2) == Some("1.000000000") || l.split(',').nth(2) == Some("1")),
+        "{}",
+        text(&o.stdout)
+    );
+    assert!(sleeps.iter().all(|&s| s <= 120.0 * 1.2 + 1e-9));
+    let o = run(&["explain", "grpc-connection-java", "--set", "min_connect_timeout=5s"]);
+    assert_eq!(o.status.code(), Some(2), "grpc-java has no connect timeout to set");
+}

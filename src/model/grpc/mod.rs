@@ -128,6 +128,7 @@
 
 pub mod config;
 mod core;
+pub mod explain;
 mod go;
 mod java;
 mod spec;
