@@ -4,4 +4,5 @@ pub mod path;
 pub mod retry;
 pub mod rto;
 pub mod server;
+pub mod setting;
 pub mod tcp;

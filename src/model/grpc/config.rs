@@ -32,6 +32,7 @@
 //! `initial_backoff > 0`, `initial_backoff ≤ max_backoff`, every duration at most one day
 //! (which keeps all arithmetic exact: below 2^53 ns, no overflow).
 
+use crate::model::setting::parse_f64;
 use std::fmt;
 use std::str::FromStr;
 
@@ -147,13 +148,6 @@ struct Errors(Vec<(String, String)>);
 impl Errors {
     fn push(&mut self, key: &str, message: impl Into<String>) {
         self.0.push((key.to_string(), message.into()));
-    }
-}
-
-fn parse_f64(v: &str) -> Result<f64, String> {
-    match v.parse::<f64>() {
-        Ok(x) if x.is_finite() => Ok(x),
-        _ => Err(format!("`{v}` is not a number")),
     }
 }
 

@@ -34,6 +34,7 @@
 //! Under linux the durations are rounded up to whole jiffies, as the kernel stores them
 //! (`usecs_to_jiffies` rounds up); [`RtoParams`] holds the rounded values.
 
+use crate::model::setting::{parse_bool, parse_f64, parse_u32};
 use std::fmt;
 use std::str::FromStr;
 
@@ -211,25 +212,6 @@ impl Errors {
         if set {
             self.push(key, "applies to profile linux only");
         }
-    }
-}
-
-fn parse_bool(v: &str) -> Result<bool, String> {
-    match v {
-        "true" => Ok(true),
-        "false" => Ok(false),
-        _ => Err(format!("`{v}` is not a boolean: expected true or false")),
-    }
-}
-
-fn parse_u32(v: &str) -> Result<u32, String> {
-    v.parse::<u32>().map_err(|_| format!("`{v}` is not a whole number from 0 to {}", u32::MAX))
-}
-
-fn parse_f64(v: &str) -> Result<f64, String> {
-    match v.parse::<f64>() {
-        Ok(x) if x.is_finite() => Ok(x),
-        _ => Err(format!("`{v}` is not a number")),
     }
 }
 
