@@ -205,7 +205,10 @@ fn usage_errors_exit_2_with_a_clear_message() {
             .contains("needs an HTTP failure")
     );
     assert!(refused(&["explain"]).contains("name a preset or give --file"));
-    assert!(refused(&["explain", "grpc-connection-core"]).contains("gRPC connection-backoff profile"));
+    assert!(
+        refused(&["explain", "grpc-connection-core", "--fail-with", "503"])
+            .contains("a refused connection is its only failure")
+    );
 }
 
 #[test]
