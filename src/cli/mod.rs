@@ -2,6 +2,8 @@
 //! calls and returns a `CliError` that `main` turns into an exit code.
 
 pub mod check;
+pub mod compare;
+pub mod plot;
 pub mod rto;
 pub mod run;
 
@@ -28,13 +30,17 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run a scenario file and write its results (trace.csv, summary.csv, manifest.json).
+    /// Run a scenario file and write its results (CSVs, manifest, plots and a report).
     Run(run::RunArgs),
     /// Check a scenario file without running it.
     Check {
         /// The scenario file (TOML).
         file: PathBuf,
     },
+    /// Re-draw one plot (SVG or PNG) from a finished run directory.
+    Plot(plot::PlotArgs),
+    /// One report (Markdown + HTML, with plots) across several finished runs.
+    Compare(compare::CompareArgs),
     /// Work with the retransmission-timer estimators directly.
     Rto {
         #[command(subcommand)]
@@ -83,5 +89,7 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
         Command::Run(args) => run::run(args),
         Command::Check { file } => check::check(&file),
         Command::Rto { command } => rto::rto(command),
+        Command::Plot(args) => plot::plot(args),
+        Command::Compare(args) => compare::compare(args),
     }
 }

@@ -5,5 +5,6 @@ mod bad_input;
 mod common;
 mod determinism;
 mod golden;
+mod report;
 mod rto_replay;
 mod scenarios;
