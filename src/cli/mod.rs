@@ -2,7 +2,9 @@
 //! calls and returns a `CliError` that `main` turns into an exit code.
 
 pub mod check;
+pub mod compare;
 pub mod explain;
+pub mod plot;
 pub mod presets;
 pub mod rto;
 pub mod run;
@@ -30,13 +32,17 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run a scenario file and write its results (trace.csv, summary.csv, manifest.json).
+    /// Run a scenario file and write its results (CSVs, manifest, plots and a report).
     Run(run::RunArgs),
     /// Check a scenario file without running it.
     Check {
         /// The scenario file (TOML).
         file: PathBuf,
     },
+    /// Re-draw one plot (SVG or PNG) from a finished run directory.
+    Plot(plot::PlotArgs),
+    /// One report (Markdown + HTML, with plots) across several finished runs.
+    Compare(compare::CompareArgs),
     /// Work with the retransmission-timer estimators directly.
     Rto {
         #[command(subcommand)]
@@ -91,5 +97,7 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
         Command::Rto { command } => rto::rto(command),
         Command::Presets => presets::presets(),
         Command::Explain(args) => explain::explain(args),
+        Command::Plot(args) => plot::plot(args),
+        Command::Compare(args) => compare::compare(args),
     }
 }

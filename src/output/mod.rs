@@ -21,6 +21,8 @@ pub enum OutputError {
     Csv(#[from] csv::Error),
     #[error("cannot write JSON: {0}")]
     Json(#[from] serde_json::Error),
+    #[error("cannot write the plots and reports: {0}")]
+    Report(#[from] crate::report::ReportError),
 }
 
 #[derive(Serialize)]
@@ -35,7 +37,7 @@ struct Manifest<'a> {
     max_events: u64,
     sweep_keys: &'a [String],
     variants: Vec<ManifestVariant<'a>>,
-    files: Vec<&'static str>,
+    files: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -99,7 +101,7 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Resu
         }
     }
 
-    let manifest = Manifest {
+    let mut manifest = Manifest {
         backoffsim_version: env!("CARGO_PKG_VERSION"),
         scenario: &scenario.name,
         description: &scenario.description,
@@ -128,10 +130,20 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Resu
                     .collect(),
             })
             .collect(),
-        files,
+        files: files.into_iter().map(String::from).collect(),
     };
-    let mut json = serde_json::to_vec_pretty(&manifest)?;
-    json.push(b'\n');
-    staging.write("manifest.json", &json).map_err(io)?;
+    let to_json = |m: &Manifest| -> Result<Vec<u8>, OutputError> {
+        let mut json = serde_json::to_vec_pretty(m)?;
+        json.push(b'\n');
+        Ok(json)
+    };
+    staging.write("manifest.json", &to_json(&manifest)?).map_err(io)?;
+
+    // Plots and reports are drawn from the files just written, as `backoffsim plot` and
+    // `compare` draw them from finished runs; then the manifest lists them too.
+    let data = crate::report::data::RunSet::load(&staging.path(""))?;
+    let drawn = crate::report::write_report(&data, &mut |name, bytes| staging.write(name, bytes))?;
+    manifest.files.extend(drawn);
+    staging.write("manifest.json", &to_json(&manifest)?).map_err(io)?;
     staging.commit().map_err(io)
 }

@@ -20,7 +20,10 @@ fn one_and_four_threads_write_byte_identical_results() {
     let (_a, one) = run_scenario("tcp-karn", &["--threads", "1"]);
     let (_b, four) = run_scenario("tcp-karn", &["--threads", "4"]);
     let (x, y) = (files(&one), files(&four));
-    assert_eq!(x.iter().map(|f| &f.0).collect::<Vec<_>>(), ["manifest.json", "summary.csv", "trace.csv"]);
+    assert_eq!(
+        x.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        ["manifest.json", "report.html", "report.md", "rto.png", "rto.svg", "summary.csv", "trace.csv"]
+    );
     for ((name, a), (_, b)) in x.iter().zip(&y) {
         assert!(a == b, "{name} differs between 1 and 4 threads");
     }
@@ -42,5 +45,9 @@ fn grpc_results_are_identical_for_one_and_two_threads() {
     let (_b, two) = run_scenario("grpc-flapping", &["--threads", "2"]);
     assert_eq!(files(&one), files(&two));
     let names: Vec<String> = files(&one).into_iter().map(|f| f.0).collect();
-    assert_eq!(names, ["attempts.csv", "cdf.csv", "manifest.json", "summary.csv"]);
+    for expected in
+        ["attempts.csv", "attempts.png", "cdf.csv", "cdf.svg", "manifest.json", "report.html", "summary.csv"]
+    {
+        assert!(names.iter().any(|n| n == expected), "{expected} missing from {names:?}");
+    }
 }

@@ -1,0 +1,38 @@
+//! `backoffsim compare RUN_DIR RUN_DIR… -o DIR`: one report across finished runs.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::CliError;
+use super::plot::usage;
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Run directories (what `backoffsim run` wrote); their variants are labelled by
+    /// directory name (`dir:variant`), or `run1:`, `run2:`, … when names repeat.
+    #[arg(required = true, num_args = 1..)]
+    pub run_dirs: Vec<PathBuf>,
+    /// The directory the report, its plots and report.html go to (replaced whole).
+    #[arg(long, short)]
+    pub out: PathBuf,
+    /// No messages on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+pub fn compare(args: CompareArgs) -> Result<(), CliError> {
+    for d in &args.run_dirs {
+        if std::fs::canonicalize(d).ok() == std::fs::canonicalize(&args.out).ok() && d.exists() {
+            return Err(CliError::Usage(format!(
+                "the output directory {} is one of the runs compared: choose another -o",
+                args.out.display()
+            )));
+        }
+    }
+    let files = crate::report::compare::compare(&args.run_dirs, &args.out).map_err(usage)?;
+    if !args.quiet {
+        eprintln!("backoffsim: wrote {} ({})", args.out.display(), files.join(", "));
+    }
+    Ok(())
+}

@@ -1,0 +1,82 @@
+//! `backoffsim plot KIND RUN_DIR -o FILE`: re-draw one plot from a finished run.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::CliError;
+use crate::engine::time::SimDuration;
+use crate::report::ReportError;
+use crate::report::data::RunSet;
+use crate::report::plot::{Format, Kind, PlotOptions, render};
+
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// What to draw.
+    #[arg(value_enum)]
+    pub kind: Kind,
+    /// A run directory (what `backoffsim run` wrote, e.g. results/tcp-blackout).
+    pub run_dir: PathBuf,
+    /// The picture to write; `.svg` or `.png`.
+    #[arg(long, short)]
+    pub out: PathBuf,
+    /// Only these variants (repeat for several) [default: all].
+    #[arg(long = "variant", value_name = "V")]
+    pub variants: Vec<String>,
+    /// rto: the traced connection [default: the first; with one --variant, all traced].
+    #[arg(long, value_name = "N")]
+    pub client: Option<u32>,
+    /// rto: the traced replication [default: the first traced].
+    #[arg(long, value_name = "N")]
+    pub replication: Option<u32>,
+    /// Start of the time window, e.g. `15s` (a bare number is seconds).
+    #[arg(long, value_name = "T", value_parser = seconds)]
+    pub from: Option<f64>,
+    /// End of the time window, e.g. `30s` (a bare number is seconds).
+    #[arg(long, value_name = "T", value_parser = seconds)]
+    pub to: Option<f64>,
+    /// sweep, heatmap, cdf: the metric to show [default: all, one panel each].
+    #[arg(long, value_name = "M")]
+    pub metric: Option<String>,
+}
+
+/// A time on the command line: a duration with a unit, or a bare number of seconds.
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        Ok(_) => Err(format!("`{s}` is not a time: it must be zero or more")),
+        Err(_) => SimDuration::parse(s).map(|d| d.as_secs_f64()),
+    }
+}
+
+pub fn plot(args: PlotArgs) -> Result<(), CliError> {
+    let format = Format::from_path(&args.out).ok_or_else(|| {
+        CliError::Usage(format!("cannot tell the format of {}: name it .svg or .png", args.out.display()))
+    })?;
+    let data = RunSet::load(&args.run_dir).map_err(usage)?;
+    let opts = PlotOptions {
+        variants: args.variants,
+        client: args.client,
+        replication: args.replication,
+        from: args.from,
+        to: args.to,
+        metric: args.metric,
+    };
+    let bytes = render(args.kind, &data, &opts, format).map_err(|e| match e {
+        ReportError::Missing(why) => {
+            CliError::Usage(format!("cannot draw `{}` from {}: {why}", args.kind.name(), args.run_dir.display()))
+        }
+        other => usage(other),
+    })?;
+    std::fs::write(&args.out, bytes)
+        .map_err(|e| CliError::Failed(format!("cannot write {}: {e}", args.out.display())))?;
+    Ok(())
+}
+
+/// Errors about the input (not a run, unreadable files) are the user's to fix: exit 2.
+pub(crate) fn usage(e: ReportError) -> CliError {
+    match e {
+        ReportError::Draw(_) => CliError::Failed(e.to_string()),
+        other => CliError::Usage(other.to_string()),
+    }
+}

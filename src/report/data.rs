@@ -1,0 +1,496 @@
+//! Loading finished runs: everything a plot or a report shows comes from the files of a
+//! run directory (`manifest.json`, `summary.csv`, `trace.csv`, and, where the model
+//! writes them, `attempts.csv` and `cdf.csv`), never from the engine, so `plot` and
+//! `compare` work on runs made earlier, elsewhere or by another version.
+//!
+//! Several runs load into one [`RunSet`] whose variants are labelled by run
+//! (`run1:linux`), so a comparison across runs is the same report as one run's.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::ReportError;
+use crate::engine::time::SimDuration;
+
+/// One run directory's manifest-level facts.
+#[derive(Clone, Debug)]
+pub struct RunInfo {
+    /// How this run's variants are prefixed in a comparison (empty for a single run).
+    pub label: String,
+    pub dir: PathBuf,
+    pub scenario: String,
+    pub description: String,
+    pub seed: Option<u64>,
+    pub replications: Option<u64>,
+    /// The horizon as the manifest writes it (`1min`).
+    pub horizon: String,
+    pub horizon_s: Option<f64>,
+    pub version: String,
+    pub scenario_sha256: String,
+}
+
+/// A variant of one run, with its resolved parameters.
+#[derive(Clone, Debug)]
+pub struct VariantInfo {
+    /// The name plots and tables show: `linux`, or `run1:linux` in a comparison.
+    pub name: String,
+    /// Index into [`RunSet::runs`].
+    pub run: usize,
+    pub description: String,
+    /// The resolved model spec flattened to dotted keys, in the manifest's key order.
+    pub params: Vec<(String, String)>,
+    /// Blackouts `(start, end)` in seconds, from `parameters.path.blackout`.
+    pub blackouts: Vec<(f64, f64)>,
+    /// The path's base RTT and its scheduled changes `(at, rtt)`, in seconds.
+    pub base_rtt: Option<f64>,
+    pub rtt_changes: Vec<(f64, f64)>,
+}
+
+/// One row of `summary.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryRow {
+    pub variant: String,
+    /// The values of the sweep keys, in [`RunSet::sweep_keys`] order ("" where a run has
+    /// no such key).
+    pub point: Vec<String>,
+    pub metric: String,
+    pub unit: String,
+    pub n: u64,
+    pub mean: f64,
+    pub sd: Option<f64>,
+    pub ci: Option<(f64, f64)>,
+}
+
+/// One row of `trace.csv`, times in seconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceRow {
+    pub time: f64,
+    pub client: u32,
+    pub variant: String,
+    pub replication: u32,
+    pub event: String,
+    pub sample: Option<f64>,
+    pub srtt: Option<f64>,
+    pub rto: Option<f64>,
+}
+
+/// One row of `attempts.csv`: connection attempts the server saw in one time bin.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttemptRow {
+    pub variant: String,
+    pub replication: u32,
+    pub bin_start: f64,
+    pub bin_width: f64,
+    pub attempts: f64,
+    pub refused: f64,
+}
+
+/// One row of `cdf.csv`: the `fraction` quantile of `metric`, pooled over replications.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CdfRow {
+    pub variant: String,
+    pub metric: String,
+    pub fraction: f64,
+    pub value: f64,
+}
+
+/// One or more finished runs, ready to plot and report.
+#[derive(Clone, Debug, Default)]
+pub struct RunSet {
+    pub runs: Vec<RunInfo>,
+    pub variants: Vec<VariantInfo>,
+    pub sweep_keys: Vec<String>,
+    pub summary: Vec<SummaryRow>,
+    pub trace: Vec<TraceRow>,
+    /// `None` when no run has `attempts.csv`.
+    pub attempts: Option<Vec<AttemptRow>>,
+    /// `None` when no run has `cdf.csv`.
+    pub cdf: Option<Vec<CdfRow>>,
+}
+
+impl RunSet {
+    /// Loads one run directory; variants keep their own names.
+    pub fn load(dir: &Path) -> Result<RunSet, ReportError> {
+        load_run(dir, String::new())
+    }
+
+    /// Loads several run directories into one set, each run's variants labelled
+    /// `label:variant`. Labels are the directories' names, or `run1`, `run2`, … when
+    /// those are not unique.
+    pub fn load_many(dirs: &[PathBuf]) -> Result<RunSet, ReportError> {
+        if dirs.len() == 1 {
+            return RunSet::load(&dirs[0]);
+        }
+        let names: Vec<String> = dirs
+            .iter()
+            .map(|d| {
+                std::fs::canonicalize(d)
+                    .unwrap_or_else(|_| d.clone())
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let unique = names.iter().collect::<BTreeSet<_>>().len() == names.len() && names.iter().all(|n| !n.is_empty());
+        let mut sets = Vec::new();
+        for (i, dir) in dirs.iter().enumerate() {
+            let label = if unique { names[i].clone() } else { format!("run{}", i + 1) };
+            sets.push(load_run(dir, label)?);
+        }
+        Ok(merge(sets))
+    }
+
+    /// The variants' names in order.
+    pub fn variant_names(&self) -> Vec<&str> {
+        self.variants.iter().map(|v| v.name.as_str()).collect()
+    }
+
+    pub fn variant(&self, name: &str) -> Option<&VariantInfo> {
+        self.variants.iter().find(|v| v.name == name)
+    }
+
+    /// The longest horizon of the runs, in seconds.
+    pub fn horizon_s(&self) -> Option<f64> {
+        self.runs.iter().filter_map(|r| r.horizon_s).fold(None, |a, h| Some(a.map_or(h, |a: f64| a.max(h))))
+    }
+
+    /// Metrics in order of first appearance, with their unit.
+    pub fn metrics(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for r in &self.summary {
+            if !out.iter().any(|(m, _)| *m == r.metric) {
+                out.push((r.metric.clone(), r.unit.clone()));
+            }
+        }
+        out
+    }
+
+    /// Sweep points in order of first appearance (one empty point without a sweep).
+    pub fn points(&self) -> Vec<Vec<String>> {
+        let mut out: Vec<Vec<String>> = Vec::new();
+        for r in &self.summary {
+            if !out.contains(&r.point) {
+                out.push(r.point.clone());
+            }
+        }
+        if out.is_empty() {
+            out.push(vec![String::new(); self.sweep_keys.len()]);
+        }
+        out
+    }
+
+    pub fn stat(&self, variant: &str, point: &[String], metric: &str) -> Option<&SummaryRow> {
+        self.summary.iter().find(|r| r.variant == variant && r.point == point && r.metric == metric)
+    }
+}
+
+fn merge(sets: Vec<RunSet>) -> RunSet {
+    let mut out = RunSet::default();
+    for s in &sets {
+        for k in &s.sweep_keys {
+            if !out.sweep_keys.contains(k) {
+                out.sweep_keys.push(k.clone());
+            }
+        }
+    }
+    for s in sets {
+        let offset = out.runs.len();
+        out.runs.extend(s.runs);
+        out.variants.extend(s.variants.into_iter().map(|mut v| {
+            v.run += offset;
+            v
+        }));
+        let keys = s.sweep_keys;
+        out.summary.extend(s.summary.into_iter().map(|mut r| {
+            r.point = out
+                .sweep_keys
+                .iter()
+                .map(|k| keys.iter().position(|x| x == k).map(|i| r.point[i].clone()).unwrap_or_default())
+                .collect();
+            r
+        }));
+        out.trace.extend(s.trace);
+        if let Some(a) = s.attempts {
+            out.attempts.get_or_insert_with(Vec::new).extend(a);
+        }
+        if let Some(c) = s.cdf {
+            out.cdf.get_or_insert_with(Vec::new).extend(c);
+        }
+    }
+    out
+}
+
+fn load_run(dir: &Path, label: String) -> Result<RunSet, ReportError> {
+    let manifest_path = dir.join("manifest.json");
+    if !manifest_path.is_file() {
+        return Err(ReportError::NotARun { dir: dir.display().to_string() });
+    }
+    let text = std::fs::read_to_string(&manifest_path).map_err(|e| ReportError::io(&manifest_path, e))?;
+    let manifest: Value = serde_json::from_str(&text)
+        .map_err(|e| ReportError::Bad { file: manifest_path.display().to_string(), why: e.to_string() })?;
+    let prefix = |name: &str| {
+        if label.is_empty() { name.to_string() } else { format!("{label}:{name}") }
+    };
+    let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let horizon = str_of(&manifest, "horizon");
+    let run = RunInfo {
+        label: label.clone(),
+        dir: dir.to_path_buf(),
+        scenario: str_of(&manifest, "scenario"),
+        description: str_of(&manifest, "description"),
+        seed: manifest.get("seed").and_then(Value::as_u64),
+        replications: manifest.get("replications").and_then(Value::as_u64),
+        horizon_s: SimDuration::parse(&horizon).ok().map(|d| d.as_secs_f64()),
+        horizon,
+        version: str_of(&manifest, "backoffsim_version"),
+        scenario_sha256: str_of(&manifest, "scenario_sha256"),
+    };
+    let variants: Vec<VariantInfo> = manifest
+        .get("variants")
+        .and_then(Value::as_array)
+        .map(|vs| vs.iter().map(|v| variant_info(v, &prefix)).collect())
+        .unwrap_or_default();
+
+    let summary_path = dir.join("summary.csv");
+    let (sweep_keys, summary) =
+        if summary_path.is_file() { read_summary(&summary_path, &prefix)? } else { (Vec::new(), Vec::new()) };
+    // The sweep keys are read from the CSV header (the columns between `variant` and
+    // `metric`), which is what the rows are read by; the manifest's `sweep_keys` lists the
+    // same names.
+    let trace_path = dir.join("trace.csv");
+    let trace = if trace_path.is_file() { read_trace(&trace_path, &prefix)? } else { Vec::new() };
+    let attempts_path = dir.join("attempts.csv");
+    let attempts = if attempts_path.is_file() { Some(read_attempts(&attempts_path, &prefix)?) } else { None };
+    let cdf_path = dir.join("cdf.csv");
+    let cdf = if cdf_path.is_file() { Some(read_cdf(&cdf_path, &prefix)?) } else { None };
+    Ok(RunSet { runs: vec![run], variants, sweep_keys, summary, trace, attempts, cdf })
+}
+
+fn variant_info(v: &Value, prefix: &dyn Fn(&str) -> String) -> VariantInfo {
+    let params = v.get("parameters").cloned().unwrap_or(Value::Null);
+    let mut flat = Vec::new();
+    flatten("", &params, &mut flat);
+    let path = params.get("path");
+    let secs =
+        |v: Option<&Value>| v.and_then(Value::as_str).and_then(|s| SimDuration::parse(s).ok()).map(|d| d.as_secs_f64());
+    let list = |key: &str| path.and_then(|p| p.get(key)).and_then(Value::as_array).cloned().unwrap_or_default();
+    let blackouts = list("blackout")
+        .iter()
+        .filter_map(|b| {
+            let at = secs(b.get("at"))?;
+            Some((at, at + secs(b.get("duration"))?))
+        })
+        .collect();
+    let rtt_changes =
+        list("rtt_change").iter().filter_map(|c| Some((secs(c.get("at"))?, secs(c.get("rtt"))?))).collect();
+    VariantInfo {
+        name: prefix(v.get("name").and_then(Value::as_str).unwrap_or("?")),
+        run: 0,
+        description: v.get("description").and_then(Value::as_str).unwrap_or("").to_string(),
+        params: flat,
+        blackouts,
+        base_rtt: secs(path.and_then(|p| p.get("base_rtt"))),
+        rtt_changes,
+    }
+}
+
+/// Flattens JSON to `a.b.c = value` pairs; array elements are keyed `a[0]`, an empty
+/// array or object is one pair with the value `[]` / `{}`, and null reads `none`.
+pub fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+    let key = |k: &str| {
+        if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") }
+    };
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            for (k, v) in m {
+                flatten(&key(k), v, out);
+            }
+        }
+        Value::Array(a) if !a.is_empty() => {
+            for (i, v) in a.iter().enumerate() {
+                flatten(&format!("{prefix}[{i}]"), v, out);
+            }
+        }
+        Value::Object(_) => out.push((prefix.to_string(), "{}".into())),
+        Value::Array(_) => out.push((prefix.to_string(), "[]".into())),
+        Value::Null => out.push((prefix.to_string(), "none".into())),
+        Value::String(s) => out.push((prefix.to_string(), s.clone())),
+        other => out.push((prefix.to_string(), other.to_string())),
+    }
+}
+
+/// A CSV file read by column name, so added columns do not break old readers.
+struct Table {
+    file: String,
+    headers: Vec<String>,
+    rows: Vec<csv::StringRecord>,
+}
+
+impl Table {
+    fn read(path: &Path) -> Result<Table, ReportError> {
+        let file = path.display().to_string();
+        let bad = |e: csv::Error| ReportError::Bad { file: file.clone(), why: e.to_string() };
+        let mut r = csv::Reader::from_path(path).map_err(bad)?;
+        let headers = r.headers().map_err(bad)?.iter().map(str::to_string).collect();
+        let rows = r.records().collect::<Result<Vec<_>, _>>().map_err(bad)?;
+        Ok(Table { file, headers, rows })
+    }
+
+    fn col(&self, name: &str) -> Result<usize, ReportError> {
+        self.headers
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| ReportError::Bad { file: self.file.clone(), why: format!("no column `{name}`") })
+    }
+
+    fn num(&self, row: usize, col: usize) -> Result<Option<f64>, ReportError> {
+        let s = self.rows[row].get(col).unwrap_or("").trim();
+        if s.is_empty() {
+            return Ok(None);
+        }
+        s.parse::<f64>().map(Some).map_err(|_| ReportError::Bad {
+            file: self.file.clone(),
+            why: format!("line {}, column `{}`: `{s}` is not a number", row + 2, self.headers[col]),
+        })
+    }
+
+    fn req(&self, row: usize, col: usize) -> Result<f64, ReportError> {
+        self.num(row, col)?.ok_or_else(|| ReportError::Bad {
+            file: self.file.clone(),
+            why: format!("line {}, column `{}` is empty", row + 2, self.headers[col]),
+        })
+    }
+
+    fn str(&self, row: usize, col: usize) -> &str {
+        self.rows[row].get(col).unwrap_or("")
+    }
+}
+
+fn read_summary(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<(Vec<String>, Vec<SummaryRow>), ReportError> {
+    let t = Table::read(path)?;
+    let variant = t.col("variant")?;
+    let metric = t.col("metric")?;
+    if metric <= variant {
+        return Err(ReportError::Bad { file: t.file.clone(), why: "`variant` must come before `metric`".into() });
+    }
+    let keys: Vec<String> = t.headers[variant + 1..metric].to_vec();
+    let (unit, n, mean, sd, lo, hi) =
+        (t.col("unit")?, t.col("replications")?, t.col("mean")?, t.col("sd")?, t.col("ci95_low")?, t.col("ci95_high")?);
+    let mut rows = Vec::with_capacity(t.rows.len());
+    for i in 0..t.rows.len() {
+        let ci = match (t.num(i, lo)?, t.num(i, hi)?) {
+            (Some(l), Some(h)) => Some((l, h)),
+            _ => None,
+        };
+        rows.push(SummaryRow {
+            variant: prefix(t.str(i, variant)),
+            point: (variant + 1..metric).map(|c| t.str(i, c).to_string()).collect(),
+            metric: t.str(i, metric).to_string(),
+            unit: t.str(i, unit).to_string(),
+            n: t.req(i, n)? as u64,
+            mean: t.req(i, mean)?,
+            sd: t.num(i, sd)?,
+            ci,
+        });
+    }
+    Ok((keys, rows))
+}
+
+fn read_trace(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<Vec<TraceRow>, ReportError> {
+    let t = Table::read(path)?;
+    let (time, client, variant, rep, event) =
+        (t.col("time_s")?, t.col("client")?, t.col("variant")?, t.col("replication")?, t.col("event")?);
+    let (sample, srtt, rto) = (t.col("sample_s")?, t.col("srtt_s")?, t.col("rto_s")?);
+    let mut rows = Vec::with_capacity(t.rows.len());
+    let mut last_variant = (String::new(), String::new());
+    for i in 0..t.rows.len() {
+        let v = t.str(i, variant);
+        if v != last_variant.0 {
+            last_variant = (v.to_string(), prefix(v));
+        }
+        rows.push(TraceRow {
+            time: t.req(i, time)?,
+            client: t.req(i, client)? as u32,
+            variant: last_variant.1.clone(),
+            replication: t.req(i, rep)? as u32,
+            event: t.str(i, event).to_string(),
+            sample: t.num(i, sample)?,
+            srtt: t.num(i, srtt)?,
+            rto: t.num(i, rto)?,
+        });
+    }
+    Ok(rows)
+}
+
+fn read_attempts(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<Vec<AttemptRow>, ReportError> {
+    let t = Table::read(path)?;
+    let (variant, rep, start, width, attempts, refused) = (
+        t.col("variant")?,
+        t.col("replication")?,
+        t.col("bin_start_s")?,
+        t.col("bin_width_s")?,
+        t.col("attempts")?,
+        t.col("refused")?,
+    );
+    (0..t.rows.len())
+        .map(|i| {
+            Ok(AttemptRow {
+                variant: prefix(t.str(i, variant)),
+                replication: t.req(i, rep)? as u32,
+                bin_start: t.req(i, start)?,
+                bin_width: t.req(i, width)?,
+                attempts: t.req(i, attempts)?,
+                refused: t.num(i, refused)?.unwrap_or(0.0),
+            })
+        })
+        .collect()
+}
+
+fn read_cdf(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<Vec<CdfRow>, ReportError> {
+    let t = Table::read(path)?;
+    let (variant, metric, fraction, value) =
+        (t.col("variant")?, t.col("metric")?, t.col("fraction")?, t.col("value_s")?);
+    let mut rows = Vec::with_capacity(t.rows.len());
+    for i in 0..t.rows.len() {
+        // A quantile that does not exist (nobody reconnected) is left empty: skip it.
+        if let Some(v) = t.num(i, value)? {
+            rows.push(CdfRow {
+                variant: prefix(t.str(i, variant)),
+                metric: t.str(i, metric).to_string(),
+                fraction: t.req(i, fraction)?,
+                value: v,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flattening_keys_objects_arrays_and_nulls() {
+        let v: Value = serde_json::json!({
+            "rto": {"profile": "linux", "hz": null},
+            "path": {"blackout": [{"at": "10s", "duration": "30s"}], "rtt_change": []},
+            "k": 4
+        });
+        let mut out = Vec::new();
+        flatten("", &v, &mut out);
+        let got: Vec<String> = out.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        assert_eq!(
+            got,
+            [
+                "k=4",
+                "path.blackout[0].at=10s",
+                "path.blackout[0].duration=30s",
+                "path.rtt_change=[]",
+                "rto.hz=none",
+                "rto.profile=linux"
+            ]
+        );
+    }
+}

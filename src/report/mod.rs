@@ -1,0 +1,128 @@
+//! Plots and reports of finished runs: what a user looks at.
+//!
+//! Everything here reads the files of run directories ([`data::RunSet`]), so the same
+//! code serves `run` (which ends by rendering into the results it is about to commit),
+//! `plot` (one picture from a finished run) and `compare` (one report across runs).
+
+pub mod compare;
+pub mod data;
+pub mod html;
+pub mod markdown;
+pub mod model;
+pub mod plot;
+
+use std::path::Path;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// The directory has no `manifest.json`.
+    #[error(
+        "{dir} is not a run directory: it has no manifest.json (a run directory is what \
+         `backoffsim run` writes, e.g. results/tcp-blackout)"
+    )]
+    NotARun { dir: String },
+    /// What the plot or report needs is not in the run.
+    #[error("{0}")]
+    Missing(String),
+    #[error("cannot read {file}: {why}")]
+    Bad { file: String, why: String },
+    #[error("cannot access {file}: {source}")]
+    Io { file: String, source: std::io::Error },
+    #[error("cannot draw the plot: {0}")]
+    Draw(String),
+}
+
+/// Draws every plot that applies to `data` (SVG and PNG), then `report.md` and
+/// `report.html`, handing each file to `write` by name. Returns the names in the order
+/// written.
+pub fn write_report(
+    data: &data::RunSet,
+    write: &mut dyn FnMut(&str, &[u8]) -> std::io::Result<()>,
+) -> Result<Vec<String>, ReportError> {
+    let mut files = Vec::new();
+    let mut put = |name: String, bytes: &[u8], files: &mut Vec<String>| {
+        write(&name, bytes).map_err(|e| ReportError::io(Path::new(&name), e))?;
+        files.push(name);
+        Ok::<(), ReportError>(())
+    };
+    let kinds: Vec<plot::Kind> = plot::Kind::ALL.into_iter().filter(|k| k.missing(data).is_none()).collect();
+    let opts = plot::PlotOptions::default();
+    let mut svgs = Vec::new();
+    for k in &kinds {
+        let svg = plot::render(*k, data, &opts, plot::Format::Svg)?;
+        let png = plot::render(*k, data, &opts, plot::Format::Png)?;
+        put(format!("{}.svg", k.name()), &svg, &mut files)?;
+        put(format!("{}.png", k.name()), &png, &mut files)?;
+        svgs.push((k.name().to_string(), String::from_utf8(svg).map_err(|e| ReportError::Draw(e.to_string()))?));
+    }
+    let report = model::build(data, &kinds);
+    put("report.md".into(), markdown::render(&report).as_bytes(), &mut files)?;
+    put("report.html".into(), html::render(&report, &svgs).as_bytes(), &mut files)?;
+    Ok(files)
+}
+
+impl ReportError {
+    pub(crate) fn io(file: &Path, source: std::io::Error) -> Self {
+        ReportError::Io { file: file.display().to_string(), source }
+    }
+}
+
+/// Which way a metric is better.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Better {
+    Lower,
+    Higher,
+}
+
+/// Metric names (or `prefix*`) where lower is better: costs, delays, errors, bursts.
+const LOWER: &[&str] = &[
+    "retransmissions",
+    "timeouts",
+    "spurious_retransmissions",
+    "convergence_time*",
+    "recovery_lag*",
+    "recovery_time*",
+    "srtt_abs_error",
+    "transfer_time",
+    "attempts*",
+    "total_attempts",
+    "peak*",
+    "cv",
+    "coefficient_of_variation",
+    "wasted*",
+    "reconnect_time*",
+    "time_to_*",
+    "gave_up*",
+    "give_ups",
+    "duplicates*",
+    "amplification*",
+    "retry_share*",
+    "retries_share*",
+    "calls",
+    "work",
+    "completion_time",
+    "refused*",
+    "errors*",
+    "failures*",
+];
+
+/// Metric names (or `prefix*`) where higher is better: throughput and success.
+const HIGHER: &[&str] = &["goodput", "throughput*", "converged*", "finished", "success*", "reconnected*"];
+
+/// Whether lower or higher is better for `metric`; `None` for metrics that are neither
+/// (e.g. `rtt_samples`, `max_rto`, `final_srtt`), which reports leave unranked.
+pub fn direction(metric: &str) -> Option<Better> {
+    let hit = |patterns: &[&str]| {
+        patterns.iter().any(|p| match p.strip_suffix('*') {
+            Some(prefix) => metric.starts_with(prefix),
+            None => metric == *p,
+        })
+    };
+    if hit(HIGHER) {
+        Some(Better::Higher)
+    } else if hit(LOWER) {
+        Some(Better::Lower)
+    } else {
+        None
+    }
+}

@@ -1,0 +1,522 @@
+//! What a report says, independent of how it is written: the question, the variants and
+//! the parameters that tell them apart, the metrics with their intervals, differences
+//! to the baseline and the best variant per metric, and the plots. `markdown` and
+//! `html` only format this.
+
+use super::data::RunSet;
+use super::plot::{Kind, fmt_num};
+use super::{Better, direction};
+
+pub struct Report {
+    pub title: String,
+    /// The question each run asks: `(run label, description)`; one entry when the runs
+    /// share it.
+    pub questions: Vec<(String, String)>,
+    /// One line of facts per run (seed, replications, horizon, version).
+    pub facts: Vec<String>,
+    /// Variants with their descriptions, in order; the first is the baseline.
+    pub variants: Vec<(String, String)>,
+    /// Parameters whose values differ between variants.
+    pub params: Vec<ParamRow>,
+    pub tables: Vec<MetricTable>,
+    pub notes: Vec<String>,
+    pub plots: Vec<PlotRef>,
+    /// Example commands that re-draw a plot from this run.
+    pub redraw: Vec<String>,
+}
+
+pub struct ParamRow {
+    pub key: String,
+    /// One value per variant; `None` where the variant has no such parameter.
+    pub values: Vec<Option<String>>,
+}
+
+impl ParamRow {
+    /// Whether variant `i`'s value differs from the baseline's.
+    pub fn differs(&self, i: usize) -> bool {
+        i > 0 && self.values[i] != self.values[0]
+    }
+}
+
+/// A table of metrics: without a sweep, one row per metric; with one, a table per
+/// metric with one row per sweep point. Columns are the variants.
+pub struct MetricTable {
+    /// The metric (and its unit and direction) of a per-metric table.
+    pub heading: Option<String>,
+    /// Header of the first column(s): `metric` or the sweep keys.
+    pub first: Vec<String>,
+    /// Whether the table has the `unit` and `better` columns (one row per metric).
+    pub per_metric_rows: bool,
+    pub columns: Vec<String>,
+    pub rows: Vec<MetricRow>,
+    /// Whether a `best` column is shown (more than one variant).
+    pub ranked: bool,
+}
+
+pub struct MetricRow {
+    pub label: Vec<String>,
+    pub unit: String,
+    pub better: Option<Better>,
+    pub cells: Vec<Option<Cell>>,
+    pub verdict: Verdict,
+}
+
+pub struct Cell {
+    /// `mean ± half-width` (or the mean alone without an interval).
+    pub text: String,
+    /// Replications behind the value, when fewer than the run had.
+    pub n_note: Option<u64>,
+    /// Relative difference to the baseline, e.g. `+12 %`; `None` in the baseline column.
+    pub rel: Option<String>,
+    pub best: bool,
+}
+
+pub enum Verdict {
+    /// The metric has no direction.
+    Unranked,
+    /// Fewer than two variants have a value.
+    NoContest,
+    /// `clear` is false when the best and the runner-up's intervals overlap, `None`
+    /// when there are no intervals.
+    Best {
+        name: String,
+        clear: Option<bool>,
+    },
+    Tie(Vec<String>),
+}
+
+impl Verdict {
+    pub fn text(&self) -> String {
+        match self {
+            Verdict::Unranked => "not ranked".into(),
+            Verdict::NoContest => String::new(),
+            Verdict::Best { name, clear } => match clear {
+                Some(false) => format!("{name} ≈"),
+                _ => name.clone(),
+            },
+            Verdict::Tie(names) => format!("tie: {}", names.join(", ")),
+        }
+    }
+}
+
+pub struct PlotRef {
+    pub kind: Kind,
+    /// File name without extension (`rto`).
+    pub stem: String,
+    pub title: String,
+    pub caption: String,
+}
+
+/// The direction of a metric, as a table shows it.
+pub fn better_text(b: Option<Better>) -> &'static str {
+    match b {
+        Some(Better::Lower) => "lower",
+        Some(Better::Higher) => "higher",
+        None => "—",
+    }
+}
+
+/// `mean ± half-width`: four significant digits for the mean, two for the interval.
+pub fn mean_ci(mean: f64, ci: Option<(f64, f64)>) -> String {
+    match ci {
+        Some((lo, hi)) => format!("{} ± {}", fmt_num(mean, 4), fmt_num((hi - lo) / 2.0, 2)),
+        None => fmt_num(mean, 4),
+    }
+}
+
+/// The relative difference of `v` to the baseline `base`, as `+12 %`.
+pub fn relative(v: f64, base: f64) -> String {
+    if v == base {
+        return "±0 %".into();
+    }
+    if base == 0.0 {
+        return format!("{}{}", if v > 0.0 { "+" } else { "" }, fmt_num(v, 3)) + " vs 0";
+    }
+    let r = (v - base) / base.abs() * 100.0;
+    let digits = if (r * 10.0).round().abs() >= 100.0 { 0 } else { 1 };
+    let s = format!("{r:+.digits$}");
+    let s = if s == "+0.0" || s == "-0.0" || s == "+0" || s == "-0" {
+        // Differs, but by less than the rounding: say so rather than "0".
+        if r > 0.0 { "+<0.1".to_string() } else { "-<0.1".to_string() }
+    } else {
+        s
+    };
+    format!("{s} %")
+}
+
+/// Builds the report of `data`; `plots` are the kinds drawn beside it.
+pub fn build(data: &RunSet, plots: &[Kind]) -> Report {
+    let names: Vec<String> = data.variants.iter().map(|v| v.name.clone()).collect();
+    let multi_run = data.runs.len() > 1;
+    let title = if multi_run {
+        format!("Comparison: {}", data.runs.iter().map(|r| r.label.as_str()).collect::<Vec<_>>().join(" vs "))
+    } else {
+        data.runs.first().map(|r| r.scenario.clone()).unwrap_or_default()
+    };
+    let mut questions: Vec<(String, String)> = Vec::new();
+    for r in &data.runs {
+        if !questions.iter().any(|(_, d)| *d == r.description) {
+            questions.push((r.label.clone(), r.description.clone()));
+        }
+    }
+    if questions.len() == 1 {
+        questions[0].0.clear();
+    }
+    let facts = data
+        .runs
+        .iter()
+        .map(|r| {
+            let mut parts = Vec::new();
+            if multi_run {
+                parts.push(format!("{} = {} ({})", r.label, r.dir.display(), r.scenario));
+            }
+            if let Some(s) = r.seed {
+                parts.push(format!("seed {s}"));
+            }
+            if let Some(n) = r.replications {
+                parts.push(format!("{n} replication{} per variant", if n == 1 { "" } else { "s" }));
+            }
+            if !r.horizon.is_empty() {
+                parts.push(format!("{} of simulated time each", r.horizon));
+            }
+            if !r.version.is_empty() {
+                parts.push(format!("backoffsim {}", r.version));
+            }
+            if r.scenario_sha256.len() >= 12 {
+                parts.push(format!("scenario sha256 {}", &r.scenario_sha256[..12]));
+            }
+            parts.join(" · ")
+        })
+        .collect();
+    let variants = data.variants.iter().map(|v| (v.name.clone(), v.description.clone())).collect();
+
+    let mut notes = Vec::new();
+    let params = param_rows(data);
+    let (tables, table_notes) = metric_tables(data, &names);
+    notes.extend(table_notes);
+
+    let plot_refs = plots.iter().map(|k| plot_ref(*k, data)).collect();
+    // `plot` draws from one run: name the first run and its own variant names.
+    let dir = match data.runs.first() {
+        Some(r) if multi_run => r.dir.display().to_string(),
+        Some(r) => format!("results/{}", r.scenario),
+        None => String::new(),
+    };
+    let first_variant = data
+        .variants
+        .first()
+        .map(|v| {
+            let label = &data.runs[v.run].label;
+            v.name.strip_prefix(&format!("{label}:")).filter(|_| !label.is_empty()).unwrap_or(&v.name).to_string()
+        })
+        .unwrap_or_default();
+    let first_metric = data.metrics().first().map(|m| m.0.clone()).unwrap_or_default();
+    // A window worth zooming into: the link coming back, or an RTT change.
+    let (from, to) = data
+        .variants
+        .first()
+        .and_then(|v| v.blackouts.first().map(|b| b.1).or(v.rtt_changes.first().map(|c| c.0)))
+        .map(|t| ((t - 5.0).max(0.0), t + 10.0))
+        .unwrap_or((0.0, data.horizon_s().unwrap_or(60.0) / 4.0));
+    let (from, to) = (fmt_num(from, 4), fmt_num(to, 4));
+    let redraw = plots
+        .iter()
+        .map(|k| match k {
+            Kind::Rto => {
+                format!("backoffsim plot rto {dir} --variant {first_variant} --from {from}s --to {to}s -o zoom.svg")
+            }
+            Kind::Attempts => {
+                format!("backoffsim plot attempts {dir} --from 5s --to 30s -o herd.png")
+            }
+            Kind::Cdf => format!("backoffsim plot cdf {dir} --variant {first_variant} -o cdf.svg"),
+            Kind::Sweep | Kind::Heatmap => {
+                format!("backoffsim plot {} {dir} --metric {first_metric} -o {first_metric}.png", k.name())
+            }
+        })
+        .collect();
+    Report { title, questions, facts, variants, params, tables, notes, plots: plot_refs, redraw }
+}
+
+/// Parameters whose values are not the same for every variant, in the manifest's key
+/// order. With several runs, the run-level settings (scenario, seed, replications,
+/// horizon, version, scenario hash) are compared too.
+fn param_rows(data: &RunSet) -> Vec<ParamRow> {
+    let n = data.variants.len();
+    let mut keys: Vec<String> = Vec::new();
+    let run_level = |v: &super::data::VariantInfo| -> Vec<(String, String)> {
+        let r = &data.runs[v.run];
+        let mut out = vec![("scenario".to_string(), r.scenario.clone())];
+        if let Some(s) = r.seed {
+            out.push(("seed".into(), s.to_string()));
+        }
+        if let Some(s) = r.replications {
+            out.push(("replications".into(), s.to_string()));
+        }
+        out.push(("horizon".into(), r.horizon.clone()));
+        out.push(("backoffsim_version".into(), r.version.clone()));
+        out.push(("scenario_sha256".into(), r.scenario_sha256.chars().take(12).collect()));
+        out
+    };
+    let all: Vec<Vec<(String, String)>> = data
+        .variants
+        .iter()
+        .map(|v| {
+            let mut p = run_level(v);
+            p.extend(v.params.iter().cloned());
+            p
+        })
+        .collect();
+    for p in &all {
+        for (k, _) in p {
+            if !keys.contains(k) {
+                keys.push(k.clone());
+            }
+        }
+    }
+    keys.into_iter()
+        .filter_map(|key| {
+            let values: Vec<Option<String>> =
+                all.iter().map(|p| p.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())).collect();
+            let differ = values.iter().any(|v| *v != values[0]);
+            (n > 1 && differ).then_some(ParamRow { key, values })
+        })
+        .collect()
+}
+
+fn label_of(keys: &[String], point: &[String]) -> Vec<String> {
+    keys.iter().zip(point).map(|(_, v)| if v.is_empty() { "—".to_string() } else { v.clone() }).collect()
+}
+
+/// The metric tables and the notes that explain their marks.
+fn metric_tables(data: &RunSet, names: &[String]) -> (Vec<MetricTable>, Vec<String>) {
+    let metrics = data.metrics();
+    let points = data.points();
+    let sweep = !data.sweep_keys.is_empty();
+    let ranked = names.len() > 1;
+    let max_n = data.summary.iter().map(|r| r.n).max().unwrap_or(0);
+    let mut notes = Vec::new();
+    let mut any_overlap = false;
+    let mut any_no_ci = false;
+    let mut any_n = false;
+    let mut missing: Vec<(String, Vec<String>)> = Vec::new();
+
+    let mut row_for = |metric: &str, unit: &str, point: &[String], label: Vec<String>| {
+        let stats: Vec<Option<&super::data::SummaryRow>> = names.iter().map(|v| data.stat(v, point, metric)).collect();
+        let base = stats.first().copied().flatten();
+        let better = direction(metric);
+        let verdict = verdict(names, &stats, better);
+        if let Verdict::Best { clear: Some(false), .. } = verdict {
+            any_overlap = true;
+        }
+        if stats.iter().flatten().any(|s| s.ci.is_none()) {
+            any_no_ci = true;
+        }
+        let best_names: Vec<&str> = match &verdict {
+            Verdict::Best { name, .. } => vec![name.as_str()],
+            Verdict::Tie(n) => n.iter().map(String::as_str).collect(),
+            _ => vec![],
+        };
+        let lacking: Vec<String> =
+            names.iter().zip(&stats).filter(|(_, s)| s.is_none()).map(|(n, _)| n.clone()).collect();
+        if !lacking.is_empty() && lacking.len() < names.len() {
+            let what = if point.iter().any(|p| !p.is_empty()) {
+                format!("{metric} at {}", point_text(&data.sweep_keys, point))
+            } else {
+                metric.to_string()
+            };
+            missing.push((what, lacking));
+        }
+        let cells = names
+            .iter()
+            .zip(&stats)
+            .enumerate()
+            .map(|(i, (name, s))| {
+                s.map(|s| {
+                    let n_note = (s.n < max_n).then_some(s.n);
+                    if n_note.is_some() {
+                        any_n = true;
+                    }
+                    Cell {
+                        text: mean_ci(s.mean, s.ci),
+                        n_note,
+                        rel: match base {
+                            Some(b) if i > 0 => Some(relative(s.mean, b.mean)),
+                            _ => None,
+                        },
+                        best: ranked && best_names.contains(&name.as_str()),
+                    }
+                })
+            })
+            .collect();
+        MetricRow { label, unit: unit.to_string(), better, cells, verdict }
+    };
+
+    let mut tables = Vec::new();
+    if !sweep {
+        let point = points.first().cloned().unwrap_or_default();
+        let rows = metrics.iter().map(|(m, u)| row_for(m, u, &point, vec![m.clone()])).collect();
+        tables.push(MetricTable {
+            heading: None,
+            first: vec!["metric".into()],
+            per_metric_rows: true,
+            columns: names.to_vec(),
+            rows,
+            ranked,
+        });
+    } else {
+        for (m, u) in &metrics {
+            let rows: Vec<MetricRow> = points
+                .iter()
+                .filter(|p| names.iter().any(|v| data.stat(v, p, m).is_some()))
+                .map(|p| row_for(m, u, p, label_of(&data.sweep_keys, p)))
+                .collect();
+            let better = match direction(m) {
+                Some(Better::Lower) => ", lower is better",
+                Some(Better::Higher) => ", higher is better",
+                None => "",
+            };
+            tables.push(MetricTable {
+                heading: Some(format!("{m}{}{better}", if u.is_empty() { String::new() } else { format!(" ({u})") })),
+                first: data.sweep_keys.clone(),
+                per_metric_rows: false,
+                columns: names.to_vec(),
+                rows,
+                ranked,
+            });
+        }
+    }
+    if ranked {
+        notes.push(
+            "Best: the best mean among the variants, for metrics where lower or higher is clearly \
+             better (as the table says); others are not ranked."
+                .to_string(),
+        );
+    }
+    if any_overlap {
+        notes.push(
+            "≈ after a best variant: the runner-up's 95 % interval overlaps the best one's, so at \
+             this number of replications the two are not clearly apart (variants share random \
+             numbers, so a paired comparison can be sharper than the intervals)."
+                .to_string(),
+        );
+    }
+    if any_no_ci {
+        notes.push(
+            "Values without ± come from a single replication: there is no confidence interval, \
+             and a best variant is by the mean alone."
+                .to_string(),
+        );
+    }
+    if any_n {
+        notes.push(format!(
+            "(n = k): only k of the {max_n} replications had a value (e.g. the estimate never \
+             converged in the others); the mean is over those k."
+        ));
+    }
+    for (what, lacking) in missing {
+        notes.push(if data.runs.len() > 1 {
+            format!(
+                "`{what}` has no value for {} (—): that run does not measure it, or none of \
+                 its replications had a value.",
+                lacking.join(", ")
+            )
+        } else {
+            format!("`{what}` has no value for {} (—): none of their replications had one.", lacking.join(", "))
+        });
+    }
+    (tables, notes)
+}
+
+pub fn point_text(keys: &[String], point: &[String]) -> String {
+    keys.iter().zip(point).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+}
+
+fn verdict(names: &[String], stats: &[Option<&super::data::SummaryRow>], better: Option<Better>) -> Verdict {
+    let Some(better) = better else {
+        return Verdict::Unranked;
+    };
+    let mut have: Vec<(&String, &super::data::SummaryRow)> =
+        names.iter().zip(stats).filter_map(|(n, s)| s.map(|s| (n, s))).collect();
+    if have.len() < 2 {
+        return Verdict::NoContest;
+    }
+    // Best first; the sort is stable, so equal means keep the variants' order.
+    have.sort_by(|a, b| match better {
+        Better::Lower => a.1.mean.total_cmp(&b.1.mean),
+        Better::Higher => b.1.mean.total_cmp(&a.1.mean),
+    });
+    let best = have[0].1.mean;
+    let same = |v: f64| (v - best).abs() <= 1e-12 * best.abs().max(1e-300);
+    let tied: Vec<String> = have.iter().filter(|(_, s)| same(s.mean)).map(|(n, _)| (*n).clone()).collect();
+    if tied.len() > 1 {
+        return Verdict::Tie(tied);
+    }
+    let (a, b) = (have[0].1, have[1].1);
+    let clear = match (a.ci, b.ci) {
+        (Some((alo, ahi)), Some((blo, bhi))) => Some(ahi < blo || bhi < alo),
+        _ => None,
+    };
+    Verdict::Best { name: have[0].0.clone(), clear }
+}
+
+fn plot_ref(kind: Kind, data: &RunSet) -> PlotRef {
+    let (title, caption) = match kind {
+        Kind::Rto => (
+            "RTO trace",
+            "One traced connection per variant, on shared axes. Grey dots are RTT samples, the \
+             blue line is SRTT and the orange line the RTO (the timer's value); a red × marks a \
+             timer expiry at the RTO it fired with, and purple triangles in the strip below mark \
+             retransmissions. Grey bands are blackouts, green bands a changed path RTT (the \
+             dashed green line)."
+                .to_string(),
+        ),
+        Kind::Attempts => (
+            "Connection attempts at the server",
+            "Attempts per time bin at the server, mean over replications, accepted (blue) and \
+             refused (orange) stacked; one panel per variant on the same scales. A tall narrow \
+             spike is a synchronized herd; jitter turns it into a lower, wider hump."
+                .to_string(),
+        ),
+        Kind::Cdf => (
+            "Distribution over clients",
+            "The share of clients (y) done by each time (x), pooled over replications: the \
+             further left and the steeper, the better. Dots mark the median (0.5) and the 99th \
+             percentile (0.99)."
+                .to_string(),
+        ),
+        Kind::Sweep => (
+            "Metrics against the swept parameter",
+            format!(
+                "Each metric against `{}`, a line per variant{} with its 95 % confidence band.",
+                data.sweep_keys.first().cloned().unwrap_or_default(),
+                data.sweep_keys.get(1).map(|k| format!(" and value of `{k}`")).unwrap_or_default()
+            ),
+        ),
+        Kind::Heatmap => (
+            "Metrics over two swept parameters",
+            format!(
+                "Each metric's mean over `{}` and `{}`, a panel per variant; each row of panels \
+                 shares one colour scale.",
+                data.sweep_keys.first().cloned().unwrap_or_default(),
+                data.sweep_keys.get(1).cloned().unwrap_or_default()
+            ),
+        ),
+    };
+    PlotRef { kind, stem: kind.name().to_string(), title: title.to_string(), caption }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_differences_read_naturally() {
+        assert_eq!(relative(19.1, 6.5), "+194 %");
+        assert_eq!(relative(6.5, 6.5), "±0 %");
+        assert_eq!(relative(0.9, 1.0), "-10 %");
+        assert_eq!(relative(1.05, 1.0), "+5.0 %");
+        assert_eq!(relative(3.0, 0.0), "+3 vs 0");
+        assert_eq!(mean_ci(6.5, Some((3.61, 9.39))), "6.5 ± 2.9");
+        assert_eq!(mean_ci(14600.0, None), "14600");
+    }
+}

@@ -1,0 +1,582 @@
+//! Plots of a finished run, as SVG or PNG.
+//!
+//! Every kind builds a [`Figure`] from a [`RunSet`] and draws it on either backend, so
+//! the SVG and the PNG of a plot are the same picture. The font is DejaVu Sans from the
+//! `dejavu` crate, registered with plotters once: no system font is read, and the same
+//! input files give byte-identical output.
+//!
+//! Large traces are thinned before drawing without changing the picture: lines keep the
+//! first, lowest, highest and last point of each of [`LINE_BUCKETS`] time slices, and
+//! scattered points keep one point per cell of a fine grid (see [`thin_line`] and
+//! [`thin_points`]), so a run with millions of trace rows still plots in milliseconds.
+
+pub mod attempts;
+pub mod cdf;
+pub mod heatmap;
+mod raster;
+pub mod rto;
+pub mod sweep;
+
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::{FontStyle, register_font};
+
+use super::ReportError;
+use super::data::RunSet;
+
+/// The plot kinds, as `backoffsim plot KIND` names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    /// RTT samples, SRTT and RTO over time, with timeouts and retransmissions marked.
+    Rto,
+    /// Connection attempts the server saw per time bin, one panel per variant.
+    Attempts,
+    /// The distribution of reconnect times (or times to success), variants overlaid.
+    Cdf,
+    /// A metric against the swept parameter, a line per variant with its 95 % CI.
+    Sweep,
+    /// A metric over two swept parameters.
+    Heatmap,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 5] = [Kind::Rto, Kind::Attempts, Kind::Cdf, Kind::Sweep, Kind::Heatmap];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Rto => "rto",
+            Kind::Attempts => "attempts",
+            Kind::Cdf => "cdf",
+            Kind::Sweep => "sweep",
+            Kind::Heatmap => "heatmap",
+        }
+    }
+
+    /// Why this kind cannot be drawn from `data`, or `None` if it can.
+    pub fn missing(self, data: &RunSet) -> Option<String> {
+        match self {
+            Kind::Rto if data.trace.is_empty() => Some("no RTO trace: trace.csv is missing or has no rows".into()),
+            Kind::Attempts if data.attempts.as_ref().is_none_or(|a| a.is_empty()) => Some(
+                "no attempts per time bin: attempts.csv is missing or has no rows (only \
+                 models with a server write it)"
+                    .into(),
+            ),
+            Kind::Cdf if data.cdf.as_ref().is_none_or(|c| c.is_empty()) => Some(
+                "no distributions: cdf.csv is missing or has no rows (only models with \
+                 reconnecting clients write it)"
+                    .into(),
+            ),
+            Kind::Sweep if data.sweep_keys.is_empty() => {
+                Some("no sweep: summary.csv has no sweep-key columns (the scenario has no [sweep])".into())
+            }
+            Kind::Heatmap if data.sweep_keys.len() < 2 => Some(format!(
+                "a heatmap needs two swept parameters; summary.csv has {}",
+                if data.sweep_keys.is_empty() { "none".to_string() } else { format!("only `{}`", data.sweep_keys[0]) }
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// The image format, from the output file's extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Svg,
+    Png,
+}
+
+impl Format {
+    pub fn from_path(path: &std::path::Path) -> Option<Format> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "svg" => Some(Format::Svg),
+            "png" => Some(Format::Png),
+            _ => None,
+        }
+    }
+
+    pub fn ext(self) -> &'static str {
+        match self {
+            Format::Svg => "svg",
+            Format::Png => "png",
+        }
+    }
+}
+
+/// What to show; every field narrows the default picture.
+#[derive(Clone, Debug, Default)]
+pub struct PlotOptions {
+    /// Variants to show (all when empty).
+    pub variants: Vec<String>,
+    /// RTO plot: the connection to show (the first traced one by default; all traced
+    /// connections of the variant when a single variant is chosen).
+    pub client: Option<u32>,
+    /// RTO plot: the replication to show (the first traced one by default).
+    pub replication: Option<u32>,
+    /// Time window in seconds.
+    pub from: Option<f64>,
+    pub to: Option<f64>,
+    /// Sweep, heatmap and CDF plots: the metric to show (all by default).
+    pub metric: Option<String>,
+}
+
+/// Draws a plot of `kind` from `data`.
+pub fn render(kind: Kind, data: &RunSet, opts: &PlotOptions, format: Format) -> Result<Vec<u8>, ReportError> {
+    if let Some(why) = kind.missing(data) {
+        return Err(ReportError::Missing(why));
+    }
+    for v in &opts.variants {
+        if data.variant(v).is_none() {
+            return Err(ReportError::Missing(format!(
+                "no variant `{v}` in this run (variants: {})",
+                data.variant_names().join(", ")
+            )));
+        }
+    }
+    if let (Some(a), Some(b)) = (opts.from, opts.to)
+        && b <= a
+    {
+        return Err(ReportError::Missing(format!(
+            "the time window is empty: --to ({b} s) must be after --from ({a} s)"
+        )));
+    }
+    match kind {
+        Kind::Rto => encode(&rto::figure(data, opts)?, format),
+        Kind::Attempts => encode(&attempts::figure(data, opts)?, format),
+        Kind::Cdf => encode(&cdf::figure(data, opts)?, format),
+        Kind::Sweep => encode(&sweep::figure(data, opts)?, format),
+        Kind::Heatmap => encode(&heatmap::figure(data, opts)?, format),
+    }
+}
+
+/// A picture that can be drawn on any backend.
+pub(crate) trait Figure {
+    fn size(&self) -> (u32, u32);
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>;
+}
+
+/// Plotters' errors as text.
+pub(crate) trait Drawn<T> {
+    fn d(self) -> Result<T, String>;
+}
+
+impl<T, E: std::fmt::Display> Drawn<T> for Result<T, E> {
+    fn d(self) -> Result<T, String> {
+        self.map_err(|e| e.to_string())
+    }
+}
+
+/// Registers DejaVu Sans as plotters' `sans-serif` (regular and bold), once: plotters
+/// measures text with it (both backends), and the PNG backend draws with it.
+pub(crate) fn fonts() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        for (style, bytes) in [
+            (FontStyle::Normal, dejavu::sans::regular()),
+            (FontStyle::Bold, dejavu::sans::bold()),
+            (FontStyle::Oblique, dejavu::sans::oblique()),
+            (FontStyle::Italic, dejavu::sans::oblique()),
+        ] {
+            if register_font("sans-serif", style, bytes).is_err() {
+                panic!("the DejaVu Sans font shipped in the dejavu crate is not a valid font");
+            }
+        }
+    });
+}
+
+pub(crate) fn encode(fig: &impl Figure, format: Format) -> Result<Vec<u8>, ReportError> {
+    fonts();
+    let (w, h) = fig.size();
+    let draw_err = |e: String| ReportError::Draw(e);
+    match format {
+        Format::Svg => {
+            let mut s = String::new();
+            {
+                let root = SVGBackend::with_string(&mut s, (w, h)).into_drawing_area();
+                root.fill(&WHITE).d().map_err(draw_err)?;
+                fig.draw(&root).map_err(draw_err)?;
+                root.present().d().map_err(draw_err)?;
+            }
+            if !s.ends_with('\n') {
+                s.push('\n');
+            }
+            Ok(s.into_bytes())
+        }
+        Format::Png => {
+            let mut buf = vec![255u8; w as usize * h as usize * 3];
+            {
+                let root = raster::Raster(BitMapBackend::with_buffer(&mut buf, (w, h))).into_drawing_area();
+                root.fill(&WHITE).d().map_err(draw_err)?;
+                fig.draw(&root).map_err(draw_err)?;
+                root.present().d().map_err(draw_err)?;
+            }
+            let mut out = Vec::new();
+            {
+                let mut enc = png::Encoder::new(&mut out, w, h);
+                enc.set_color(png::ColorType::Rgb);
+                enc.set_depth(png::BitDepth::Eight);
+                enc.set_compression(png::Compression::Balanced);
+                let mut writer = enc.write_header().map_err(|e| ReportError::Draw(e.to_string()))?;
+                writer.write_image_data(&buf).map_err(|e| ReportError::Draw(e.to_string()))?;
+            }
+            Ok(out)
+        }
+    }
+}
+
+// ---- look -------------------------------------------------------------------------
+
+/// Figure width in pixels.
+pub(crate) const WIDTH: u32 = 1000;
+
+pub(crate) const FONT: &str = "sans-serif";
+pub(crate) const INK: RGBColor = RGBColor(33, 33, 33);
+pub(crate) const MUTED: RGBColor = RGBColor(100, 100, 100);
+pub(crate) const GRID_BOLD: RGBColor = RGBColor(218, 218, 218);
+pub(crate) const GRID_LIGHT: RGBColor = RGBColor(240, 240, 240);
+
+/// Colours for series (variants, sweep lines): Okabe–Ito, distinguishable with the
+/// common colour-vision deficiencies, then a few more.
+pub(crate) const PALETTE: [RGBColor; 10] = [
+    RGBColor(0, 114, 178),   // blue
+    RGBColor(213, 94, 0),    // vermillion
+    RGBColor(0, 158, 115),   // bluish green
+    RGBColor(204, 121, 167), // reddish purple
+    RGBColor(230, 159, 0),   // orange
+    RGBColor(86, 180, 233),  // sky blue
+    RGBColor(0, 0, 0),       // black
+    RGBColor(140, 86, 75),   // brown
+    RGBColor(127, 127, 127), // grey
+    RGBColor(188, 189, 34),  // olive
+];
+
+pub(crate) fn color(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// A legend entry's symbol.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Glyph {
+    Line(RGBColor, u32),
+    Dashed(RGBColor),
+    Dot(RGBColor),
+    Cross(RGBColor),
+    Triangle(RGBColor),
+    Band(RGBColor),
+}
+
+/// Draws the title, a subtitle and a legend (wrapped to the width) at the top of `root`
+/// and returns the area below. The legend stands apart from every panel, so it never
+/// hides data.
+pub(crate) fn header<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    subtitle: &str,
+    legend: &[(Glyph, String)],
+) -> Result<DrawingArea<DB, Shift>, String> {
+    let width = root.dim_in_pixel().0;
+    let (top, rest) = root.split_vertically(header_height(width, subtitle, legend));
+    let title_style = TextStyle::from((FONT, 20, FontStyle::Bold).into_font()).color(&INK);
+    top.draw_text(title, &title_style, (14, 10)).d()?;
+    let mut y = 38;
+    if !subtitle.is_empty() {
+        top.draw_text(subtitle, &TextStyle::from((FONT, 14)).color(&MUTED), (14, y)).d()?;
+        y += 22;
+    }
+    for row in legend_rows(width, legend) {
+        let mut x = 16;
+        for (glyph, label, w) in row {
+            // The middle of the label's capitals: plotters puts the baseline at half the
+            // font size below the top.
+            draw_glyph(&top, glyph, x, y + 3)?;
+            top.draw_text(&label, &TextStyle::from((FONT, 14)).color(&INK), (x + 28, y)).d()?;
+            x += w;
+        }
+        y += 22;
+    }
+    Ok(rest)
+}
+
+/// The height [`header`] takes in a figure `width` pixels wide.
+pub(crate) fn header_height(width: u32, subtitle: &str, legend: &[(Glyph, String)]) -> u32 {
+    let rows = legend_rows(width, legend).len() as u32;
+    40 + if subtitle.is_empty() { 0 } else { 22 } + rows * 22 + 6
+}
+
+/// The width of `text` at `size` pixels in the registered font.
+pub(crate) fn text_width(text: &str, size: u32) -> u32 {
+    styled_width(text, size, FontStyle::Normal)
+}
+
+fn styled_width(text: &str, size: u32, style: FontStyle) -> u32 {
+    fonts();
+    (FONT, size, style).into_font().box_size(text).map(|(w, _)| w).unwrap_or(text.chars().count() as u32 * size / 2)
+}
+
+type LegendRow = Vec<(Glyph, String, i32)>;
+
+fn legend_rows(width: u32, legend: &[(Glyph, String)]) -> Vec<LegendRow> {
+    let width = width as i32 - 32;
+    let mut rows: Vec<LegendRow> = Vec::new();
+    let mut used = 0;
+    for (glyph, label) in legend {
+        let w = 28 + text_width(label, 14) as i32 + 26;
+        if rows.is_empty() || used + w > width {
+            rows.push(Vec::new());
+            used = 0;
+        }
+        rows.last_mut().expect("a row was just pushed").push((*glyph, label.clone(), w));
+        used += w;
+    }
+    rows
+}
+
+/// Cuts bold `text` (a caption) to what fits in `width` pixels at `size`, with an
+/// ellipsis.
+pub(crate) fn fit(text: &str, size: u32, width: u32) -> String {
+    let text_width = |t: &str, s| styled_width(t, s, FontStyle::Bold);
+    if text_width(text, size) <= width {
+        return text.to_string();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let (mut lo, mut hi) = (0, chars.len());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        let s: String = chars[..mid].iter().collect::<String>() + "…";
+        if text_width(&s, size) <= width {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    chars[..lo].iter().collect::<String>().trim_end().to_string() + "…"
+}
+
+/// Splits `area` into panels stacked vertically with the given heights.
+pub(crate) fn stack_heights<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    heights: &[u32],
+) -> Vec<DrawingArea<DB, Shift>> {
+    let mut out = Vec::new();
+    let mut rest = area.clone();
+    for (i, h) in heights.iter().enumerate() {
+        if i + 1 == heights.len() {
+            out.push(rest.clone());
+        } else {
+            let (a, b) = rest.split_vertically(*h);
+            out.push(a);
+            rest = b;
+        }
+    }
+    out
+}
+
+fn draw_glyph<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, glyph: Glyph, x: i32, y: i32) -> Result<(), String> {
+    let c = x + 11;
+    match glyph {
+        Glyph::Line(col, w) => area.draw(&PathElement::new(vec![(x, y), (x + 22, y)], col.stroke_width(w))).d(),
+        Glyph::Dashed(col) => {
+            for i in 0..3 {
+                area.draw(&PathElement::new(vec![(x + i * 8, y), (x + i * 8 + 5, y)], col.stroke_width(2))).d()?;
+            }
+            Ok(())
+        }
+        Glyph::Dot(col) => area.draw(&Circle::new((c, y), 3, col.filled())).d(),
+        Glyph::Cross(col) => area.draw(&Cross::new((c, y), 5, col.stroke_width(2))).d(),
+        Glyph::Triangle(col) => area.draw(&TriangleMarker::new((c, y), 5, col.filled())).d(),
+        Glyph::Band(col) => area.draw(&Rectangle::new([(x, y - 7), (x + 22, y + 7)], col.filled())).d(),
+    }
+}
+
+/// The grid, tick labels and axis descriptions every panel shares.
+pub(crate) fn mesh<DB, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    x_desc: &str,
+    y_desc: &str,
+    x_fmt: &dyn Fn(&f64) -> String,
+    y_fmt: &dyn Fn(&f64) -> String,
+) -> Result<(), String>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
+{
+    chart
+        .configure_mesh()
+        .bold_line_style(GRID_BOLD)
+        .light_line_style(GRID_LIGHT)
+        .max_light_lines(4)
+        .axis_style(MUTED)
+        .label_style((FONT, 13).into_font().color(&INK))
+        .axis_desc_style((FONT, 14).into_font().color(&INK))
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_labels(12)
+        .y_labels(6)
+        .x_label_formatter(x_fmt)
+        .y_label_formatter(y_fmt)
+        .draw()
+        .d()
+}
+
+/// A number for a tick label or a table: at most `sig` significant digits, no trailing
+/// zeros, never scientific notation for the magnitudes plots show.
+pub fn fmt_num(v: f64, sig: usize) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return if v == 0.0 { "0".into() } else { format!("{v}") };
+    }
+    let mag = v.abs().log10().floor() as i32;
+    let decimals = (sig as i32 - 1 - mag).max(0) as usize;
+    let s = format!("{v:.decimals$}");
+    let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
+    if s == "-0" { "0".into() } else { s }
+}
+
+/// Tick labels: ticks are round numbers, so four significant digits show them exactly.
+pub(crate) fn tick(v: &f64) -> String {
+    fmt_num(*v, 4)
+}
+
+/// Seconds as a person says them: `300 ms`, `1.5 s`, `2 min`.
+pub fn fmt_secs(s: f64) -> String {
+    if s == 0.0 {
+        "0 s".into()
+    } else if s.abs() < 1e-3 {
+        format!("{} µs", fmt_num(s * 1e6, 3))
+    } else if s.abs() < 1.0 {
+        format!("{} ms", fmt_num(s * 1e3, 3))
+    } else if s.abs() < 120.0 {
+        format!("{} s", fmt_num(s, 3))
+    } else {
+        format!("{} min", fmt_num(s / 60.0, 3))
+    }
+}
+
+/// Whether positive data from `lo` to `hi` spans enough of a range (a factor of 20 or
+/// more) that a log axis shows it better.
+pub(crate) fn spans_decades(lo: f64, hi: f64) -> bool {
+    lo > 0.0 && hi / lo >= 20.0
+}
+
+/// The padded axis range of data from `lo` to `hi`.
+pub(crate) fn axis_range(lo: f64, hi: f64, log: bool) -> (f64, f64) {
+    if log {
+        (lo / 1.5, hi * 1.5)
+    } else {
+        let lo = lo.min(0.0);
+        let span = (hi - lo).max(f64::MIN_POSITIVE);
+        let hi = if hi <= lo { lo + 1.0 } else { hi + span * 0.06 };
+        (lo, hi)
+    }
+}
+
+/// Time slices a line keeps its extremes in when it is thinned.
+pub(crate) const LINE_BUCKETS: usize = 2000;
+/// Lines with fewer points than this are drawn as they are.
+pub(crate) const THIN_ABOVE: usize = 4000;
+
+/// Thins a line ordered by x to at most four points per slice of `[x0, x1]`: the first,
+/// the lowest, the highest and the last, in x order. At [`LINE_BUCKETS`] slices across a
+/// 1000-pixel plot the drawn line looks the same.
+pub(crate) fn thin_line(points: &[(f64, f64)], x0: f64, x1: f64) -> Vec<(f64, f64)> {
+    if points.len() <= THIN_ABOVE || x1 <= x0 {
+        return points.to_vec();
+    }
+    let slice = |x: f64| (((x - x0) / (x1 - x0)) * LINE_BUCKETS as f64).floor() as i64;
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < points.len() {
+        let b = slice(points[i].0);
+        let mut j = i;
+        let (mut lo, mut hi) = (i, i);
+        while j < points.len() && slice(points[j].0) == b {
+            if points[j].1 < points[lo].1 {
+                lo = j;
+            }
+            if points[j].1 > points[hi].1 {
+                hi = j;
+            }
+            j += 1;
+        }
+        let mut keep = vec![i, lo, hi, j - 1];
+        keep.sort_unstable();
+        keep.dedup();
+        out.extend(keep.into_iter().map(|k| points[k]));
+        i = j;
+    }
+    out
+}
+
+/// Thins scattered points to one per cell of a grid finer than the pixels (2000 columns,
+/// 1000 rows of the plotted range; `ylog` for a log axis), keeping the first in each.
+pub(crate) fn thin_points(
+    points: &[(f64, f64)],
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+    ylog: bool,
+) -> Vec<(f64, f64)> {
+    if points.len() <= THIN_ABOVE || x1 <= x0 || y1 <= y0 {
+        return points.to_vec();
+    }
+    let fy = |y: f64| {
+        if ylog { y.max(f64::MIN_POSITIVE).ln() } else { y }
+    };
+    let (fy0, fy1) = (fy(y0), fy(y1));
+    let mut seen = std::collections::BTreeSet::new();
+    points
+        .iter()
+        .copied()
+        .filter(|&(x, y)| {
+            let cx = ((x - x0) / (x1 - x0) * 2000.0).floor() as i64;
+            let cy = ((fy(y) - fy0) / (fy1 - fy0) * 1000.0).floor() as i64;
+            seen.insert((cx, cy))
+        })
+        .collect()
+}
+
+/// The rows of a grid of `n` panels in `cols` columns.
+pub(crate) fn grid_rows(n: usize, cols: usize) -> usize {
+    n.div_ceil(cols.max(1)).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_keep_four_significant_digits_and_drop_trailing_zeros() {
+        assert_eq!(fmt_num(0.1, 4), "0.1");
+        assert_eq!(fmt_num(14600.0, 4), "14600");
+        assert_eq!(fmt_num(28331.3, 4), "28331");
+        assert_eq!(fmt_num(0.078587, 4), "0.07859");
+        assert_eq!(fmt_num(-0.5, 2), "-0.5");
+        assert_eq!(fmt_num(0.0, 4), "0");
+        assert_eq!(fmt_secs(0.3), "300 ms");
+        assert_eq!(fmt_secs(32.0), "32 s");
+    }
+
+    #[test]
+    fn thinning_a_line_keeps_its_extremes_in_order() {
+        let pts: Vec<(f64, f64)> = (0..100_000).map(|i| (i as f64 / 1000.0, ((i * 7919) % 1000) as f64)).collect();
+        let thin = thin_line(&pts, 0.0, 100.0);
+        assert!(thin.len() <= 4 * LINE_BUCKETS, "{}", thin.len());
+        assert!(thin.windows(2).all(|w| w[0].0 <= w[1].0));
+        let max = |p: &[(f64, f64)]| p.iter().map(|p| p.1).fold(f64::MIN, f64::max);
+        let min = |p: &[(f64, f64)]| p.iter().map(|p| p.1).fold(f64::MAX, f64::min);
+        assert_eq!((max(&thin), min(&thin)), (max(&pts), min(&pts)));
+        assert_eq!(thin.first(), pts.first());
+        assert_eq!(thin.last(), pts.last());
+    }
+
+    #[test]
+    fn thinning_points_keeps_one_per_grid_cell_and_leaves_small_sets_alone() {
+        let few: Vec<(f64, f64)> = (0..100).map(|i| (i as f64, 1.0)).collect();
+        assert_eq!(thin_points(&few, (0.0, 100.0), (0.5, 2.0), true), few);
+        // 200 000 samples of a 100 ms RTT over 60 s collapse to one row of cells.
+        let many: Vec<(f64, f64)> = (0..200_000).map(|i| (i as f64 * 0.0003, 0.1 + (i % 7) as f64 * 1e-7)).collect();
+        let thin = thin_points(&many, (0.0, 60.0), (0.01, 10.0), true);
+        assert!(thin.len() <= 2001, "{}", thin.len());
+        assert_eq!(thin[0], many[0]);
+    }
+}

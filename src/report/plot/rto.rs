@@ -1,0 +1,481 @@
+//! `rto`: a traced connection's RTT samples (points), SRTT and RTO (lines) over time,
+//! timer expiries marked on the RTO line, retransmissions along the bottom, blackouts
+//! and changed path RTTs shaded. One panel per variant (or per connection when one
+//! variant is chosen), on shared axes so the panels compare at a glance.
+
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+use plotters::style::text_anchor;
+
+use super::{
+    Drawn, FONT, Figure, Glyph, INK, MUTED, PlotOptions, WIDTH, axis_range, fit, fmt_secs, header, header_height, mesh,
+    spans_decades, stack_heights, thin_line, thin_points, tick,
+};
+use crate::report::ReportError;
+use crate::report::data::{RunSet, TraceRow};
+
+const SAMPLE: RGBColor = RGBColor(150, 150, 150);
+const SRTT: RGBColor = RGBColor(0, 114, 178);
+const RTO: RGBColor = RGBColor(213, 94, 0);
+const TIMEOUT: RGBColor = RGBColor(190, 0, 0);
+const RETRANSMIT: RGBColor = RGBColor(120, 60, 170);
+const BLACKOUT: RGBColor = RGBColor(222, 222, 222);
+const CHANGED: RGBColor = RGBColor(228, 244, 232);
+const PATH: RGBColor = RGBColor(0, 140, 90);
+
+/// Most panels one figure shows; more connections are left out and the subtitle says so.
+const MAX_PANELS: usize = 12;
+const PANEL_HEIGHT: u32 = 250;
+const BOTTOM_EXTRA: u32 = 20;
+/// The height of the retransmissions strip and the width of the y tick labels.
+const STRIP: u32 = 18;
+const Y_LABELS: u32 = 70;
+
+pub(crate) struct RtoFigure {
+    title: String,
+    subtitle: String,
+    legend: Vec<(Glyph, String)>,
+    panels: Vec<Panel>,
+    x: (f64, f64),
+    y: (f64, f64),
+    log: bool,
+    /// Whether any panel has retransmissions, and so a strip for them.
+    rug: bool,
+}
+
+#[derive(Default)]
+struct Panel {
+    caption: String,
+    samples: Vec<(f64, f64)>,
+    /// SRTT as steps, split where the estimate is cleared.
+    srtt: Vec<Vec<(f64, f64)>>,
+    rto: Vec<(f64, f64)>,
+    /// Where the timer fired, at the RTO it fired with.
+    timeouts: Vec<(f64, f64)>,
+    retransmits: Vec<f64>,
+    blackouts: Vec<(f64, f64)>,
+    /// The path's base RTT as steps, and the spans where it differs from the start.
+    path: Vec<(f64, f64)>,
+    changed: Vec<(f64, f64, f64)>,
+}
+
+pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, ReportError> {
+    // Variants in manifest order, then any the trace has that the manifest does not.
+    let mut names: Vec<String> = data.variants.iter().map(|v| v.name.clone()).collect();
+    for r in &data.trace {
+        if !names.contains(&r.variant) {
+            names.push(r.variant.clone());
+        }
+    }
+    let names: Vec<String> = names
+        .into_iter()
+        .filter(|n| opts.variants.is_empty() || opts.variants.contains(n))
+        .filter(|n| data.trace.iter().any(|r| &r.variant == n))
+        .collect();
+    if names.is_empty() {
+        return Err(ReportError::Missing(format!("trace.csv has no rows for variant {}", opts.variants.join(", "))));
+    }
+
+    // (variant, replication, client) of each panel.
+    let mut chosen: Vec<(String, u32, u32)> = Vec::new();
+    let mut total = 0;
+    for name in &names {
+        let rows = data.trace.iter().filter(|r| &r.variant == name);
+        let reps: std::collections::BTreeSet<u32> = rows.clone().map(|r| r.replication).collect();
+        let rep = match opts.replication {
+            Some(r) if reps.contains(&r) => r,
+            Some(r) => {
+                return Err(ReportError::Missing(format!(
+                    "replication {r} of `{name}` is not traced (traced: {})",
+                    list(&reps)
+                )));
+            }
+            None => *reps.iter().next().expect("the variant has rows"),
+        };
+        let clients: std::collections::BTreeSet<u32> =
+            rows.filter(|r| r.replication == rep).map(|r| r.client).collect();
+        let picked: Vec<u32> = match opts.client {
+            Some(c) if clients.contains(&c) => vec![c],
+            Some(c) => {
+                return Err(ReportError::Missing(format!(
+                    "connection {c} of `{name}` (replication {rep}) is not traced (traced: {}); \
+                     choose traced connections with [trace] clients in the scenario",
+                    list(&clients)
+                )));
+            }
+            None if names.len() == 1 => clients.iter().copied().collect(),
+            None => vec![*clients.iter().next().expect("the replication has rows")],
+        };
+        total += picked.len();
+        chosen.extend(picked.into_iter().map(|c| (name.clone(), rep, c)));
+    }
+    chosen.truncate(MAX_PANELS);
+
+    let horizon = data.horizon_s().unwrap_or_else(|| data.trace.iter().map(|r| r.time).fold(0.0, f64::max).max(1.0));
+    let x0 = opts.from.unwrap_or(0.0);
+    let x1 = opts.to.unwrap_or(horizon.max(x0 + 1e-3));
+
+    let one_variant = names.len() == 1;
+    let mut panels: Vec<Panel> = chosen
+        .iter()
+        .map(|(name, rep, client)| {
+            let rows: Vec<&TraceRow> = data
+                .trace
+                .iter()
+                .filter(|r| &r.variant == name && r.replication == *rep && r.client == *client)
+                .collect();
+            let mut p = panel(&rows, x0, x1);
+            if let Some(v) = data.variant(name) {
+                p.blackouts = v
+                    .blackouts
+                    .iter()
+                    .filter(|(a, b)| *b > x0 && *a < x1)
+                    .map(|(a, b)| (a.max(x0), b.min(x1)))
+                    .collect();
+                if let Some(base) = v.base_rtt {
+                    path_rtt(&mut p, base, &v.rtt_changes, x0, x1);
+                }
+            }
+            let who =
+                if one_variant && chosen.len() > 1 { format!("{name} · connection {client}") } else { name.clone() };
+            let desc = data.variant(name).map(|v| v.description.as_str()).unwrap_or("");
+            let counts =
+                format!("{}, {}", plural(p.timeouts.len(), "timeout"), plural(p.retransmits.len(), "retransmission"));
+            // The counts before the description, which is what gets cut if it is long.
+            p.caption = if desc.is_empty() { format!("{who} ({counts})") } else { format!("{who} ({counts}): {desc}") };
+            p
+        })
+        .collect();
+
+    let values = panels
+        .iter()
+        .flat_map(|p| p.samples.iter().chain(p.srtt.iter().flatten()).chain(&p.rto).chain(&p.path).map(|q| q.1));
+    let (lo, hi) = values.filter(|v| *v > 0.0).fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    let (lo, hi) = if lo > hi { (0.1, 1.0) } else { (lo, hi) };
+    let log = spans_decades(lo, hi);
+    let y = axis_range(lo, hi, log);
+    for p in &mut panels {
+        p.samples = thin_points(&p.samples, (x0, x1), y, log);
+        p.rto = thin_line(&p.rto, x0, x1);
+        for s in &mut p.srtt {
+            *s = thin_line(s, x0, x1);
+        }
+    }
+
+    let any = |f: &dyn Fn(&Panel) -> bool| panels.iter().any(f);
+    let mut legend = vec![
+        (Glyph::Dot(SAMPLE), "RTT sample".to_string()),
+        (Glyph::Line(SRTT, 2), "SRTT".to_string()),
+        (Glyph::Line(RTO, 2), "RTO (the timer's value)".to_string()),
+    ];
+    if any(&|p| !p.timeouts.is_empty()) {
+        legend.push((Glyph::Cross(TIMEOUT), "timer expired".into()));
+    }
+    if any(&|p| !p.retransmits.is_empty()) {
+        legend.push((Glyph::Triangle(RETRANSMIT), "retransmission".into()));
+    }
+    if any(&|p| !p.path.is_empty()) {
+        legend.push((Glyph::Dashed(PATH), "path base RTT".into()));
+    }
+    if any(&|p| !p.blackouts.is_empty()) {
+        legend.push((Glyph::Band(BLACKOUT), "blackout (all packets lost)".into()));
+    }
+    if any(&|p| !p.changed.is_empty()) {
+        legend.push((Glyph::Band(CHANGED), "path RTT changed".into()));
+    }
+
+    let scenario = data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ");
+    let mut subtitle = String::new();
+    if !scenario.is_empty() {
+        subtitle.push_str(&scenario);
+        subtitle.push_str(" · ");
+    }
+    let reps: std::collections::BTreeSet<u32> = chosen.iter().map(|c| c.1).collect();
+    let clients: std::collections::BTreeSet<u32> = chosen.iter().map(|c| c.2).collect();
+    if clients.len() == 1 {
+        subtitle.push_str(&format!("connection {} · ", list(&clients)));
+    }
+    subtitle.push_str(&format!("replication {}", list(&reps)));
+    if log {
+        subtitle.push_str(" · log scale: the RTO spans decades");
+    }
+    if total > chosen.len() {
+        subtitle.push_str(&format!(" · first {} of {total} connections (choose with --client)", chosen.len()));
+    }
+    let rug = panels.iter().any(|p| !p.retransmits.is_empty());
+    Ok(RtoFigure {
+        title: "Retransmission timer: RTT samples, SRTT and RTO over time".into(),
+        subtitle,
+        legend,
+        panels,
+        x: (x0, x1),
+        y,
+        log,
+        rug,
+    })
+}
+
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
+}
+
+fn list(set: &std::collections::BTreeSet<u32>) -> String {
+    set.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// The series of one connection within `[x0, x1]`.
+fn panel(rows: &[&TraceRow], x0: f64, x1: f64) -> Panel {
+    let mut p = Panel::default();
+    let mut rto: Option<f64> = None;
+    let mut srtt: Option<f64> = None;
+    let mut seg: Vec<(f64, f64)> = Vec::new();
+    let mut finished = None;
+    let mut started = false;
+    for r in rows {
+        let t = r.time;
+        if t > x1 {
+            break;
+        }
+        if t < x0 {
+            // Before the window: only the state it opens with matters.
+            rto = r.rto.or(rto);
+            srtt = r.srtt;
+            if r.event == "finished" {
+                finished = Some(t);
+            }
+            continue;
+        }
+        if !started {
+            started = true;
+            open(&mut p, &mut seg, rto, srtt, x0);
+        }
+        match r.event.as_str() {
+            "sample" => {
+                if let Some(s) = r.sample {
+                    p.samples.push((t, s));
+                }
+            }
+            "timeout" => {
+                if let Some(before) = rto {
+                    p.timeouts.push((t, before));
+                }
+            }
+            "retransmit" => p.retransmits.push(t),
+            "finished" => finished = Some(t),
+            _ => {}
+        }
+        if let Some(new) = r.rto.filter(|new| rto != Some(*new)) {
+            if let Some(old) = rto {
+                p.rto.push((t, old));
+            }
+            p.rto.push((t, new));
+            rto = Some(new);
+        }
+        match (srtt, r.srtt) {
+            (Some(old), Some(new)) if old != new => {
+                seg.push((t, old));
+                seg.push((t, new));
+            }
+            (None, Some(new)) => seg.push((t, new)),
+            (Some(old), None) => {
+                // The estimate was cleared: end this piece of the line.
+                seg.push((t, old));
+                p.srtt.push(std::mem::take(&mut seg));
+            }
+            _ => {}
+        }
+        srtt = r.srtt;
+    }
+    if !started {
+        open(&mut p, &mut seg, rto, srtt, x0);
+    }
+    let end = finished.unwrap_or(x1).clamp(x0, x1);
+    if let Some(v) = rto {
+        p.rto.push((end, v));
+    }
+    if let Some(v) = srtt {
+        seg.push((end, v));
+    }
+    if !seg.is_empty() {
+        p.srtt.push(seg);
+    }
+    p
+}
+
+/// Starts the lines at the window's left edge with the state carried into it.
+fn open(p: &mut Panel, seg: &mut Vec<(f64, f64)>, rto: Option<f64>, srtt: Option<f64>, x0: f64) {
+    if let Some(v) = rto {
+        p.rto.push((x0, v));
+    }
+    if let Some(v) = srtt {
+        seg.push((x0, v));
+    }
+}
+
+/// The path's base RTT over `[x0, x1]` as steps, and the spans where it is changed.
+fn path_rtt(p: &mut Panel, base: f64, changes: &[(f64, f64)], x0: f64, x1: f64) {
+    let mut t = x0;
+    let mut rtt = base;
+    for &(at, new) in changes {
+        if at <= x0 {
+            rtt = new;
+            continue;
+        }
+        if at >= x1 {
+            break;
+        }
+        p.path.push((t, rtt));
+        p.path.push((at, rtt));
+        if rtt != base {
+            p.changed.push((t, at, rtt));
+        }
+        t = at;
+        rtt = new;
+    }
+    p.path.push((t, rtt));
+    p.path.push((x1, rtt));
+    if rtt != base {
+        p.changed.push((t, x1, rtt));
+    }
+}
+
+impl Figure for RtoFigure {
+    fn size(&self) -> (u32, u32) {
+        let h = header_height(WIDTH, &self.subtitle, &self.legend)
+            + PANEL_HEIGHT * self.panels.len() as u32
+            + BOTTOM_EXTRA
+            + 8;
+        (WIDTH, h)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let body = header(root, &self.title, &self.subtitle, &self.legend)?;
+        let n = self.panels.len();
+        let heights: Vec<u32> = (0..n).map(|i| PANEL_HEIGHT + if i + 1 == n { BOTTOM_EXTRA } else { 0 }).collect();
+        for (i, (area, p)) in stack_heights(&body, &heights).iter().zip(&self.panels).enumerate() {
+            let last = i + 1 == n;
+            let (y0, y1) = self.y;
+            if self.log {
+                draw_panel(area, p, self, last, (y0..y1).log_scale())?;
+            } else {
+                draw_panel(area, p, self, last, y0..y1)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn draw_panel<DB, Y>(
+    area: &DrawingArea<DB, Shift>,
+    p: &Panel,
+    fig: &RtoFigure,
+    last: bool,
+    y_spec: Y,
+) -> Result<(), String>
+where
+    DB: DrawingBackend,
+    Y: AsRangedCoord<Value = f64>,
+    Y::CoordDescType: ValueFormatter<f64>,
+{
+    let (x0, x1) = fig.x;
+    let (y0, y1) = fig.y;
+    // Retransmissions get a strip of their own under the plot, so their marks never
+    // sit on top of an RTT sample; the strip carries the time axis.
+    let axis_h = if last { 44 } else { 24 };
+    let strip_h = if fig.rug { STRIP + axis_h } else { 0 };
+    let (top, strip) = area.split_vertically(area.dim_in_pixel().1 - strip_h);
+    let caption_style = TextStyle::from((FONT, 15, FontStyle::Bold).into_font()).color(&INK);
+    let mut chart = ChartBuilder::on(&top)
+        .margin_left(8)
+        .margin_right(24)
+        .margin_top(6)
+        .caption(fit(&p.caption, 15, WIDTH - 40), caption_style)
+        .x_label_area_size(if fig.rug { 0 } else { axis_h })
+        .y_label_area_size(Y_LABELS)
+        .build_cartesian_2d(x0..x1, y_spec)
+        .d()?;
+    let x_desc = if last && !fig.rug { "time (s)" } else { "" };
+    mesh(&mut chart, x_desc, "RTT, SRTT, RTO (s)", &tick, &tick)?;
+    if fig.rug {
+        draw_rug(&strip, p, fig, last, axis_h)?;
+    }
+    let label = TextStyle::from((FONT, 12)).color(&MUTED);
+    for &(a, b) in &p.blackouts {
+        chart.draw_series(std::iter::once(Rectangle::new([(a, y0), (b, y1)], BLACKOUT.filled()))).d()?;
+        chart
+            .draw_series(std::iter::once(Text::new(
+                "blackout",
+                (a, y1),
+                label.clone().pos(text_anchor::Pos::new(text_anchor::HPos::Left, text_anchor::VPos::Top)),
+            )))
+            .d()?;
+    }
+    for &(a, b, rtt) in &p.changed {
+        chart.draw_series(std::iter::once(Rectangle::new([(a, y0), (b, y1)], CHANGED.filled()))).d()?;
+        chart
+            .draw_series(std::iter::once(Text::new(
+                format!("RTT {}", fmt_secs(rtt)),
+                (a, y1),
+                label.clone().pos(text_anchor::Pos::new(text_anchor::HPos::Left, text_anchor::VPos::Top)),
+            )))
+            .d()?;
+    }
+    chart.draw_series(p.samples.iter().map(|&(x, y)| Circle::new((x, y), 2, SAMPLE.filled()))).d()?;
+    for s in &p.srtt {
+        chart.draw_series(LineSeries::new(s.iter().copied(), SRTT.stroke_width(2))).d()?;
+    }
+    if !p.path.is_empty() {
+        chart.draw_series(DashedLineSeries::new(p.path.iter().copied(), 6, 4, PATH.stroke_width(1))).d()?;
+    }
+    chart.draw_series(LineSeries::new(p.rto.iter().copied(), RTO.stroke_width(2))).d()?;
+    chart.draw_series(p.timeouts.iter().map(|&(x, y)| Cross::new((x, y), 5, TIMEOUT.stroke_width(2)))).d()?;
+    Ok(())
+}
+
+/// The strip of retransmission marks under a panel, carrying the time axis.
+fn draw_rug<DB: DrawingBackend>(
+    strip: &DrawingArea<DB, Shift>,
+    p: &Panel,
+    fig: &RtoFigure,
+    last: bool,
+    axis_h: u32,
+) -> Result<(), String> {
+    let (x0, x1) = fig.x;
+    let strip = strip.clone();
+    let mut rug = ChartBuilder::on(&strip)
+        .margin_left(8)
+        .margin_right(24)
+        .x_label_area_size(axis_h)
+        .y_label_area_size(Y_LABELS)
+        .build_cartesian_2d(x0..x1, 0.0..1.0)
+        .d()?;
+    rug.configure_mesh()
+        .disable_y_mesh()
+        .bold_line_style(super::GRID_BOLD)
+        .light_line_style(super::GRID_LIGHT)
+        .axis_style(MUTED)
+        .y_labels(0)
+        .x_labels(12)
+        .label_style((FONT, 13).into_font().color(&INK))
+        .axis_desc_style((FONT, 14).into_font().color(&INK))
+        .x_desc(if last { "time (s)" } else { "" })
+        .x_label_formatter(&tick)
+        .draw()
+        .d()?;
+    strip
+        .draw_text(
+            "retransmitted",
+            &TextStyle::from((FONT, 11))
+                .color(&RETRANSMIT)
+                .pos(text_anchor::Pos::new(text_anchor::HPos::Right, text_anchor::VPos::Center)),
+            (8 + Y_LABELS as i32 - 6, STRIP as i32 / 2),
+        )
+        .d()?;
+    for &(a, b) in &p.blackouts {
+        rug.draw_series(std::iter::once(Rectangle::new([(a, 0.0), (b, 1.0)], BLACKOUT.filled()))).d()?;
+    }
+    rug.draw_series(p.retransmits.iter().map(|&x| TriangleMarker::new((x, 0.5), 4, RETRANSMIT.filled()))).d()?;
+    Ok(())
+}
