@@ -1,5 +1,6 @@
 //! Sans-IO state machines: they take time and randomness from the engine and never do I/O.
 pub mod grpc;
+pub mod occ;
 pub mod path;
 pub mod retry;
 pub mod rto;

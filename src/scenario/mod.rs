@@ -10,6 +10,7 @@
 pub mod diag;
 pub mod grpc;
 pub mod load;
+pub mod occ;
 mod resolve;
 pub mod schema;
 pub mod sweep;
@@ -73,6 +74,7 @@ pub struct Cell {
 pub enum ModelSpec {
     Tcp(TcpSpec),
     Grpc(GrpcSpec),
+    Occ(OccSpec),
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -92,4 +94,10 @@ pub struct GrpcSpec {
     pub server: ServerConfig,
     pub path: PathConfig,
     pub trace: TraceConfig,
+}
+
+/// Optimistic-concurrency contention: the resolved `[occ]` section is all it needs.
+#[derive(Clone, Debug, Serialize)]
+pub struct OccSpec {
+    pub occ: occ::OccConfig,
 }

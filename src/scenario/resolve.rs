@@ -9,7 +9,7 @@ use super::diag::{Diagnostic, ScenarioError};
 use super::load::{Document, join, locate, merge, sets_key};
 use super::schema::{RawScenario, SHARED_KEYS, VARIANT_OWN_KEYS};
 use super::sweep;
-use super::{Cell, GrpcSpec, ModelSpec, Scenario, TcpSpec, Variant};
+use super::{Cell, GrpcSpec, ModelSpec, OccSpec, Scenario, TcpSpec, Variant};
 
 pub fn load_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
     let label = path.display().to_string();
@@ -164,6 +164,9 @@ impl Context<'_, '_> {
         if !problems.is_empty() {
             return None;
         }
+        if let Some(occ) = raw.occ.clone() {
+            return Some((raw, ModelSpec::Occ(OccSpec { occ })));
+        }
         let path = raw.path.clone()?;
         let spec = if let Some(tcp) = raw.tcp.clone() {
             let rto = self.resolved(diags, "tcp.rto", tcp.rto.resolve())?;
@@ -244,12 +247,14 @@ fn check(raw: &RawScenario) -> Vec<(String, String)> {
     if raw.max_events == 0 {
         errors.push(("max_events".into(), "must be at least 1".into()));
     }
+    let occ_clients = super::occ::check(raw, &mut errors);
     let clients = match (&raw.tcp, &raw.grpc) {
+        (None, None) if raw.occ.is_some() => occ_clients,
         (None, None) => {
             errors.push((
                 "".into(),
-                "no model section: add a [tcp] table (connections with RFC 6298 timers) or a [grpc] table \
-                 (channels reconnecting to one server)"
+                "no model section: add a [tcp] table (connections with RFC 6298 timers), a [grpc] table \
+                 (channels reconnecting to one server) or an [occ] table (clients contending for one row)"
                     .into(),
             ));
             None
@@ -277,6 +282,8 @@ fn check(raw: &RawScenario) -> Vec<(String, String)> {
         }
     };
     match &raw.path {
+        // [occ] has no path: its hops are `occ.hop` (its check refuses a [path]).
+        None if raw.occ.is_some() => {}
         None => errors
             .push(("".into(), "missing required table [path]: the model needs a path (at least `base_rtt`)".into())),
         Some(path) => errors.extend(path.validate().into_iter().map(|(k, m)| (join("path", &k), m))),

@@ -8,6 +8,7 @@ use crate::model::server::ServerConfig;
 use crate::model::tcp::TcpConfig;
 
 use super::grpc::GrpcConfig;
+use super::occ::OccConfig;
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -27,6 +28,7 @@ pub struct RawScenario {
     pub max_events: u64,
     pub tcp: Option<TcpConfig>,
     pub grpc: Option<GrpcConfig>,
+    pub occ: Option<OccConfig>,
     pub server: Option<ServerConfig>,
     pub path: Option<PathConfig>,
     #[serde(default)]

@@ -3,6 +3,7 @@
 //! the thread count or on which job finished first.
 
 pub mod grpc;
+pub mod occ;
 pub mod tcp;
 
 use rayon::prelude::*;
@@ -67,6 +68,7 @@ pub fn run_scenario(scenario: &Scenario, opts: RunOptions, progress: &(dyn Fn() 
                     ModelSpec::Grpc(spec) => {
                         grpc::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events)
                     }
+                    ModelSpec::Occ(spec) => occ::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events),
                 };
                 progress();
                 result.map_err(|e| SimError::In { variant: variant.name.clone(), replication: r, source: Box::new(e) })

@@ -6,6 +6,7 @@ mod common;
 mod determinism;
 mod golden;
 mod grpc;
+mod occ;
 mod report;
 mod retry;
 mod rto_replay;

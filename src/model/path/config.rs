@@ -250,7 +250,7 @@ fn probability(errors: &mut Vec<(String, String)>, key: String, p: f64) {
 }
 
 impl DelayConfig {
-    fn validate(&self, key: &str, errors: &mut Vec<(String, String)>) {
+    pub(crate) fn validate(&self, key: &str, errors: &mut Vec<(String, String)>) {
         match *self {
             DelayConfig::Constant { .. } => {}
             DelayConfig::Uniform { low, high } => {

@@ -52,7 +52,7 @@ use rand::Rng;
 
 use crate::engine::rng::Purpose;
 use crate::engine::time::{SimDuration, SimTime};
-use delay::open_unit;
+pub(crate) use delay::open_unit;
 use loss::{ChainState, LossModel};
 
 /// Which way a packet travels.
