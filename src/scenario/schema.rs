@@ -7,6 +7,7 @@ use crate::model::path::PathConfig;
 use crate::model::server::ServerConfig;
 use crate::model::tcp::TcpConfig;
 
+use super::calls::CallsConfig;
 use super::grpc::GrpcConfig;
 
 #[derive(Clone, Debug, Deserialize)]
@@ -27,6 +28,7 @@ pub struct RawScenario {
     pub max_events: u64,
     pub tcp: Option<TcpConfig>,
     pub grpc: Option<GrpcConfig>,
+    pub calls: Option<CallsConfig>,
     pub server: Option<ServerConfig>,
     pub path: Option<PathConfig>,
     #[serde(default)]

@@ -2,6 +2,7 @@
 //! parallel with rayon and collected in index order, so the results do not depend on
 //! the thread count or on which job finished first.
 
+pub mod calls;
 pub mod grpc;
 pub mod tcp;
 
@@ -66,6 +67,9 @@ pub fn run_scenario(scenario: &Scenario, opts: RunOptions, progress: &(dyn Fn() 
                     ModelSpec::Tcp(spec) => tcp::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events),
                     ModelSpec::Grpc(spec) => {
                         grpc::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events)
+                    }
+                    ModelSpec::Calls(spec) => {
+                        calls::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events)
                     }
                 };
                 progress();
