@@ -187,3 +187,23 @@ fn a_calls_scenario_with_a_path_or_a_second_model_is_refused_with_the_key() {
     assert!(err.contains("key `grpc`: a scenario runs one model"), "{err}");
     assert!(err.contains("key `path`: [path] does not apply to [calls]"), "{err}");
 }
+
+#[test]
+fn the_terminal_table_shows_the_swept_value_of_each_row() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("swept.toml");
+    std::fs::write(&file, format!("{TIERED}\n[sweep]\n\"calls.outage\" = [\"100ms\", \"1h\"]\n")).unwrap();
+    let out = tmp.path().join("out");
+    let o = run(&["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let table = text(&o.stdout);
+    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header[..3], ["variant", "calls.outage", "metric"], "{table}");
+    let row = |outage: &str| {
+        table.lines().find(|l| l.split_whitespace().take(3).eq(["base", outage, "success_rate"])).unwrap().to_string()
+    };
+    // A 100 ms outage is outlived by the retries (all nine are spent within 0.4 s), a 1 h
+    // one is not.
+    assert!(row("100ms").contains("1.000"), "{table}");
+    assert!(row("1h").split_whitespace().nth(3) == Some("0"), "{table}");
+}
