@@ -72,25 +72,41 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
 
     let rows = summary_rows(&scenario, &outcome);
     let mut stdout = std::io::stdout().lock();
-    print_table(&mut stdout, &rows).map_err(CliError::from_stdout)
+    print_table(&mut stdout, &scenario.sweep_keys, &rows).map_err(CliError::from_stdout)
 }
 
-/// The summary as a plain table a person reads in the terminal.
-fn print_table(w: &mut impl Write, rows: &[summary::SummaryRow]) -> std::io::Result<()> {
-    let cells: Vec<[String; 4]> = rows
+/// The summary as a plain table a person reads in the terminal: one column per swept key
+/// after the variant, so that the cells of a sweep can be told apart.
+fn print_table(w: &mut impl Write, sweep_keys: &[String], rows: &[summary::SummaryRow]) -> std::io::Result<()> {
+    let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
             let e = &r.estimate;
             let ci = e.ci95.map(|(lo, hi)| format!("± {}", short((hi - lo) / 2.0))).unwrap_or_default();
-            [r.variant.clone(), r.metric.clone(), format!("{} {}", short(e.mean), ci), r.unit.clone()]
+            let mut c = vec![r.variant.clone()];
+            c.extend(r.sweep.iter().cloned());
+            c.extend([r.metric.clone(), format!("{} {}", short(e.mean), ci), r.unit.clone()]);
+            c
         })
         .collect();
-    let header = ["variant", "metric", "mean (95% CI)", "unit"];
-    let width = |i: usize| cells.iter().map(|c| c[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0);
-    let (w0, w1, w2) = (width(0), width(1), width(2));
-    writeln!(w, "{:w0$}  {:w1$}  {:w2$}  {}", header[0], header[1], header[2], header[3])?;
+    let mut header: Vec<&str> = vec!["variant"];
+    header.extend(sweep_keys.iter().map(String::as_str));
+    header.extend(["metric", "mean (95% CI)", "unit"]);
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| cells.iter().map(|c| c[i].chars().count()).chain([header[i].chars().count()]).max().unwrap_or(0))
+        .collect();
+    let line = |w: &mut dyn Write, fields: &[&str]| -> std::io::Result<()> {
+        let last = fields.len() - 1;
+        let padded: Vec<String> = fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| if i == last { f.to_string() } else { format!("{f:0$}", widths[i]) })
+            .collect();
+        writeln!(w, "{}", padded.join("  "))
+    };
+    line(w, &header)?;
     for c in &cells {
-        writeln!(w, "{:w0$}  {:w1$}  {:w2$}  {}", c[0], c[1], c[2], c[3])?;
+        line(w, &c.iter().map(String::as_str).collect::<Vec<_>>())?;
     }
     Ok(())
 }

@@ -7,6 +7,7 @@
 //! one variant named `base`. A `[sweep]` grid (see `sweep`) multiplies every variant
 //! into cells.
 
+pub mod calls;
 pub mod diag;
 pub mod grpc;
 pub mod load;
@@ -24,6 +25,7 @@ use crate::model::rto::RtoParams;
 use crate::model::server::ServerConfig;
 use crate::model::tcp::TcpConfig;
 
+pub use calls::CallsSpec;
 pub use diag::{Diagnostic, ScenarioError};
 pub use resolve::{load_file, load_str};
 pub use schema::TraceConfig;
@@ -75,6 +77,8 @@ pub enum ModelSpec {
     Tcp(TcpSpec),
     Grpc(GrpcSpec),
     Occ(OccSpec),
+    /// Boxed: the policy, as written and resolved, makes it the largest by far.
+    Calls(Box<CallsSpec>),
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -5,9 +5,10 @@ use serde_spanned::Spanned;
 use sha2::{Digest, Sha256};
 use toml::de::DeTable;
 
+use super::calls::{CallsConfig, CallsSpec};
 use super::diag::{Diagnostic, ScenarioError};
 use super::load::{Document, join, locate, merge, sets_key};
-use super::schema::{RawScenario, SHARED_KEYS, VARIANT_OWN_KEYS};
+use super::schema::{RawScenario, SHARED_KEYS, TraceConfig, VARIANT_OWN_KEYS};
 use super::sweep;
 use super::{Cell, GrpcSpec, ModelSpec, OccSpec, Scenario, TcpSpec, Variant};
 
@@ -167,6 +168,10 @@ impl Context<'_, '_> {
         if let Some(occ) = raw.occ.clone() {
             return Some((raw, ModelSpec::Occ(OccSpec { occ })));
         }
+        if let Some(calls) = &raw.calls {
+            let spec = self.calls(diags, &raw, calls)?;
+            return Some((raw, ModelSpec::Calls(Box::new(spec))));
+        }
         let path = raw.path.clone()?;
         let spec = if let Some(tcp) = raw.tcp.clone() {
             let rto = self.resolved(diags, "tcp.rto", tcp.rto.resolve())?;
@@ -178,6 +183,13 @@ impl Context<'_, '_> {
             ModelSpec::Grpc(GrpcSpec { grpc, backoff, server, path, trace: raw.trace.clone() })
         };
         Some((raw, spec))
+    }
+
+    /// `[calls]`: the policy resolved, the server's down times merged.
+    fn calls(&self, diags: &mut Vec<Diagnostic>, raw: &RawScenario, calls: &CallsConfig) -> Option<CallsSpec> {
+        let policy = self.resolved(diags, "calls.policy", calls.policy.resolve())?;
+        let server = self.resolved(diags, "", calls.server(raw.server.as_ref()))?;
+        Some(CallsSpec { calls: calls.clone(), policy, server })
     }
 
     /// A sub-config's resolution, its errors placed under `prefix`.
@@ -247,6 +259,10 @@ fn check(raw: &RawScenario) -> Vec<(String, String)> {
     if raw.max_events == 0 {
         errors.push(("max_events".into(), "must be at least 1".into()));
     }
+    if let Some(calls) = &raw.calls {
+        errors.extend(check_calls(raw, calls));
+        return errors;
+    }
     let occ_clients = super::occ::check(raw, &mut errors);
     let clients = match (&raw.tcp, &raw.grpc) {
         (None, None) if raw.occ.is_some() => occ_clients,
@@ -254,7 +270,8 @@ fn check(raw: &RawScenario) -> Vec<(String, String)> {
             errors.push((
                 "".into(),
                 "no model section: add a [tcp] table (connections with RFC 6298 timers), a [grpc] table \
-                 (channels reconnecting to one server) or an [occ] table (clients contending for one row)"
+                 (channels reconnecting to one server), a [calls] table (calls retried by a policy) or an \
+                 [occ] table (clients contending for one row)"
                     .into(),
             ));
             None
@@ -308,6 +325,30 @@ fn check(raw: &RawScenario) -> Vec<(String, String)> {
                 ),
             ));
         }
+    }
+    errors
+}
+
+/// `[calls]` runs alone, on `[server]`, without a path or traces.
+fn check_calls(raw: &RawScenario, calls: &CallsConfig) -> Vec<(String, String)> {
+    let mut errors: Vec<(String, String)> = calls.validate().into_iter().map(|(k, m)| (join("calls", &k), m)).collect();
+    let one = "a scenario runs one model: [calls] runs alone";
+    for (key, present) in [("tcp", raw.tcp.is_some()), ("grpc", raw.grpc.is_some())] {
+        if present {
+            errors.push((key.into(), one.into()));
+        }
+    }
+    if raw.path.is_some() {
+        errors.push((
+            "path".into(),
+            "[path] does not apply to [calls]: attempt_time, fail_time and timeout give each attempt's duration".into(),
+        ));
+    }
+    if raw.trace != TraceConfig::default() {
+        errors.push(("trace".into(), "[trace] does not apply to [calls]: it has no per-client trace".into()));
+    }
+    if let Some(server) = &raw.server {
+        errors.extend(server.validate().into_iter().map(|(k, m)| (join("server", &k), m)));
     }
     errors
 }

@@ -7,6 +7,7 @@ use crate::model::path::PathConfig;
 use crate::model::server::ServerConfig;
 use crate::model::tcp::TcpConfig;
 
+use super::calls::CallsConfig;
 use super::grpc::GrpcConfig;
 use super::occ::OccConfig;
 
@@ -29,6 +30,7 @@ pub struct RawScenario {
     pub tcp: Option<TcpConfig>,
     pub grpc: Option<GrpcConfig>,
     pub occ: Option<OccConfig>,
+    pub calls: Option<CallsConfig>,
     pub server: Option<ServerConfig>,
     pub path: Option<PathConfig>,
     #[serde(default)]

@@ -2,6 +2,7 @@
 //! parallel with rayon and collected in index order, so the results do not depend on
 //! the thread count or on which job finished first.
 
+pub mod calls;
 pub mod grpc;
 pub mod occ;
 pub mod tcp;
@@ -69,6 +70,9 @@ pub fn run_scenario(scenario: &Scenario, opts: RunOptions, progress: &(dyn Fn() 
                         grpc::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events)
                     }
                     ModelSpec::Occ(spec) => occ::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events),
+                    ModelSpec::Calls(spec) => {
+                        calls::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events)
+                    }
                 };
                 progress();
                 result.map_err(|e| SimError::In { variant: variant.name.clone(), replication: r, source: Box::new(e) })

@@ -2,6 +2,7 @@
 //! builds and links faster than many.
 
 mod bad_input;
+mod calls;
 mod common;
 mod determinism;
 mod golden;

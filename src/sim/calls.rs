@@ -1,0 +1,564 @@
+//! Clients making calls through a retry policy against one shared server: what a
+//! library's defaults do during an outage, wired into the engine.
+//!
+//! A logical call (the application's) runs through its `tiers` of retry loops and the
+//! library's [`RetryState`]; every attempt is one call to the [`Server`], asked when the
+//! attempt starts, whose answer fixes when and how the attempt ends (see
+//! [`crate::scenario::calls`] for the mapping). Two events per attempt: its start and
+//! its end; a give-up that waits (`sleep-then-stop`) adds one.
+//!
+//! Random numbers: client `c` draws its backoff jitter from the counter stream
+//! (seed, replication, `c`, [`Purpose::Jitter`]) in the order its calls need them, and
+//! its start offset from (…, `c`, [`Purpose::Workload`]). A client's draws do not depend
+//! on the other clients; variants see the same streams (common random numbers).
+//!
+//! Metrics (per replication; fractions are of the logical calls started by the horizon):
+//!
+//! | metric | meaning |
+//! |---|---|
+//! | `calls` | logical calls started |
+//! | `success_rate` | fraction that succeeded |
+//! | `gave_up_<reason>` | fraction that failed, by the innermost policy's last reason (only the reasons the policy can give) |
+//! | `unfinished` | fraction still running at the horizon |
+//! | `attempts_per_call` | server calls per library call: the attempts the library counts |
+//! | `library_calls_per_call` | with `tiers`: library calls per logical call |
+//! | `server_calls_per_call` | server calls per logical call: the amplification |
+//! | `retry_share` | retries (every server call but a logical call's first) as a share of server calls |
+//! | `duplicates` | for calls that are not safe to repeat: duplicate side effects per logical call |
+//! | `time_to_success` | mean time from the call's start to its success, over successes |
+//! | `time_to_giveup` | mean time from the call's start to its final give-up, over failures |
+//! | `total_sleep`, `total_sleep_max` | mean and largest time a finished call spent sleeping (every tier's sleeps, and a wait before giving up) |
+//!
+//! `cdf.csv` gets `time_to_success` and `time_to_giveup` as fractions of all calls
+//! started (a curve stops at the share of calls that got there) and `total_sleep` over
+//! the finished calls.
+
+use rand::RngExt;
+
+use crate::engine::rng::{CounterRng, Purpose, Seeds};
+use crate::engine::run::{Scheduler, World, run};
+use crate::engine::time::{SimDuration, SimTime};
+use crate::metrics::bursts::quantile_of;
+use crate::metrics::{MetricValue, QUANTILE_STEP, ReplicationResult};
+use crate::model::retry::{
+    AttemptLimit, BudgetPolicy, Decision, GiveUpReason, Outcome, RetryBudget, RetryPolicy, RetryState, StopRule,
+};
+use crate::model::server::{ConnectAnswer, Server};
+use crate::scenario::CallsSpec;
+use crate::scenario::calls::MAX_TIERS;
+
+use super::SimError;
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    /// Client `c` starts its next logical call.
+    Start(u32),
+    /// Call slot `i` starts its next attempt.
+    Attempt(u32),
+    /// The attempt in flight of call slot `i` ends.
+    Ended(u32),
+    /// Call slot `i`'s library call gives up now (after a wait).
+    GaveUp(u32, GiveUpReason),
+}
+
+/// One logical call in flight.
+#[derive(Clone, Debug)]
+struct Call {
+    client: u32,
+    start: SimTime,
+    /// The library call under way.
+    state: RetryState,
+    /// Attempts made at each tier, outermost first (only `tiers.len()` are used).
+    tier: [u32; MAX_TIERS],
+    /// The attempt in flight: how it will end, and whether a `cut` deadline ends it.
+    pending: Outcome,
+    cut: bool,
+    /// When the last failed attempt ended, and whether the server had done its work.
+    failed_at: SimTime,
+    applied: bool,
+    /// Sleeps of the library calls before this one (and their waits before giving up).
+    slept: SimDuration,
+}
+
+struct Client {
+    budget: RetryBudget,
+    rng: CounterRng,
+    /// Logical calls started so far.
+    calls: u32,
+}
+
+/// What the calls' reasons can be under this policy, in a fixed order: the metric list
+/// must be the same in every replication.
+fn possible_reasons(spec: &CallsSpec) -> Vec<&'static str> {
+    let p = &spec.policy;
+    let c = &spec.calls;
+    let failures = [c.fail_with.outcome, Outcome::Timeout { applied: false }, Outcome::Dropped { applied: false }];
+    let mut out = Vec::new();
+    if p.limit != AttemptLimit::Unlimited {
+        out.push("attempts");
+    }
+    if p.deadline.is_some() {
+        out.push("deadline");
+    }
+    if failures.iter().any(|o| !p.retry_on.matches(o)) {
+        out.push("permanent");
+    }
+    if !c.idempotency.model().safe_to_retry() && !p.retry_non_idempotent {
+        out.push("not-idempotent");
+    }
+    match p.budget {
+        BudgetPolicy::None => {}
+        BudgetPolicy::AwsQuota { .. } => out.push("quota"),
+        BudgetPolicy::GrpcThrottle { .. } => out.push("throttled"),
+        BudgetPolicy::EnvoyConcurrent { .. } => out.push("budget"),
+        BudgetPolicy::Finagle { .. } => out.extend(["budget", "request-limit"]),
+    }
+    out
+}
+
+struct CallsWorld<'a> {
+    spec: &'a CallsSpec,
+    policy: &'a RetryPolicy,
+    server: Server,
+    clients: Vec<Client>,
+    /// Call slots, reused through `free`.
+    slots: Vec<Option<Call>>,
+    free: Vec<u32>,
+    /// The first call's time of each client, for the calls that follow at `interval`.
+    first: Vec<SimTime>,
+    started: u64,
+    succeeded: u64,
+    reasons: Vec<(&'static str, u64)>,
+    library_calls: u64,
+    server_calls: u64,
+    first_attempts: u64,
+    duplicates: u64,
+    success_ns: Vec<u64>,
+    giveup_ns: Vec<u64>,
+    sleep_ns: Vec<u64>,
+}
+
+impl CallsWorld<'_> {
+    fn call(&mut self, i: u32) -> &mut Call {
+        self.slots[i as usize].as_mut().expect("a live call slot")
+    }
+
+    fn start_call(&mut self, c: u32, sched: &mut Scheduler<Ev>) {
+        let now = sched.now();
+        let cfg = &self.spec.calls;
+        let client = &mut self.clients[c as usize];
+        client.calls += 1;
+        if let Some(interval) = cfg.interval
+            && cfg.calls_per_client.is_none_or(|n| client.calls < n)
+        {
+            let next = self.first[c as usize].saturating_add(interval.saturating_mul(u64::from(client.calls)));
+            sched.at(next, Ev::Start(c));
+        }
+        self.started += 1;
+        let call = Call {
+            client: c,
+            start: now,
+            state: RetryState::new(self.policy, now).with_idempotency(cfg.idempotency.model()),
+            tier: [1; MAX_TIERS],
+            pending: Outcome::Success,
+            cut: false,
+            failed_at: now,
+            applied: false,
+            slept: SimDuration::ZERO,
+        };
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(call);
+                i
+            }
+            None => {
+                self.slots.push(Some(call));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.library_call(i, sched);
+    }
+
+    /// A library call begins: its first attempt goes when the client's rate limiter (AWS
+    /// adaptive) lets it, at once otherwise.
+    fn library_call(&mut self, i: u32, sched: &mut Scheduler<Ev>) {
+        self.library_calls += 1;
+        let now = sched.now();
+        let c = self.call(i).client;
+        let at = self.clients[c as usize].budget.send_at(now);
+        if at > now {
+            sched.at(at, Ev::Attempt(i));
+        } else {
+            self.attempt(i, sched);
+        }
+    }
+
+    /// An attempt starts now: ask the server, and schedule the attempt's end.
+    fn attempt(&mut self, i: u32, sched: &mut Scheduler<Ev>) {
+        let now = sched.now();
+        let cfg = &self.spec.calls;
+        let answer = self.server.on_connect(now);
+        let timeout_at = now.saturating_add(cfg.timeout);
+        let timed_out = |applied| (timeout_at, Outcome::Timeout { applied });
+        let (mut end, mut outcome) = match answer {
+            ConnectAnswer::Refused { .. } => (now.saturating_add(cfg.fail_time()), cfg.fail_with.outcome),
+            ConnectAnswer::Silent { .. } => timed_out(false),
+            ConnectAnswer::Reset { at, .. } if at < timeout_at => (at, Outcome::Dropped { applied: false }),
+            ConnectAnswer::Reset { .. } => timed_out(false),
+            ConnectAnswer::Accepted { settings_at, dropped_at } => {
+                // The server has done the work at `settings_at`; the reply is
+                // `attempt_time` later, unless the connection is dropped first.
+                let reply = settings_at.saturating_add(cfg.attempt_time);
+                let restart = self.server.schedule().restart_after(settings_at);
+                let drop = [dropped_at, restart].into_iter().flatten().filter(|&d| d < reply).min();
+                match drop {
+                    Some(d) if d < timeout_at => (d, Outcome::Dropped { applied: true }),
+                    Some(_) => timed_out(true),
+                    None if reply <= timeout_at => (reply, Outcome::Success),
+                    None => timed_out(true),
+                }
+            }
+        };
+        let policy = self.policy;
+        let call = self.call(i);
+        let first = call.state.attempts() == 0 && call.tier.iter().all(|&t| t == 1);
+        // gRPC, envoy: the call's deadline cancels the attempt in flight.
+        let mut cut = false;
+        if policy.deadline_rule == StopRule::Cut
+            && let Some(deadline) = call.state.deadline_at(policy)
+            && end > deadline
+        {
+            let applied = matches!(answer, ConnectAnswer::Accepted { settings_at, .. } if settings_at <= deadline);
+            (end, outcome, cut) = (deadline.max(now), Outcome::Timeout { applied }, true);
+        }
+        call.pending = outcome;
+        call.cut = cut;
+        self.server_calls += 1;
+        if first {
+            self.first_attempts += 1;
+        }
+        sched.at(end, Ev::Ended(i));
+    }
+
+    fn ended(&mut self, i: u32, sched: &mut Scheduler<Ev>) {
+        let now = sched.now();
+        let policy = self.policy;
+        let slot = self.slots[i as usize].as_mut().expect("a live call slot");
+        let client = &mut self.clients[slot.client as usize];
+        let outcome = slot.pending;
+        let mut decision = slot.state.on_outcome(policy, &mut client.budget, now, &outcome, &mut client.rng);
+        if slot.cut {
+            // The deadline ended the call mid-attempt, whatever the outcome's own verdict.
+            debug_assert!(matches!(decision, Decision::GiveUp { .. }), "{decision:?}");
+            decision = Decision::GiveUp { at: now, reason: GiveUpReason::Deadline };
+        }
+        match decision {
+            Decision::Done => {
+                let total = slot.slept + slot.state.slept();
+                let elapsed = now.saturating_since(slot.start);
+                self.succeeded += 1;
+                self.success_ns.push(elapsed.as_nanos());
+                self.sleep_ns.push(total.as_nanos());
+                self.finish(i);
+            }
+            Decision::RetryAt { at, duplicate, .. } => {
+                self.duplicates += u64::from(duplicate);
+                sched.at(at, Ev::Attempt(i));
+            }
+            Decision::GiveUp { at, reason } => {
+                slot.failed_at = now;
+                slot.applied = outcome.applied();
+                if at > now {
+                    sched.at(at, Ev::GaveUp(i, reason));
+                } else {
+                    self.gave_up(i, reason, sched);
+                }
+            }
+        }
+    }
+
+    /// The library call gave up now: an outer tier tries again at once if it has
+    /// attempts left, otherwise the logical call has failed.
+    fn gave_up(&mut self, i: u32, reason: GiveUpReason, sched: &mut Scheduler<Ev>) {
+        let now = sched.now();
+        let tiers = &self.spec.calls.tiers;
+        let policy = self.policy;
+        let idempotency = self.spec.calls.idempotency.model();
+        let call = self.slots[i as usize].as_mut().expect("a live call slot");
+        call.slept += call.state.slept() + now.saturating_since(call.failed_at);
+        if let Some(level) = (0..tiers.len()).rev().find(|&l| call.tier[l] < tiers[l]) {
+            call.tier[level] += 1;
+            for t in &mut call.tier[level + 1..] {
+                *t = 1;
+            }
+            // The application does not know whether the server did the work.
+            if call.applied && !idempotency.safe_to_retry() {
+                self.duplicates += 1;
+            }
+            call.state = RetryState::new(policy, now).with_idempotency(idempotency);
+            self.library_call(i, sched);
+            return;
+        }
+        let elapsed = now.saturating_since(call.start);
+        let slept = call.slept;
+        self.giveup_ns.push(elapsed.as_nanos());
+        self.sleep_ns.push(slept.as_nanos());
+        if let Some(r) = self.reasons.iter_mut().find(|(slug, _)| *slug == reason.slug()) {
+            r.1 += 1;
+        } else {
+            debug_assert!(false, "reason {reason:?} not foreseen by possible_reasons");
+        }
+        self.finish(i);
+    }
+
+    fn finish(&mut self, i: u32) {
+        self.slots[i as usize] = None;
+        self.free.push(i);
+    }
+}
+
+impl World for CallsWorld<'_> {
+    type Event = Ev;
+
+    fn handle(&mut self, event: Ev, sched: &mut Scheduler<Ev>) {
+        match event {
+            Ev::Start(c) => self.start_call(c, sched),
+            Ev::Attempt(i) => self.attempt(i, sched),
+            Ev::Ended(i) => self.ended(i, sched),
+            Ev::GaveUp(i, reason) => self.gave_up(i, reason, sched),
+        }
+    }
+}
+
+/// Runs one replication of one `[calls]` variant.
+pub fn run_replication(
+    spec: &CallsSpec,
+    seeds: Seeds,
+    replication: u32,
+    horizon: SimDuration,
+    max_events: u64,
+) -> Result<ReplicationResult, SimError> {
+    let rep = u64::from(replication);
+    let cfg = &spec.calls;
+    let n = cfg.clients;
+    let mut sched = Scheduler::new(SimTime::ZERO + horizon);
+    let mut first = Vec::with_capacity(n as usize);
+    let clients = (0..n)
+        .map(|c| {
+            let offset = if cfg.start_spread > SimDuration::ZERO {
+                let key = seeds.counter_key(rep, u64::from(c), Purpose::Workload);
+                SimDuration(CounterRng::at(key, 0).random_range(0..cfg.start_spread.as_nanos()))
+            } else {
+                SimDuration::ZERO
+            };
+            let at = (SimTime::ZERO + cfg.start).saturating_add(offset);
+            first.push(at);
+            sched.at(at, Ev::Start(c));
+            Client {
+                budget: spec.policy.new_budget(SimTime::ZERO),
+                rng: CounterRng::at(seeds.counter_key(rep, u64::from(c), Purpose::Jitter), 0),
+                calls: 0,
+            }
+        })
+        .collect();
+    let mut world = CallsWorld {
+        spec,
+        policy: &spec.policy,
+        server: Server::new(&spec.server),
+        clients,
+        slots: Vec::new(),
+        free: Vec::new(),
+        first,
+        started: 0,
+        succeeded: 0,
+        reasons: possible_reasons(spec).into_iter().map(|r| (r, 0)).collect(),
+        library_calls: 0,
+        server_calls: 0,
+        first_attempts: 0,
+        duplicates: 0,
+        success_ns: Vec::new(),
+        giveup_ns: Vec::new(),
+        sleep_ns: Vec::new(),
+    };
+    let stats = run(&mut world, &mut sched, max_events)?;
+    Ok(finish(world, stats.events))
+}
+
+fn mean_secs(ns: &[u64]) -> Option<f64> {
+    (!ns.is_empty()).then(|| ns.iter().map(|&v| v as f64).sum::<f64>() / ns.len() as f64 / 1e9)
+}
+
+fn finish(mut w: CallsWorld<'_>, events: u64) -> ReplicationResult {
+    let calls = w.started as f64;
+    let per_call = |x: u64| if w.started == 0 { None } else { Some(x as f64 / calls) };
+    let failed: u64 = w.giveup_ns.len() as u64;
+    let unfinished = w.started - w.succeeded - failed;
+    let mut metrics = vec![
+        MetricValue::new("calls", "count", calls),
+        MetricValue::maybe("success_rate", "fraction", per_call(w.succeeded)),
+    ];
+    for (slug, count) in &w.reasons {
+        let name = format!("gave_up_{}", slug.replace('-', "_"));
+        metrics.push(MetricValue::maybe(&name, "fraction", per_call(*count)));
+    }
+    metrics.push(MetricValue::maybe("unfinished", "fraction", per_call(unfinished)));
+    let attempts = (w.library_calls > 0).then(|| w.server_calls as f64 / w.library_calls as f64);
+    metrics.push(MetricValue::maybe("attempts_per_call", "count", attempts));
+    if !w.spec.calls.tiers.is_empty() {
+        metrics.push(MetricValue::maybe("library_calls_per_call", "count", per_call(w.library_calls)));
+    }
+    metrics.push(MetricValue::maybe("server_calls_per_call", "count", per_call(w.server_calls)));
+    let retries = w.server_calls - w.first_attempts;
+    let share = (w.server_calls > 0).then(|| retries as f64 / w.server_calls as f64);
+    metrics.push(MetricValue::maybe("retry_share", "fraction", share));
+    if !w.spec.calls.idempotency.model().safe_to_retry() {
+        metrics.push(MetricValue::maybe("duplicates", "count", per_call(w.duplicates)));
+    }
+    metrics.push(MetricValue::maybe("time_to_success", "s", mean_secs(&w.success_ns)));
+    metrics.push(MetricValue::maybe("time_to_giveup", "s", mean_secs(&w.giveup_ns)));
+    metrics.push(MetricValue::maybe("total_sleep", "s", mean_secs(&w.sleep_ns)));
+    let max_sleep = w.sleep_ns.iter().max().map(|&v| v as f64 / 1e9);
+    metrics.push(MetricValue::maybe("total_sleep_max", "s", max_sleep));
+
+    let points = (1.0 / QUANTILE_STEP).round() as usize + 1;
+    let started = w.started as usize;
+    let mut quantiles = Vec::new();
+    for (name, ns, population) in [
+        ("time_to_success", &mut w.success_ns, started),
+        ("time_to_giveup", &mut w.giveup_ns, started),
+        ("total_sleep", &mut w.sleep_ns, 0),
+    ] {
+        ns.sort_unstable();
+        let q: Vec<f64> = (0..points)
+            .map_while(|i| quantile_of(ns, population, i as f64 * QUANTILE_STEP).map(|v| v as f64 / 1e9))
+            .collect();
+        if !q.is_empty() {
+            quantiles.push((name.to_string(), q));
+        }
+    }
+    ReplicationResult { metrics, trace: Vec::new(), events, bins: None, quantiles, connections: Vec::new() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{ModelSpec, load_str};
+
+    /// Runs replication 0 of a `[calls]` scenario whose `[calls]` and other tables are
+    /// `body`, and returns its metrics by name.
+    fn metrics(body: &str) -> Vec<(String, Option<f64>)> {
+        let text = format!("name = \"t\"\ndescription = \"t\"\nhorizon = \"1h\"\n{body}");
+        let scenario = load_str("t.toml", &text).unwrap_or_else(|e| panic!("{e}"));
+        let ModelSpec::Calls(spec) = &scenario.variants[0].cells[0].spec else { panic!("not a calls scenario") };
+        let r = run_replication(spec, Seeds::new(1), 0, scenario.horizon, scenario.max_events).unwrap();
+        r.metrics.into_iter().map(|m| (m.name, m.value)).collect()
+    }
+
+    fn get(m: &[(String, Option<f64>)], name: &str) -> f64 {
+        m.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no {name} in {m:?}")).1.unwrap()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn three_app_attempts_around_three_library_attempts_make_nine_server_calls() {
+        let m = metrics(
+            "[calls]\nclients = 10\ntiers = [3]\noutage = \"1h\"\n\
+             [calls.policy]\npreset = \"seed-loop\"\nmax_attempts = 3\n",
+        );
+        assert_eq!(get(&m, "gave_up_attempts"), 1.0);
+        assert_eq!(get(&m, "attempts_per_call"), 3.0);
+        assert_eq!(get(&m, "library_calls_per_call"), 3.0);
+        assert_eq!(get(&m, "server_calls_per_call"), 9.0);
+        assert!(close(get(&m, "retry_share"), 8.0 / 9.0));
+        // Two nested loops multiply again: 2 × 3 × 3.
+        let m = metrics(
+            "[calls]\nclients = 1\ntiers = [2, 3]\noutage = \"1h\"\n\
+             [calls.policy]\npreset = \"seed-loop\"\nmax_attempts = 3\n",
+        );
+        assert_eq!(get(&m, "server_calls_per_call"), 18.0);
+    }
+
+    #[test]
+    fn a_silent_server_makes_every_attempt_last_the_timeout() {
+        // 2 attempts of 5 s each with a fixed 1 s sleep between them.
+        let m = metrics(
+            "[calls]\nclients = 3\ntimeout = \"5s\"\noutage = \"1h\"\n[server]\ndown_behavior = \"blackhole\"\n\
+             [calls.policy]\nmax_attempts = 2\njitter = \"none\"\n",
+        );
+        assert!(close(get(&m, "time_to_giveup"), 11.0));
+        assert!(close(get(&m, "total_sleep"), 1.0));
+    }
+
+    #[test]
+    fn a_cut_deadline_ends_the_attempt_in_flight() {
+        // gRPC's deadline spans the attempts: a 60 s timeout is cut at the 2 s deadline.
+        let m = metrics(
+            "[calls]\nclients = 3\noutage = \"1h\"\n[server]\ndown_behavior = \"blackhole\"\n\
+             [calls.policy]\npreset = \"grpc-retry\"\ndeadline = \"2s\"\n",
+        );
+        assert_eq!(get(&m, "gave_up_deadline"), 1.0);
+        assert!(close(get(&m, "time_to_giveup"), 2.0));
+        assert_eq!(get(&m, "server_calls_per_call"), 1.0);
+    }
+
+    #[test]
+    fn the_server_comes_back_and_the_next_attempt_succeeds() {
+        // Fixed 1 s sleeps, 100 ms attempts, refused at once: attempts at 0, 1, 2, 3 s;
+        // the outage ends at 2.5 s, so the fourth succeeds at 3.1 s.
+        let m = metrics(
+            "[calls]\nclients = 2\nattempt_time = \"100ms\"\nfail_time = \"0s\"\noutage = \"2.5s\"\n\
+             [calls.policy]\njitter = \"none\"\nmultiplier = 1.0\n",
+        );
+        assert_eq!(get(&m, "success_rate"), 1.0);
+        assert!(close(get(&m, "time_to_success"), 3.1));
+        assert_eq!(get(&m, "server_calls_per_call"), 4.0);
+    }
+
+    #[test]
+    fn retrying_work_the_server_already_did_duplicates_it_in_every_tier() {
+        // The server takes 2 s, the client waits 1 s: every attempt times out with the
+        // work done. gcs-cpp retries non-idempotent calls: 3 attempts make 2
+        // duplicates; an app loop of 2 around it adds its own retry: 5.
+        let body = |tiers: &str| {
+            format!(
+                "[calls]\nclients = 4\ntimeout = \"1s\"\nidempotency = \"never\"\n{tiers}\n\
+                 [server]\nhandshake_time = \"2s\"\n\
+                 [calls.policy]\npreset = \"gcs-cpp\"\nmax_attempts = 3\ndeadline = \"none\"\n"
+            )
+        };
+        let m = metrics(&body(""));
+        assert_eq!(get(&m, "duplicates"), 2.0);
+        assert_eq!(get(&m, "success_rate"), 0.0);
+        let m = metrics(&body("tiers = [2]"));
+        assert_eq!(get(&m, "duplicates"), 5.0);
+        // A strict policy refuses to retry such calls at all.
+        let m = metrics(&body("").replace("deadline = \"none\"", "deadline = \"none\"\nretry_non_idempotent = false"));
+        assert_eq!(get(&m, "gave_up_not_idempotent"), 1.0);
+        assert_eq!(get(&m, "duplicates"), 0.0);
+    }
+
+    #[test]
+    fn one_clients_aws_quota_is_shared_by_its_calls_until_it_runs_dry() {
+        // 100 calls, a second apart, against a permanent outage; each retry costs 14 of
+        // 500: 17 calls make both their retries (34), the 18th one (the 35th, leaving
+        // 10), and from then on no retry is paid for.
+        let m = metrics(
+            "[calls]\nclients = 1\ninterval = \"1s\"\ncalls_per_client = 100\noutage = \"1h\"\n\
+             [calls.policy]\npreset = \"aws-standard\"\n",
+        );
+        assert_eq!(get(&m, "calls"), 100.0);
+        assert!(close(get(&m, "gave_up_attempts"), 0.17));
+        assert!(close(get(&m, "gave_up_quota"), 0.83));
+        assert!(close(get(&m, "server_calls_per_call"), (17.0 * 3.0 + 2.0 + 82.0) / 100.0));
+    }
+
+    #[test]
+    fn calls_still_running_at_the_horizon_are_unfinished_not_failed() {
+        let m = metrics("[calls]\nclients = 5\noutage = \"2h\"\n[calls.policy]\npreset = \"gcloud\"\ncap = \"1h\"\n");
+        assert_eq!(get(&m, "unfinished"), 1.0);
+        assert_eq!(get(&m, "gave_up_attempts"), 0.0);
+    }
+}
