@@ -122,9 +122,14 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
             "cdf.csv has no values in the chosen window".into(),
         ));
     }
+    let count = names.len() as u32;
     let legend = names
         .iter()
-        .map(|(ci, n)| (Glyph::Line(color(*ci), 3), n.clone()))
+        .enumerate()
+        .map(|(i, (ci, n))| {
+            let width = 2 + (count - 1 - i as u32).min(4) * 2;
+            (Glyph::Line(color(*ci), width), n.clone())
+        })
         .collect();
     let scenario = data
         .runs
@@ -209,11 +214,15 @@ where
             )))
             .d()?;
     }
-    for (ci, line) in &p.lines {
+    // Earlier lines are drawn wider, so where curves coincide each still shows as a
+    // stripe beside the one drawn over it.
+    let n = p.lines.len() as u32;
+    for (i, (ci, line)) in p.lines.iter().enumerate() {
+        let width = 2 + (n - 1 - i as u32).min(4) * 2;
         chart
             .draw_series(LineSeries::new(
                 line.iter().copied(),
-                color(*ci).stroke_width(3),
+                color(*ci).stroke_width(width),
             ))
             .d()?;
     }
