@@ -459,17 +459,35 @@ fn verdict(names: &[String], stats: &[Option<&super::data::SummaryRow>], better:
     Verdict::Best { name: have[0].0.clone(), clear }
 }
 
+/// What the RTO plot shows, naming only the marks that appear in it.
+fn rto_caption(data: &RunSet) -> String {
+    let mut s = String::from(
+        "One traced connection per variant, on shared axes. Grey dots are RTT samples, the \
+         blue line is SRTT and the orange line the RTO (the timer's value)",
+    );
+    let has = |e: &str| data.trace.iter().any(|r| r.event == e);
+    if has("timeout") {
+        s.push_str("; a red × marks a timer expiry, at the RTO it fired with");
+    }
+    if has("retransmit") {
+        s.push_str("; purple triangles in the strip under each panel mark retransmissions");
+    }
+    s.push('.');
+    if data.variants.iter().any(|v| !v.blackouts.is_empty()) {
+        s.push_str(" Grey bands are blackouts.");
+    }
+    if data.variants.iter().any(|v| !v.rtt_changes.is_empty()) {
+        s.push_str(
+            " Green bands mark where the path's RTT differs from its base (the dashed green \
+             line is the path's RTT).",
+        );
+    }
+    s
+}
+
 fn plot_ref(kind: Kind, data: &RunSet) -> PlotRef {
     let (title, caption) = match kind {
-        Kind::Rto => (
-            "RTO trace",
-            "One traced connection per variant, on shared axes. Grey dots are RTT samples, the \
-             blue line is SRTT and the orange line the RTO (the timer's value); a red × marks a \
-             timer expiry at the RTO it fired with, and purple triangles in the strip below mark \
-             retransmissions. Grey bands are blackouts, green bands a changed path RTT (the \
-             dashed green line)."
-                .to_string(),
-        ),
+        Kind::Rto => ("RTO trace", rto_caption(data)),
         Kind::Attempts => (
             "Connection attempts at the server",
             "Attempts per time bin at the server, mean over replications, accepted (blue) and \

@@ -177,6 +177,12 @@ fn a_directory_that_is_not_a_run_or_lacks_the_data_is_refused_with_exit_2() {
         &["no metric `nope`", "calls"],
     );
     assert!(!Path::new(out).exists());
+    // compare replaces its output directory whole: not one that holds something else.
+    let busy = tmp.path().join("busy");
+    std::fs::create_dir(&busy).unwrap();
+    std::fs::write(busy.join("notes.txt"), "mine").unwrap();
+    assert_refused(&["compare", "results/tcp-blackout", "-o", busy.to_str().unwrap()], &["not an earlier report"]);
+    assert!(busy.join("notes.txt").is_file());
 }
 
 fn read(dir: &Path, file: &str) -> String {

@@ -105,7 +105,15 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
     if panels.is_empty() {
         return Err(ReportError::Missing("cdf.csv has no values in the chosen window".into()));
     }
-    let legend = names.iter().map(|(ci, n)| (Glyph::Line(color(*ci), 3), n.clone())).collect();
+    let count = names.len() as u32;
+    let legend = names
+        .iter()
+        .enumerate()
+        .map(|(i, (ci, n))| {
+            let width = 2 + (count - 1 - i as u32).min(4) * 2;
+            (Glyph::Line(color(*ci), width), n.clone())
+        })
+        .collect();
     let scenario = data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ");
     Ok(CdfFigure {
         title: "Distribution over clients (CDF), pooled over replications".into(),
@@ -167,8 +175,12 @@ where
             )))
             .d()?;
     }
-    for (ci, line) in &p.lines {
-        chart.draw_series(LineSeries::new(line.iter().copied(), color(*ci).stroke_width(3))).d()?;
+    // Earlier lines are drawn wider, so where curves coincide each still shows as a
+    // stripe beside the one drawn over it.
+    let n = p.lines.len() as u32;
+    for (i, (ci, line)) in p.lines.iter().enumerate() {
+        let width = 2 + (n - 1 - i as u32).min(4) * 2;
+        chart.draw_series(LineSeries::new(line.iter().copied(), color(*ci).stroke_width(width))).d()?;
     }
     // Where each line crosses the median and the 99th percentile.
     for (ci, line) in &p.lines {
