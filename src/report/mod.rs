@@ -91,6 +91,11 @@ const LOWER: &[&str] = &[
     "coefficient_of_variation",
     "wasted*",
     "reconnect_time*",
+    "reconnect_p*",
+    "reconnect_all",
+    "calls_per_client",
+    "server_calls_per_call",
+    "attempts_per_call",
     "time_to_*",
     "gave_up*",
     "give_ups",
@@ -107,7 +112,17 @@ const LOWER: &[&str] = &[
 ];
 
 /// Metric names (or `prefix*`) where higher is better: throughput and success.
-const HIGHER: &[&str] = &["goodput", "throughput*", "converged*", "finished", "success*", "reconnected*"];
+const HIGHER: &[&str] = &[
+    "goodput",
+    "throughput*",
+    "converged*",
+    "finished",
+    "success*",
+    "reconnected*",
+    "connected_at_end",
+    "connected_time",
+    "succeeded",
+];
 
 /// Whether lower or higher is better for `metric`; `None` for metrics that are neither
 /// (e.g. `rtt_samples`, `max_rto`, `final_srtt`), which reports leave unranked.
