@@ -35,7 +35,7 @@
 
 use rand::RngExt;
 
-use crate::engine::rng::{CounterRng, Purpose, Seeds};
+use crate::engine::rng::{CounterRng, Purpose};
 use crate::engine::run::{Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::metrics::bursts::quantile_of;
@@ -47,7 +47,7 @@ use crate::model::server::{ConnectAnswer, Server};
 use crate::scenario::CallsSpec;
 use crate::scenario::calls::MAX_TIERS;
 
-use super::SimError;
+use super::{Job, SimError};
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -331,13 +331,8 @@ impl World for CallsWorld<'_> {
 }
 
 /// Runs one replication of one `[calls]` variant.
-pub fn run_replication(
-    spec: &CallsSpec,
-    seeds: Seeds,
-    replication: u32,
-    horizon: SimDuration,
-    max_events: u64,
-) -> Result<ReplicationResult, SimError> {
+pub fn run_replication(spec: &CallsSpec, job: Job) -> Result<ReplicationResult, SimError> {
+    let Job { seeds, replication, horizon, max_events } = job;
     let rep = u64::from(replication);
     let cfg = &spec.calls;
     let n = cfg.clients;
@@ -450,7 +445,13 @@ mod tests {
         let text = format!("name = \"t\"\ndescription = \"t\"\nhorizon = \"1h\"\n{body}");
         let scenario = load_str("t.toml", &text).unwrap_or_else(|e| panic!("{e}"));
         let ModelSpec::Calls(spec) = &scenario.variants[0].cells[0].spec else { panic!("not a calls scenario") };
-        let r = run_replication(spec, Seeds::new(1), 0, scenario.horizon, scenario.max_events).unwrap();
+        let job = super::Job {
+            seeds: crate::engine::rng::Seeds::new(1),
+            replication: 0,
+            horizon: scenario.horizon,
+            max_events: scenario.max_events,
+        };
+        let r = run_replication(spec, job).unwrap();
         r.metrics.into_iter().map(|m| (m.name, m.value)).collect()
     }
 

@@ -29,7 +29,7 @@ use crate::model::server::{ConnectAnswer, Server};
 use crate::scenario::GrpcSpec;
 use crate::scenario::grpc::{Record, Start};
 
-use super::SimError;
+use super::{Job, SimError};
 
 /// What happens to a channel whose profile sets no connect deadline (grpc-java) when
 /// the server never answers: the transport's own connect timeout ends the attempt.
@@ -326,13 +326,8 @@ impl World for GrpcWorld<'_> {
 }
 
 /// Runs one replication of one gRPC variant.
-pub fn run_replication(
-    spec: &GrpcSpec,
-    seeds: Seeds,
-    replication: u32,
-    horizon: SimDuration,
-    max_events: u64,
-) -> Result<ReplicationResult, SimError> {
+pub fn run_replication(spec: &GrpcSpec, job: Job) -> Result<ReplicationResult, SimError> {
+    let Job { seeds, replication, horizon, max_events } = job;
     let rep = u64::from(replication);
     let n = spec.grpc.clients;
     let path_spec = Arc::new(PathSpec::new(&spec.path));

@@ -36,6 +36,15 @@ pub struct Outcome {
     pub results: Vec<Vec<Vec<ReplicationResult>>>,
 }
 
+/// One replication to run: what every model's `run_replication` takes besides its spec.
+#[derive(Clone, Copy, Debug)]
+pub struct Job {
+    pub seeds: Seeds,
+    pub replication: u32,
+    pub horizon: crate::engine::time::SimDuration,
+    pub max_events: u64,
+}
+
 /// Options of one run that are not part of the scenario.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RunOptions {
@@ -64,15 +73,12 @@ pub fn run_scenario(scenario: &Scenario, opts: RunOptions, progress: &(dyn Fn() 
         jobs.par_iter()
             .map(|&(v, c, r)| {
                 let variant = &scenario.variants[v];
+                let job = Job { seeds, replication: r, horizon: scenario.horizon, max_events: scenario.max_events };
                 let result = match &variant.cells[c].spec {
-                    ModelSpec::Tcp(spec) => tcp::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events),
-                    ModelSpec::Grpc(spec) => {
-                        grpc::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events)
-                    }
-                    ModelSpec::Occ(spec) => occ::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events),
-                    ModelSpec::Calls(spec) => {
-                        calls::run_replication(spec, seeds, r, scenario.horizon, scenario.max_events)
-                    }
+                    ModelSpec::Tcp(spec) => tcp::run_replication(spec, job),
+                    ModelSpec::Grpc(spec) => grpc::run_replication(spec, job),
+                    ModelSpec::Occ(spec) => occ::run_replication(spec, job),
+                    ModelSpec::Calls(spec) => calls::run_replication(spec, job),
                 };
                 progress();
                 result.map_err(|e| SimError::In { variant: variant.name.clone(), replication: r, source: Box::new(e) })

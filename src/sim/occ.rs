@@ -22,15 +22,15 @@
 
 use rand::Rng;
 
-use crate::engine::rng::{Purpose, Seeds, SimRng};
+use crate::engine::rng::{Purpose, SimRng};
 use crate::engine::run::{Scheduler, World, run};
-use crate::engine::time::{SimDuration, SimTime};
+use crate::engine::time::SimTime;
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::occ::{Backoff, Client, Row};
 use crate::model::path::{DelayConfig, open_unit};
 use crate::scenario::OccSpec;
 
-use super::SimError;
+use super::{Job, SimError};
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -110,13 +110,8 @@ impl World for OccWorld<'_> {
 }
 
 /// Runs one replication: every client starts at t = 0 with a read one hop away.
-pub fn run_replication(
-    spec: &OccSpec,
-    seeds: Seeds,
-    replication: u32,
-    horizon: SimDuration,
-    max_events: u64,
-) -> Result<ReplicationResult, SimError> {
+pub fn run_replication(spec: &OccSpec, job: Job) -> Result<ReplicationResult, SimError> {
+    let Job { seeds, replication, horizon, max_events } = job;
     let rep = u64::from(replication);
     let cfg = &spec.occ;
     let backoff = cfg.backoff();

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::engine::rng::{Purpose, Seeds, SimRng};
+use crate::engine::rng::{Purpose, SimRng};
 use crate::engine::run::{Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::metrics::trace::TraceRow;
@@ -12,7 +12,7 @@ use crate::model::path::{Direction, Path, PathSpec};
 use crate::model::tcp::{Action, ObservationKind, Segment, Supply, TcpReceiver, TcpSender, Workload};
 use crate::scenario::TcpSpec;
 
-use super::SimError;
+use super::{Job, SimError};
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -214,13 +214,8 @@ impl World for TcpWorld<'_> {
 }
 
 /// Runs one replication of one TCP variant.
-pub fn run_replication(
-    spec: &TcpSpec,
-    seeds: Seeds,
-    replication: u32,
-    horizon: SimDuration,
-    max_events: u64,
-) -> Result<ReplicationResult, SimError> {
+pub fn run_replication(spec: &TcpSpec, job: Job) -> Result<ReplicationResult, SimError> {
+    let Job { seeds, replication, horizon, max_events } = job;
     let rep = u64::from(replication);
     let supply = match spec.tcp.workload {
         Workload::Transfer { segments } => Supply::Transfer { segments },
