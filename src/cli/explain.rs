@@ -1,6 +1,8 @@
 //! `backoffsim explain POLICY | --file F [--set key=value]… [--runs N] [--seed S]
-//! [--attempt-time D] [--fail-with OUTCOME] [--retry-after D] [--csv attempts|runs]`:
-//! a policy's delays, limits and worst cases without a scenario.
+//! [--attempt-time D] [--fail-with OUTCOME] [--retry-after D] [--csv attempts|runs]
+//! [--plot FILE.svg|FILE.png]`: a policy's delays, limits and worst cases without a
+//! scenario. `--plot` also draws the sleep before each attempt (min–max, p1–p99,
+//! median, nominal delay and cap); the report still prints unless `--csv` is given.
 //!
 //! POLICY is a preset name (`backoffsim presets`); `--file` reads a `[retry.policy]`
 //! table (or the policy's keys at the top level), with errors located like a
@@ -19,8 +21,10 @@ use super::CliError;
 use crate::engine::time::SimDuration;
 use crate::model::grpc::GrpcBackoffConfig;
 use crate::model::grpc::explain::ConnectionSource;
-use crate::model::retry::explain::{self, FailingCalls, Options};
+use crate::model::retry::explain::{self, DelaySource, FailingCalls, Options, Run};
 use crate::model::retry::{Outcome, RetryAfter, RetryPolicy, RetryPolicyConfig, presets};
+use crate::report::plot::Format;
+use crate::report::plot::delays::{self, AttemptStats};
 use crate::scenario::load::{Document, join, locate};
 use crate::scenario::{Diagnostic, ScenarioError};
 
@@ -62,6 +66,9 @@ pub struct ExplainArgs {
     /// Print CSV instead of the report.
     #[arg(long, value_enum)]
     pub csv: Option<CsvKind>,
+    /// Also draw the delay before each attempt to FILE (.svg or .png).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
 }
 
 const GRPC_CONNECTION: &[&str] =
@@ -71,7 +78,8 @@ pub fn explain(args: ExplainArgs) -> Result<(), CliError> {
     if let Some(name) = args.policy.as_deref().filter(|n| GRPC_CONNECTION.contains(n)) {
         return explain_connection(&args, name);
     }
-    let policy = resolve_policy(&args)?;
+    let args = &args;
+    let policy = resolve_policy(args)?;
     if !(1..=10_000_000).contains(&args.runs) {
         return Err(CliError::Usage("--runs must be from 1 to 10000000".into()));
     }
@@ -84,6 +92,7 @@ pub fn explain(args: ExplainArgs) -> Result<(), CliError> {
     if outcome.is_success() {
         return Err(CliError::Usage("--fail-with: a 2xx is a success; explain looks at calls that always fail".into()));
     }
+    let format = plot_format(args)?;
     let mut failing_with = outcome.to_string();
     if let Some(ra) = &args.retry_after {
         let d = SimDuration::parse(ra).map_err(|e| CliError::Usage(format!("--retry-after: {e}")))?;
@@ -98,6 +107,9 @@ pub fn explain(args: ExplainArgs) -> Result<(), CliError> {
     let opts = Options { runs: args.runs, seed: args.seed, attempt_time, ..Options::default() };
     let source = FailingCalls { policy: &policy, outcome };
     let runs = explain::simulate(&source, &opts);
+    if let Some(format) = format {
+        write_plot(args, format, &source, &failing_with, &runs, &opts)?;
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.csv {
         None => explain::write_report(&mut out, &source, &failing_with, &runs, &opts),
@@ -112,7 +124,7 @@ pub fn explain(args: ExplainArgs) -> Result<(), CliError> {
 fn explain_connection(args: &ExplainArgs, name: &str) -> Result<(), CliError> {
     if args.file.is_some() || args.fail_with.is_some() || args.retry_after.is_some() {
         return Err(CliError::Usage(format!(
-            "`{name}` takes --set, --runs, --seed, --attempt-time and --csv; a refused connection is its only failure"
+            "`{name}` takes --set, --runs, --seed, --attempt-time, --csv and --plot; a refused connection is its only failure"
         )));
     }
     let profile = name.trim_start_matches("grpc-connection-");
@@ -123,6 +135,7 @@ fn explain_connection(args: &ExplainArgs, name: &str) -> Result<(), CliError> {
         let (k, v) = s.split_once('=').ok_or_else(|| CliError::Usage(format!("--set `{s}`: expected KEY=VALUE")))?;
         config.set(k, v).map_err(|e| CliError::Usage(format!("--set {s}: {e}")))?;
     }
+    let format = plot_format(args)?;
     let params = config.resolve().map_err(|errors| {
         CliError::Usage(errors.into_iter().map(|(k, m)| format!("--set {k}: {m}")).collect::<Vec<_>>().join("\n"))
     })?;
@@ -135,6 +148,9 @@ fn explain_connection(args: &ExplainArgs, name: &str) -> Result<(), CliError> {
     let opts = Options { runs: args.runs, seed: args.seed, attempt_time, horizon: 20 };
     let source = ConnectionSource { params };
     let runs = explain::simulate(&source, &opts);
+    if let Some(format) = format {
+        write_plot(args, format, &source, "connection refused", &runs, &opts)?;
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.csv {
         None => explain::write_report(&mut out, &source, "connection refused", &runs, &opts),
@@ -143,6 +159,76 @@ fn explain_connection(args: &ExplainArgs, name: &str) -> Result<(), CliError> {
     }
     .map_err(CliError::from_stdout)?;
     out.flush().map_err(CliError::from_stdout)
+}
+
+/// The format `--plot`'s extension names, if it is given.
+fn plot_format(args: &ExplainArgs) -> Result<Option<Format>, CliError> {
+    let Some(path) = &args.plot else {
+        return Ok(None);
+    };
+    Format::from_path(path)
+        .map(Some)
+        .ok_or_else(|| CliError::Usage(format!("--plot {}: name the file .svg or .png", path.display())))
+}
+
+/// The distribution of the sleep before each attempt after the first, over the runs
+/// that reached it.
+pub fn attempt_stats<S: DelaySource>(source: &S, runs: &[Run]) -> Vec<AttemptStats> {
+    let max_attempts = runs.iter().map(Run::attempts).max().unwrap_or(0);
+    let n = runs.len().max(1) as f64;
+    let secs = |ns: u64| ns as f64 / 1e9;
+    (1..max_attempts)
+        .map(|j| {
+            let mut sleeps: Vec<u64> =
+                runs.iter().filter(|r| r.attempts() > j).map(|r| r.sleeps[j].as_nanos()).collect();
+            sleeps.sort_unstable();
+            AttemptStats {
+                attempt: j as u32 + 1,
+                reached: sleeps.len() as f64 / n,
+                min: secs(sleeps[0]),
+                p1: secs(explain::quantile(&sleeps, 0.01)),
+                p50: secs(explain::quantile(&sleeps, 0.5)),
+                p99: secs(explain::quantile(&sleeps, 0.99)),
+                max: secs(sleeps[sleeps.len() - 1]),
+                nominal: source.nominal(j as u32 - 1).map(|d| d.as_secs_f64()),
+            }
+        })
+        .collect()
+}
+
+/// Draws `--plot`, writing FILE.tmp and renaming it over FILE.
+fn write_plot<S: DelaySource>(
+    args: &ExplainArgs,
+    format: Format,
+    source: &S,
+    failing_with: &str,
+    runs: &[Run],
+    opts: &Options,
+) -> Result<(), CliError> {
+    let Some(path) = &args.plot else {
+        return Ok(());
+    };
+    let facts = source.facts(opts.attempt_time);
+    let subtitle = format!(
+        "{} always-failing calls, each attempt failing with {failing_with} after {}; seed {}; % = calls that reached the attempt",
+        runs.len(),
+        opts.attempt_time,
+        opts.seed
+    );
+    let stats = attempt_stats(source, runs);
+    let bytes = delays::render(&facts.title, &subtitle, &stats, facts.cap.map(|c| c.as_secs_f64()), format).map_err(
+        |e| match e {
+            crate::report::ReportError::Missing(why) => CliError::Usage(format!("--plot: {why}")),
+            other => CliError::Failed(other.to_string()),
+        },
+    )?;
+    let mut tmp = path.clone().into_os_string();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path)).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        CliError::Failed(format!("cannot write {}: {e}", path.display()))
+    })
 }
 
 /// The policy from the preset name or the file, with the `--set`s laid over it.

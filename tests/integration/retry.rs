@@ -275,3 +275,20 @@ fn explain_takes_the_grpc_connection_profiles_with_their_own_keys() {
     let o = run(&["explain", "grpc-connection-java", "--set", "min_connect_timeout=5s"]);
     assert_eq!(o.status.code(), Some(2), "grpc-java has no connect timeout to set");
 }
+
+#[test]
+fn plot_draws_the_delays_per_attempt_and_refuses_other_extensions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let svg = tmp.path().join("d.svg");
+    let out = ok(&["explain", "seed-loop", "--runs", "2000", "--plot", svg.to_str().unwrap()]);
+    assert!(out.contains("always-failing calls"), "the report still prints: {out}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg"), "{}", &text[..text.len().min(200)]);
+    assert!(text.contains("seed-loop: the seed article"), "title missing");
+    assert!(text.contains("attempt number"), "x label missing");
+    assert!(text.contains("sleep before the attempt (seconds)"), "y label missing");
+    assert!(!tmp.path().join("d.svg.tmp").exists());
+    let bad = tmp.path().join("x.txt");
+    assert!(refused(&["explain", "seed-loop", "--plot", bad.to_str().unwrap()]).contains(".svg or .png"));
+    assert!(!bad.exists());
+}

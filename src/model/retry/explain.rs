@@ -456,7 +456,7 @@ fn policy_facts(p: &RetryPolicy, outcome: &Outcome, a: SimDuration) -> Facts {
 
 /// Nearest-rank quantile of sorted values: the smallest value with at least q of them
 /// at or below it.
-fn quantile(sorted: &[u64], q: f64) -> u64 {
+pub fn quantile(sorted: &[u64], q: f64) -> u64 {
     if sorted.is_empty() {
         return 0;
     }

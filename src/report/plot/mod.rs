@@ -12,6 +12,7 @@
 
 pub mod attempts;
 pub mod cdf;
+pub mod delays;
 pub mod heatmap;
 mod raster;
 pub mod rto;
