@@ -128,6 +128,47 @@ impl rand::TryRng for CounterRng {
     }
 }
 
+/// Test support: an RNG that hands out scripted uniform draws r ∈ [0, 1) (the last one
+/// repeats) and counts how many were taken. Dyadic values come back exactly from
+/// `random::<f64>()`, so tests can pin a formula on hand-computed numbers.
+#[cfg(test)]
+pub(crate) mod scripted {
+    use std::collections::VecDeque;
+
+    pub(crate) struct Draws {
+        queue: VecDeque<f64>,
+        last: f64,
+        pub(crate) taken: u32,
+    }
+
+    impl Draws {
+        pub(crate) fn new(rs: &[f64]) -> Self {
+            Draws { queue: rs.iter().copied().collect(), last: *rs.last().unwrap_or(&0.5), taken: 0 }
+        }
+
+        pub(crate) fn always(r: f64) -> Self {
+            Draws::new(&[r])
+        }
+    }
+
+    impl rand::TryRng for Draws {
+        type Error = std::convert::Infallible;
+        fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+            Ok((self.try_next_u64()? >> 32) as u32)
+        }
+        fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+            let r = self.queue.pop_front().unwrap_or(self.last);
+            self.taken += 1;
+            // StandardUniform for f64: (u64 >> 11) · 2^-53.
+            Ok(((r * (1u64 << 53) as f64) as u64) << 11)
+        }
+        fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+            dst.fill(0);
+            Ok(())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

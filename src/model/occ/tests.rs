@@ -2,40 +2,11 @@
 //! loop. Draws are scripted: [`Draws`] hands out chosen r ∈ [0, 1) (dyadic, so that
 //! `random::<f64>()` returns them exactly) and counts how many were taken.
 
-use std::collections::VecDeque;
-
 use proptest::{prop_assert, prop_assert_eq, proptest};
 
 use super::*;
 
-struct Draws {
-    queue: VecDeque<f64>,
-    last: f64,
-    taken: u32,
-}
-
-impl Draws {
-    fn new(rs: &[f64]) -> Self {
-        Draws { queue: rs.iter().copied().collect(), last: *rs.last().unwrap_or(&0.5), taken: 0 }
-    }
-}
-
-impl rand::TryRng for Draws {
-    type Error = std::convert::Infallible;
-    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
-        Ok((self.try_next_u64()? >> 32) as u32)
-    }
-    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
-        let r = self.queue.pop_front().unwrap_or(self.last);
-        self.taken += 1;
-        // StandardUniform for f64: (u64 >> 11) · 2^-53.
-        Ok(((r * (1u64 << 53) as f64) as u64) << 11)
-    }
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
-        dst.fill(0);
-        Ok(())
-    }
-}
+use crate::engine::rng::scripted::Draws;
 
 fn ms(x: f64) -> SimDuration {
     SimDuration::from_secs_f64(x / 1000.0).unwrap()
