@@ -9,8 +9,8 @@ use plotters::prelude::*;
 use plotters::style::FontStyle;
 
 use super::{
-    Drawn, FONT, Figure, Glyph, INK, PlotOptions, WIDTH, fit, fmt_num, fmt_secs, header, header_height, mesh,
-    stack_heights, tick,
+    Drawn, FONT, Figure, Glyph, INK, PlotOptions, WIDTH, fit, fmt_num, fmt_secs, header, mesh, panel_heights,
+    stack_heights, stacked_size, tick,
 };
 use crate::report::ReportError;
 use crate::report::data::RunSet;
@@ -145,17 +145,13 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
 
 impl Figure for AttemptsFigure {
     fn size(&self) -> (u32, u32) {
-        let h = header_height(WIDTH, &self.subtitle, &self.legend)
-            + PANEL_HEIGHT * self.panels.len() as u32
-            + BOTTOM_EXTRA
-            + 8;
-        (WIDTH, h)
+        stacked_size(&self.subtitle, &self.legend, self.panels.len(), PANEL_HEIGHT, BOTTOM_EXTRA)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let body = header(root, &self.title, &self.subtitle, &self.legend)?;
         let n = self.panels.len();
-        let heights: Vec<u32> = (0..n).map(|i| PANEL_HEIGHT + if i + 1 == n { BOTTOM_EXTRA } else { 0 }).collect();
+        let heights = panel_heights(n, PANEL_HEIGHT, BOTTOM_EXTRA);
         let caption_style = TextStyle::from((FONT, 15, FontStyle::Bold).into_font()).color(&INK);
         for (i, (area, p)) in stack_heights(&body, &heights).iter().zip(&self.panels).enumerate() {
             let last = i + 1 == n;

@@ -9,8 +9,8 @@ use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    Drawn, FONT, Figure, Glyph, INK, MUTED, PlotOptions, WIDTH, axis_range, color, fit, header, header_height, mesh,
-    spans_decades, stack_heights, tick,
+    Drawn, FONT, Figure, Glyph, INK, MUTED, PlotOptions, WIDTH, axis_range, color, fit, header, mesh, panel_heights,
+    spans_decades, stack_heights, stacked_size, tick,
 };
 use crate::report::ReportError;
 use crate::report::data::RunSet;
@@ -125,16 +125,12 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
 
 impl Figure for CdfFigure {
     fn size(&self) -> (u32, u32) {
-        let h = header_height(WIDTH, &self.subtitle, &self.legend)
-            + PANEL_HEIGHT * self.panels.len() as u32
-            + BOTTOM_EXTRA
-            + 8;
-        (WIDTH, h)
+        stacked_size(&self.subtitle, &self.legend, self.panels.len(), PANEL_HEIGHT, BOTTOM_EXTRA)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let body = header(root, &self.title, &self.subtitle, &self.legend)?;
-        let heights = vec![PANEL_HEIGHT; self.panels.len()];
+        let heights = panel_heights(self.panels.len(), PANEL_HEIGHT, BOTTOM_EXTRA);
         for (area, p) in stack_heights(&body, &heights).iter().zip(&self.panels) {
             if p.log {
                 draw_panel(area, p, (p.x.0..p.x.1).log_scale())?;

@@ -300,6 +300,25 @@ pub(crate) fn header<DB: DrawingBackend>(
 }
 
 /// The height [`header`] takes in a figure `width` pixels wide.
+/// Heights of `n` stacked panels; the last one gets `bottom_extra` for the shared x axis.
+pub(crate) fn panel_heights(n: usize, panel_height: u32, bottom_extra: u32) -> Vec<u32> {
+    (0..n).map(|i| panel_height + if i + 1 == n { bottom_extra } else { 0 }).collect()
+}
+
+/// The size of a figure of `n` stacked panels under the header.
+pub(crate) fn stacked_size(
+    subtitle: &str,
+    legend: &[(Glyph, String)],
+    n: usize,
+    panel_height: u32,
+    bottom_extra: u32,
+) -> (u32, u32) {
+    (
+        WIDTH,
+        header_height(WIDTH, subtitle, legend) + panel_heights(n, panel_height, bottom_extra).iter().sum::<u32>() + 8,
+    )
+}
+
 pub(crate) fn header_height(width: u32, subtitle: &str, legend: &[(Glyph, String)]) -> u32 {
     let rows = legend_rows(width, legend).len() as u32;
     40 + if subtitle.is_empty() { 0 } else { 22 } + rows * 22 + 6

@@ -10,8 +10,8 @@ use plotters::style::FontStyle;
 use plotters::style::text_anchor;
 
 use super::{
-    Drawn, FONT, Figure, Glyph, INK, MUTED, PlotOptions, WIDTH, axis_range, fit, fmt_secs, header, header_height, mesh,
-    spans_decades, stack_heights, thin_line, thin_points, tick,
+    Drawn, FONT, Figure, Glyph, INK, MUTED, PlotOptions, WIDTH, axis_range, fit, fmt_secs, header, mesh, panel_heights,
+    spans_decades, stack_heights, stacked_size, thin_line, thin_points, tick,
 };
 use crate::report::ReportError;
 use crate::report::data::{RunSet, TraceRow};
@@ -343,17 +343,13 @@ fn path_rtt(p: &mut Panel, base: f64, changes: &[(f64, f64)], x0: f64, x1: f64) 
 
 impl Figure for RtoFigure {
     fn size(&self) -> (u32, u32) {
-        let h = header_height(WIDTH, &self.subtitle, &self.legend)
-            + PANEL_HEIGHT * self.panels.len() as u32
-            + BOTTOM_EXTRA
-            + 8;
-        (WIDTH, h)
+        stacked_size(&self.subtitle, &self.legend, self.panels.len(), PANEL_HEIGHT, BOTTOM_EXTRA)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let body = header(root, &self.title, &self.subtitle, &self.legend)?;
         let n = self.panels.len();
-        let heights: Vec<u32> = (0..n).map(|i| PANEL_HEIGHT + if i + 1 == n { BOTTOM_EXTRA } else { 0 }).collect();
+        let heights = panel_heights(n, PANEL_HEIGHT, BOTTOM_EXTRA);
         for (i, (area, p)) in stack_heights(&body, &heights).iter().zip(&self.panels).enumerate() {
             let last = i + 1 == n;
             let (y0, y1) = self.y;
