@@ -1,5 +1,6 @@
 //! What a run records and how it is summarized.
 pub mod bursts;
+pub mod catalogue;
 pub mod stats;
 pub mod trace;
 

@@ -67,77 +67,25 @@ impl ReportError {
     }
 }
 
-/// Which way a metric is better.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Better {
-    Lower,
-    Higher,
+pub use crate::metrics::catalogue::Better;
+use crate::metrics::catalogue::{self, Model};
+
+/// Whether lower or higher is better for `metric`, by its id alone; `None` for metrics
+/// that are neither (e.g. `rtt_samples`, `max_rto`, `final_srtt`) or unknown, which
+/// reports leave unranked.
+pub fn direction(metric: &str) -> Option<Better> {
+    catalogue::better(metric, &[])
 }
 
-/// Metric names (or `prefix*`) where lower is better: costs, delays, errors, bursts.
-const LOWER: &[&str] = &[
-    "retransmissions",
-    "timeouts",
-    "spurious_retransmissions",
-    "convergence_time*",
-    "recovery_lag*",
-    "recovery_time*",
-    "srtt_abs_error",
-    "transfer_time",
-    "attempts*",
-    "total_attempts",
-    "peak*",
-    "cv",
-    "coefficient_of_variation",
-    "wasted*",
-    "reconnect_time*",
-    "reconnect_p*",
-    "reconnect_all",
-    "calls_per_client",
-    "server_calls_per_call",
-    "attempts_per_call",
-    "time_to_*",
-    "gave_up*",
-    "give_ups",
-    "duplicates*",
-    "amplification*",
-    "retry_share*",
-    "retries_share*",
-    "calls",
-    "work",
-    "completion_time",
-    "refused*",
-    "errors*",
-    "failures*",
-];
-
-/// Metric names (or `prefix*`) where higher is better: throughput and success.
-const HIGHER: &[&str] = &[
-    "goodput",
-    "throughput*",
-    "converged*",
-    "finished",
-    "success*",
-    "reconnected*",
-    "connected_at_end",
-    "connected_time",
-    "succeeded",
-];
-
-/// Whether lower or higher is better for `metric`; `None` for metrics that are neither
-/// (e.g. `rtt_samples`, `max_rto`, `final_srtt`), which reports leave unranked.
-pub fn direction(metric: &str) -> Option<Better> {
-    let hit = |patterns: &[&str]| {
-        patterns.iter().any(|p| match p.strip_suffix('*') {
-            Some(prefix) => metric.starts_with(prefix),
-            None => metric == *p,
-        })
-    };
-    if hit(HIGHER) {
-        Some(Better::Higher)
-    } else if hit(LOWER) {
-        Some(Better::Lower)
-    } else {
-        None
-    }
+/// The models of the runs in `data`, from each variant's `model` parameter, so metric
+/// ids read with their model's meaning.
+pub(crate) fn models(data: &data::RunSet) -> Vec<Model> {
+    let mut out: Vec<Model> = data
+        .variants
+        .iter()
+        .flat_map(|v| v.params.iter().filter(|(k, _)| k == "model").filter_map(|(_, m)| Model::from_name(m)))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }

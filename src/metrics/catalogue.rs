@@ -1,0 +1,399 @@
+//! What every summary metric means: a human title, its unit, which way is better, a
+//! one-line doc, and the models that write it. Plots and reports look metrics up here
+//! instead of guessing from their ids, and the headline flags say which few metrics
+//! answer a model's question, so a sweep plot shows those rather than everything.
+//!
+//! An id may belong to more than one model with a different meaning (`timeouts` of a
+//! TCP connection and of gRPC connection attempts; `calls` of OCC and of client calls),
+//! so lookups take the models of the run when they are known.
+
+/// Which way a metric is better.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Better {
+    Lower,
+    Higher,
+}
+
+/// The simulation models, as a scenario's `model` names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Model {
+    Tcp,
+    Grpc,
+    Calls,
+    Occ,
+}
+
+impl Model {
+    pub const ALL: [Model; 4] = [Model::Tcp, Model::Grpc, Model::Calls, Model::Occ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::Tcp => "tcp",
+            Model::Grpc => "grpc",
+            Model::Calls => "calls",
+            Model::Occ => "occ",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Model> {
+        Model::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
+/// One metric, or a numbered family of them (`spread_attempt1`, `spread_attempt2`, …).
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    /// The id; for a numbered family the id without its number, ending before `{k}`
+    /// (`spread_attempt{k}`).
+    pub id: &'static str,
+    /// Human title; `{k}` stands for a family member's number.
+    pub title: &'static str,
+    pub unit: &'static str,
+    pub better: Option<Better>,
+    pub doc: &'static str,
+    /// Bookkeeping of the simulator rather than an answer (e.g. `events`): never plotted
+    /// unless asked for by name.
+    pub internal: bool,
+    pub models: &'static [Model],
+    /// The models for which this is a headline metric.
+    pub headline: &'static [Model],
+}
+
+impl Entry {
+    /// Whether `id` is this entry's id or a member of its numbered family; returns the
+    /// member's number (empty for a plain id).
+    fn matches<'a>(&self, id: &'a str) -> Option<&'a str> {
+        match self.id.strip_suffix("{k}") {
+            Some(prefix) => {
+                let k = id.strip_prefix(prefix)?;
+                (!k.is_empty() && k.bytes().all(|b| b.is_ascii_digit())).then_some(k)
+            }
+            None => (self.id == id).then_some(""),
+        }
+    }
+
+    pub fn is_headline_for(&self, models: &[Model]) -> bool {
+        self.headline.iter().any(|m| models.contains(m))
+    }
+}
+
+use Better::{Higher, Lower};
+use Model::{Calls, Grpc, Occ, Tcp};
+
+const fn e(
+    id: &'static str,
+    title: &'static str,
+    unit: &'static str,
+    better: Option<Better>,
+    models: &'static [Model],
+    headline: bool,
+    doc: &'static str,
+) -> Entry {
+    Entry { id, title, unit, better, doc, internal: false, models, headline: if headline { models } else { &[] } }
+}
+
+const L: Option<Better> = Some(Lower);
+const H: Option<Better> = Some(Higher);
+const N: Option<Better> = None;
+
+/// Every metric a model writes to `summary.csv`. Where two models share an id, the
+/// entries agree on the direction, so an id alone still ranks correctly.
+#[rustfmt::skip]
+pub const CATALOGUE: &[Entry] = &[
+    // ---- TCP: the retransmission timer --------------------------------------------
+    e("retransmissions", "Retransmissions", "count", L, &[Tcp], false,
+        "Segments sent again, by the timer or fast retransmit; mean per connection."),
+    e("timeouts", "Retransmission timeouts", "count", L, &[Tcp], true,
+        "Expiries of the retransmission timer; mean per connection."),
+    e("spurious_retransmissions", "Spurious retransmissions", "count", L, &[Tcp], true,
+        "Retransmissions of segments whose first copy was not lost; mean per connection."),
+    e("rtt_samples", "RTT samples", "count", N, &[Tcp], false,
+        "RTT measurements fed to the estimator; mean per connection."),
+    e("max_rto", "Largest RTO", "s", N, &[Tcp], false,
+        "The highest value the retransmission timer reached; mean per connection."),
+    e("goodput", "Goodput", "bytes/s", H, &[Tcp], false,
+        "Bytes delivered in order per second of the connection's life."),
+    e("final_srtt", "Final SRTT", "s", N, &[Tcp], false,
+        "The smoothed RTT at the end of the run; mean per connection."),
+    e("srtt_abs_error", "SRTT error", "s", L, &[Tcp], true,
+        "Mean absolute difference between SRTT and the path's true RTT at each sample."),
+    e("finished", "Transfers finished", "fraction", H, &[Tcp], false,
+        "Share of connections that delivered their whole transfer within the horizon."),
+    e("transfer_time", "Transfer time", "s", L, &[Tcp], false,
+        "Time to deliver the whole transfer, over the connections that finished."),
+    e("converged_change{k}", "Converged after RTT change {k}", "fraction", H, &[Tcp], false,
+        "Share of connections whose SRTT came within 10 % of the new RTT after change k."),
+    e("convergence_time_change{k}", "Convergence time after RTT change {k}", "s", L, &[Tcp], true,
+        "Time after RTT change k until SRTT is within 10 % of the new RTT."),
+    e("recovery_lag_blackout{k}", "Recovery lag after blackout {k}", "s", L, &[Tcp], true,
+        "Time from the link's return after blackout k to the first successful retransmission."),
+    e("rto_mean", "Mean RTO", "s", N, &[Tcp], false,
+        "The timer's value averaged over time; mean per connection."),
+    e("rto_p50", "Median RTO", "s", N, &[Tcp], false,
+        "The median of the timer's value over time (time-weighted); mean per connection."),
+    e("rto_p99", "RTO, 99th percentile", "s", N, &[Tcp], false,
+        "The 99th percentile of the timer's value over time (time-weighted); mean per connection."),
+    // ---- gRPC: connection backoff against one server -------------------------------
+    e("attempts", "Connection attempts", "count", L, &[Grpc], false,
+        "Connection attempts of all channels at the server."),
+    e("attempts_per_client", "Attempts per channel", "count", L, &[Grpc], true,
+        "Connection attempts per channel."),
+    e("refused", "Refused attempts", "count", L, &[Grpc], false,
+        "Connection attempts the server refused."),
+    e("timeouts", "Connect timeouts", "count", L, &[Grpc], false,
+        "Connection attempts that ended at their connect deadline."),
+    e("wasted_handshakes", "Wasted handshakes", "count", L, &[Grpc], false,
+        "Connections the server accepted whose SETTINGS arrived too late or not at all."),
+    e("peak_attempt_rate", "Peak attempt rate", "attempts/s", L, &[Grpc], true,
+        "The most attempts per second in any bin at the server."),
+    e("peak_to_mean", "Peak-to-mean attempt rate", "ratio", L, &[Grpc], false,
+        "The busiest bin's attempts over the mean of the bins with attempts."),
+    e("cv", "Burstiness (CV of attempts per bin)", "ratio", L, &[Grpc], false,
+        "Coefficient of variation of attempts per bin: 0 is perfectly even."),
+    e("connected_at_end", "Connected at the end", "fraction", H, &[Grpc], false,
+        "Share of channels connected when the run ends."),
+    e("connected_time", "Time connected", "fraction", H, &[Grpc], true,
+        "Share of channel-time spent connected."),
+    e("reconnect_p50", "Reconnect time, median", "s", L, &[Grpc], true,
+        "Time from a disconnect until the channel is connected again: the median."),
+    e("reconnect_p99", "Reconnect time, 99th percentile", "s", L, &[Grpc], true,
+        "Time from a disconnect until the channel is connected again: the 99th percentile."),
+    e("reconnect_all", "Reconnect time, all channels", "s", L, &[Grpc], true,
+        "Time from a disconnect until the last channel is connected again."),
+    e("reconnect_after_up_p50", "Reconnect after the server is back, median", "s", L, &[Grpc], false,
+        "Time from the server's return until a channel is connected: the median."),
+    e("reconnect_after_up_p99", "Reconnect after the server is back, 99th percentile", "s", L, &[Grpc], false,
+        "Time from the server's return until a channel is connected: the 99th percentile."),
+    e("reconnect_after_up_all", "Reconnect after the server is back, all channels", "s", L, &[Grpc], false,
+        "Time from the server's return until the last channel is connected."),
+    e("spread_attempt{k}", "Spread of attempt {k}", "s", N, &[Grpc], false,
+        "Standard deviation over channels of when attempt k starts after a disconnect."),
+    // ---- OCC: Brooker's contention study (before `calls` of the calls model, so an
+    // id-only lookup of `calls` finds this one) ---------------------------------------
+    e("calls", "Calls to the store", "count", L, &[Occ], true,
+        "Calls of all clients to the shared store, failed ones included."),
+    e("calls_per_client", "Calls per client", "count", L, &[Occ], false,
+        "Calls to the store per client."),
+    e("completion_time", "Time until all succeeded", "s", L, &[Occ], true,
+        "Time until the last client's write succeeded."),
+    e("succeeded", "Clients succeeded", "fraction", H, &[Occ], false,
+        "Share of clients whose write succeeded within the horizon."),
+    Entry {
+        id: "events",
+        title: "Simulation events",
+        unit: "count",
+        better: None,
+        doc: "Events the simulator processed: its cost, not an answer.",
+        internal: true,
+        models: &[Occ],
+        headline: &[],
+    },
+    // ---- calls: client retry policies -----------------------------------------------
+    e("calls", "Calls", "count", L, &[Calls], false,
+        "Logical calls the clients started."),
+    e("success_rate", "Success rate", "fraction", H, &[Calls], true,
+        "Share of calls that succeeded."),
+    e("gave_up_attempts", "Gave up: attempts exhausted", "fraction", L, &[Calls], true,
+        "Share of calls that failed after their last allowed attempt."),
+    e("gave_up_deadline", "Gave up: deadline", "fraction", L, &[Calls], true,
+        "Share of calls that failed at their deadline."),
+    e("gave_up_permanent", "Failed: error not retried", "fraction", L, &[Calls], true,
+        "Share of calls that failed with an error the policy does not retry."),
+    e("gave_up_not_idempotent", "Failed: not safe to repeat", "fraction", L, &[Calls], true,
+        "Share of calls that failed because they are not safe to repeat."),
+    e("gave_up_quota", "Gave up: retry quota empty", "fraction", L, &[Calls], true,
+        "Share of calls that failed because the client's retry quota could not pay."),
+    e("gave_up_throttled", "Gave up: retries throttled", "fraction", L, &[Calls], true,
+        "Share of calls that failed because retry throttling forbade a retry."),
+    e("gave_up_budget", "Gave up: retry budget empty", "fraction", L, &[Calls], true,
+        "Share of calls that failed because the retry budget was used up."),
+    e("gave_up_request_limit", "Gave up: per-request retry limit", "fraction", L, &[Calls], true,
+        "Share of calls that failed after using their share of the retry budget."),
+    e("unfinished", "Unfinished calls", "fraction", N, &[Calls], false,
+        "Share of calls still running when the horizon ended."),
+    e("attempts_per_call", "Attempts per call", "count", L, &[Calls], true,
+        "Server calls per library call: 1 means no retries."),
+    e("library_calls_per_call", "Library calls per call", "count", L, &[Calls], false,
+        "Calls into the retrying library per logical call (tiers retrying over tiers)."),
+    e("server_calls_per_call", "Server calls per call (amplification)", "count", L, &[Calls], false,
+        "Calls that reached the server per logical call."),
+    e("retry_share", "Retries' share of server calls", "fraction", L, &[Calls], false,
+        "Share of the server's calls that were retries: the number to alert on."),
+    e("duplicates", "Duplicate executions per call", "count", L, &[Calls], false,
+        "Times a call that is not safe to repeat was applied more than once."),
+    e("time_to_success", "Time to success", "s", L, &[Calls], true,
+        "Mean time from a call's start to its success."),
+    e("time_to_giveup", "Time to give-up", "s", L, &[Calls], true,
+        "Mean time from a call's start until the client gave up on it."),
+    e("total_sleep", "Total backoff sleep", "s", N, &[Calls], false,
+        "Mean time a call spent sleeping between attempts."),
+    e("total_sleep_max", "Longest total backoff sleep", "s", N, &[Calls], false,
+        "The most time any call spent sleeping between attempts."),
+];
+
+/// The entry of `id`: among the entries of `models` first, then any.
+pub fn find(id: &str, models: &[Model]) -> Option<&'static Entry> {
+    let mut any = CATALOGUE.iter().filter(|e| e.matches(id).is_some());
+    let first = any.clone().next();
+    any.find(|e| e.models.iter().any(|m| models.contains(m))).or(first)
+}
+
+/// The human title of `id` (`Recovery lag after blackout 1`), or the id itself when
+/// the catalogue does not know it.
+pub fn title(id: &str, models: &[Model]) -> String {
+    CATALOGUE
+        .iter()
+        .filter_map(|e| Some((e, e.matches(id)?)))
+        .find(|(e, _)| e.models.iter().any(|m| models.contains(m)))
+        .or_else(|| CATALOGUE.iter().find_map(|e| Some((e, e.matches(id)?))))
+        .map(|(e, k)| e.title.replace("{k}", k))
+        .unwrap_or_else(|| id.to_string())
+}
+
+/// Which way `id` is better, `None` when neither (or unknown).
+pub fn better(id: &str, models: &[Model]) -> Option<Better> {
+    find(id, models).and_then(|e| e.better)
+}
+
+/// `Peak attempt rate (`peak_attempt_rate`, attempts/s), lower is better`: a metric as
+/// a heading names it, in Markdown.
+pub fn heading(id: &str, unit: &str, models: &[Model]) -> String {
+    let unit = if unit.is_empty() { String::new() } else { format!(", {unit}") };
+    let better = match better(id, models) {
+        Some(Lower) => ", lower is better",
+        Some(Higher) => ", higher is better",
+        None => "",
+    };
+    let title = title(id, models);
+    if title == id { format!("`{id}`{unit}{better}") } else { format!("{title} (`{id}`{unit}){better}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::retry::GiveUpReason;
+    use crate::model::retry::outcome::Outcome;
+
+    #[test]
+    fn numbered_families_match_only_their_prefix_and_a_number() {
+        assert_eq!(title("recovery_lag_blackout2", &[Model::Tcp]), "Recovery lag after blackout 2");
+        assert_eq!(title("spread_attempt12", &[]), "Spread of attempt 12");
+        assert!(find("recovery_lag_blackout", &[]).is_none());
+        assert!(find("recovery_lag_blackoutx", &[]).is_none());
+        assert_eq!(title("no_such_metric", &[]), "no_such_metric");
+    }
+
+    #[test]
+    fn a_shared_id_takes_the_meaning_of_the_runs_model() {
+        assert_eq!(title("timeouts", &[Model::Tcp]), "Retransmission timeouts");
+        assert_eq!(title("timeouts", &[Model::Grpc]), "Connect timeouts");
+        assert_eq!(title("calls", &[Model::Occ]), "Calls to the store");
+        assert_eq!(title("calls", &[Model::Calls]), "Calls");
+        assert!(find("calls", &[Model::Occ]).is_some_and(|e| e.is_headline_for(&[Model::Occ])));
+        assert!(find("calls", &[Model::Calls]).is_some_and(|e| !e.is_headline_for(&[Model::Calls])));
+    }
+
+    #[test]
+    fn entries_sharing_an_id_agree_on_direction_and_no_entry_is_listed_twice_for_a_model() {
+        for (i, a) in CATALOGUE.iter().enumerate() {
+            for b in &CATALOGUE[i + 1..] {
+                if a.id == b.id {
+                    assert_eq!(a.better, b.better, "{}", a.id);
+                    assert!(!a.models.iter().any(|m| b.models.contains(m)), "{} twice", a.id);
+                }
+            }
+            assert!(!a.title.is_empty() && !a.doc.is_empty() && !a.models.is_empty(), "{}", a.id);
+            assert!(a.headline.iter().all(|m| a.models.contains(m)), "{}", a.id);
+            assert!(!(a.internal && !a.headline.is_empty()), "{} is internal and a headline", a.id);
+        }
+    }
+
+    #[test]
+    fn every_model_has_headline_metrics() {
+        for m in Model::ALL {
+            assert!(CATALOGUE.iter().any(|e| e.is_headline_for(&[m])), "{}", m.name());
+        }
+    }
+
+    #[test]
+    fn headings_name_title_id_unit_and_direction() {
+        assert_eq!(
+            heading("peak_attempt_rate", "attempts/s", &[Model::Grpc]),
+            "Peak attempt rate (`peak_attempt_rate`, attempts/s), lower is better"
+        );
+        assert_eq!(heading("rtt_samples", "count", &[Model::Tcp]), "RTT samples (`rtt_samples`, count)");
+        assert_eq!(heading("mystery", "", &[]), "`mystery`");
+    }
+
+    /// Every id the shipped scenarios wrote (the committed `results/*/summary.csv`) has
+    /// an entry of its model, with the unit the run wrote.
+    #[test]
+    fn every_metric_in_the_shipped_results_has_an_entry_of_its_model() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+        let mut checked = 0;
+        for dir in std::fs::read_dir(&root).expect("results/ is committed").map(|d| d.unwrap().path()) {
+            let Ok(manifest) = std::fs::read_to_string(dir.join("manifest.json")) else { continue };
+            let manifest: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+            let model = manifest["variants"][0]["parameters"]["model"].as_str().and_then(Model::from_name);
+            let model = model.unwrap_or_else(|| panic!("{}: no known model", dir.display()));
+            let mut csv = csv::Reader::from_path(dir.join("summary.csv")).unwrap();
+            let h = csv.headers().unwrap().clone();
+            let col = |n: &str| h.iter().position(|c| c == n).unwrap();
+            let (metric, unit) = (col("metric"), col("unit"));
+            for row in csv.records() {
+                let row = row.unwrap();
+                let e = find(&row[metric], &[model]);
+                let e = e.unwrap_or_else(|| panic!("{}: `{}` is not in the catalogue", dir.display(), &row[metric]));
+                assert!(e.models.contains(&model), "{}: `{}` has no {} entry", dir.display(), &row[metric], model.name());
+                assert_eq!(e.unit, &row[unit], "{}: unit of `{}`", dir.display(), &row[metric]);
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "only {checked} rows checked");
+    }
+
+    /// The ids the models can write but no shipped scenario does: the literal ids in
+    /// the models' summary writers, the numbered families and every give-up reason.
+    #[test]
+    fn every_id_the_summary_writers_name_has_an_entry_of_its_model() {
+        let sources = [
+            (Model::Tcp, include_str!("../sim/tcp.rs")),
+            (Model::Grpc, include_str!("../sim/grpc.rs")),
+            (Model::Calls, include_str!("../sim/calls.rs")),
+            (Model::Occ, include_str!("../sim/occ.rs")),
+        ];
+        for (model, src) in sources {
+            let mut ids = Vec::new();
+            for call in ["MetricValue::new(", "MetricValue::maybe("] {
+                for part in src.split(call).skip(1) {
+                    let part = part.trim_start().trim_start_matches("&format!(");
+                    let Some(rest) = part.strip_prefix('"') else { continue };
+                    let id = &rest[..rest.find('"').unwrap()];
+                    ids.push(id.replace("{}", "1").replace("{name}", "1"));
+                }
+            }
+            assert!(ids.len() >= 4, "{}: found only {ids:?}", model.name());
+            for id in ids {
+                if id.starts_with("gave_up_") {
+                    continue; // the give-up reasons, below
+                }
+                let e = find(&id, &[model]).unwrap_or_else(|| panic!("`{id}` is not in the catalogue"));
+                assert!(e.models.contains(&model), "`{id}` has no {} entry", model.name());
+            }
+        }
+        let o = Outcome::Refused;
+        for r in [
+            GiveUpReason::AttemptsExhausted { attempts: 1 },
+            GiveUpReason::Deadline,
+            GiveUpReason::Permanent(o),
+            GiveUpReason::NotIdempotent(o),
+            GiveUpReason::QuotaEmpty,
+            GiveUpReason::Throttled,
+            GiveUpReason::BudgetEmpty,
+            GiveUpReason::RequestLimit { retries: 1 },
+        ] {
+            let id = format!("gave_up_{}", r.slug().replace('-', "_"));
+            assert!(find(&id, &[Model::Calls]).is_some_and(|e| e.models == [Model::Calls]), "`{id}`");
+        }
+    }
+}
