@@ -181,7 +181,7 @@ pub fn render(r: &Report, svgs: &[(String, String)]) -> String {
 
 fn table(w: &mut String, t: &MetricTable) {
     if let Some(h) = &t.heading {
-        let _ = writeln!(w, "<h3>{}</h3>", esc(h));
+        let _ = writeln!(w, "<h3>{}</h3>", code_spans(h));
     }
     let _ = write!(w, "<div class=\"wide\"><table>\n<tr>");
     for f in &t.first {

@@ -5,7 +5,8 @@
 
 use super::data::RunSet;
 use super::plot::{Kind, fmt_num};
-use super::{Better, direction};
+use super::Better;
+use crate::metrics::catalogue;
 
 pub struct Report {
     pub title: String,
@@ -290,6 +291,7 @@ fn label_of(keys: &[String], point: &[String]) -> Vec<String> {
 /// The metric tables and the notes that explain their marks.
 fn metric_tables(data: &RunSet, names: &[String]) -> (Vec<MetricTable>, Vec<String>) {
     let metrics = data.metrics();
+    let models = super::models(data);
     let points = data.points();
     let sweep = !data.sweep_keys.is_empty();
     let ranked = names.len() > 1;
@@ -303,7 +305,7 @@ fn metric_tables(data: &RunSet, names: &[String]) -> (Vec<MetricTable>, Vec<Stri
     let mut row_for = |metric: &str, unit: &str, point: &[String], label: Vec<String>| {
         let stats: Vec<Option<&super::data::SummaryRow>> = names.iter().map(|v| data.stat(v, point, metric)).collect();
         let base = stats.first().copied().flatten();
-        let better = direction(metric);
+        let better = catalogue::better(metric, &models);
         let verdict = verdict(names, &stats, better);
         if let Verdict::Best { clear: Some(false), .. } = verdict {
             any_overlap = true;
@@ -370,13 +372,8 @@ fn metric_tables(data: &RunSet, names: &[String]) -> (Vec<MetricTable>, Vec<Stri
                 .filter(|p| names.iter().any(|v| data.stat(v, p, m).is_some()))
                 .map(|p| row_for(m, u, p, label_of(&data.sweep_keys, p)))
                 .collect();
-            let better = match direction(m) {
-                Some(Better::Lower) => ", lower is better",
-                Some(Better::Higher) => ", higher is better",
-                None => "",
-            };
             tables.push(MetricTable {
-                heading: Some(format!("{m}{}{better}", if u.is_empty() { String::new() } else { format!(" ({u})") })),
+                heading: Some(catalogue::heading(m, u, &models)),
                 first: data.sweep_keys.clone(),
                 per_metric_rows: false,
                 columns: names.to_vec(),
@@ -505,7 +502,9 @@ fn plot_ref(kind: Kind, data: &RunSet) -> PlotRef {
         Kind::Sweep => (
             "Metrics against the swept parameter",
             format!(
-                "Each metric against `{}`, a line per variant{} with its 95 % confidence band.",
+                "The model's headline metrics against `{}`, a line per variant{} with its 95 % \
+                 confidence band (a dot with a whisker where the values are categories); metrics \
+                 that do not vary are left out. `--metric` re-draws any metric.",
                 data.sweep_keys.first().cloned().unwrap_or_default(),
                 data.sweep_keys.get(1).map(|k| format!(" and value of `{k}`")).unwrap_or_default()
             ),
@@ -513,8 +512,9 @@ fn plot_ref(kind: Kind, data: &RunSet) -> PlotRef {
         Kind::Heatmap => (
             "Metrics over two swept parameters",
             format!(
-                "Each metric's mean over `{}` and `{}`, a panel per variant; each row of panels \
-                 shares one colour scale.",
+                "The mean of each headline metric over `{}` and `{}`, a panel per variant; each \
+                 row of panels shares one colour scale, logarithmic where the values span \
+                 decades.",
                 data.sweep_keys.first().cloned().unwrap_or_default(),
                 data.sweep_keys.get(1).cloned().unwrap_or_default()
             ),

@@ -1,20 +1,24 @@
 //! `sweep`: a metric against the first swept parameter, a line per variant (and per
-//! value of a second swept parameter) with its 95 % confidence band; one panel per
-//! metric unless `--metric` picks one.
+//! value of a second swept parameter) with its 95 % confidence band, or, when the swept
+//! values are categories rather than numbers, a dot per variant with its interval as a
+//! whisker: a line between categories would suggest values in between. One panel per
+//! headline metric of the model (constant ones left out) unless `--metric` picks one.
 
-use plotters::coord::Shift;
+use plotters::coord::{CoordTranslate, Shift};
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
+    fmt_num,
     Drawn, FONT, Figure, Glyph, INK, PlotOptions, WIDTH, axis_range, color, fit, header, header_height, spans_decades,
     tick,
 };
 use crate::engine::time::SimDuration;
+use crate::metrics::catalogue::{self, Model};
 use crate::report::data::RunSet;
-use crate::report::{Better, ReportError, direction};
+use crate::report::{Better, ReportError};
 
 /// The values a swept parameter takes, in plotting order, and where they go on an axis.
 #[derive(Clone, Debug)]
@@ -95,6 +99,8 @@ pub(crate) struct SweepFigure {
     axis: SweepAxis,
     panels: Vec<Panel>,
     cols: usize,
+    /// What the default choice of metrics left out and how to get any other.
+    footer: String,
 }
 
 struct SeriesKey<'a> {
@@ -120,7 +126,7 @@ struct Panel {
 }
 
 pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<SweepFigure, ReportError> {
-    let metrics = chosen_metrics(data, opts)?;
+    let Selection { metrics, models, footer } = chosen_metrics(data, opts, "sweep")?;
     let axis = SweepAxis::of(data, 0);
     let second = (data.sweep_keys.len() > 1).then(|| SweepAxis::of(data, 1));
     // Keys beyond the second are held at their first value.
@@ -177,14 +183,20 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<SweepFigure, R
             let (a, b) = axis_range(lo, hi, false);
             (a.min(lo), b)
         };
-        let better = match direction(metric) {
+        let better = match catalogue::better(metric, &models) {
             Some(Better::Lower) => " · lower is better",
             Some(Better::Higher) => " · higher is better",
             None => "",
         };
+        let title = catalogue::title(metric, &models);
         panels.push(Panel {
-            caption: format!("{metric}{better}{}", if log { " · log scale" } else { "" }),
-            y_desc: if unit.is_empty() { metric.clone() } else { format!("{metric} ({unit})") },
+            caption: format!("{title}{better}{}", if log { " · log scale" } else { "" }),
+            // The caption names the metric; the axis says what it is counted in.
+            y_desc: match unit.as_str() {
+                "" => metric.clone(),
+                "s" => "seconds".to_string(),
+                u => u.to_string(),
+            },
             series,
             y,
             log,
@@ -211,14 +223,25 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<SweepFigure, R
             l
         }
     };
-    legend.extend(std::iter::once((
-        Glyph::Band(RGBColor(205, 205, 205)),
-        "95 % confidence interval of the mean".to_string(),
-    )));
+    legend.push(if axis.numeric {
+        (Glyph::Band(RGBColor(205, 205, 205)), "95 % confidence interval of the mean".to_string())
+    } else {
+        (Glyph::Line(super::MUTED, 1), "whisker: 95 % confidence interval of the mean".to_string())
+    });
+    if !axis.numeric {
+        // Categories carry no lines, so the legend shows the markers.
+        for (g, _) in legend.iter_mut() {
+            if let Glyph::Line(c, 3) = *g {
+                *g = Glyph::Dot(c);
+            } else if let Glyph::Dashed(c) = *g {
+                *g = Glyph::Triangle(c);
+            }
+        }
+    }
     let scenario = data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ");
     let mut subtitle = format!("{scenario} · x: {}", axis.key);
     if let Some(ax) = &second {
-        subtitle.push_str(&format!(" · a line per {}", ax.key));
+        subtitle.push_str(&format!(" · a {} per {}", if axis.numeric { "line" } else { "colour" }, ax.key));
     }
     for (k, v) in &fixed {
         subtitle.push_str(&format!(" · {}={v}", data.sweep_keys[*k]));
@@ -227,7 +250,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<SweepFigure, R
     Ok(SweepFigure {
         title: format!(
             "{} against {}",
-            if metrics.len() == 1 { metrics[0].0.clone() } else { "Metrics".to_string() },
+            if metrics.len() == 1 { catalogue::title(&metrics[0].0, &models) } else { "Metrics".to_string() },
             axis.key
         ),
         subtitle,
@@ -235,35 +258,110 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<SweepFigure, R
         axis,
         panels,
         cols,
+        footer,
     })
 }
 
-/// The metrics to show: `--metric`, or all of them.
-pub(crate) fn chosen_metrics(data: &RunSet, opts: &PlotOptions) -> Result<Vec<(String, String)>, ReportError> {
+/// The metrics a sweep or heatmap shows, and what the figure says about the choice.
+pub(crate) struct Selection {
+    /// `(id, unit)` in summary order.
+    pub metrics: Vec<(String, String)>,
+    /// The runs' models, for the metrics' titles.
+    pub models: Vec<Model>,
+    /// A line for under the figure: what the default choice left out; empty when the
+    /// user named the metric.
+    pub footer: String,
+}
+
+/// The metrics to show: `--metric` (any metric, even a constant or internal one), or
+/// by default the headline metrics of the runs' models that vary across the plot, so
+/// the figure answers the model's question instead of listing every counter. Runs whose
+/// metrics the catalogue does not know fall back to every varying metric, and a run
+/// where nothing varies to every metric with a value: `run` must always get a picture.
+pub(crate) fn chosen_metrics(data: &RunSet, opts: &PlotOptions, kind: &str) -> Result<Selection, ReportError> {
     let all = data.metrics();
-    match &opts.metric {
-        None => Ok(all),
-        Some(m) => all.iter().find(|(n, _)| n == m).map(|x| vec![x.clone()]).ok_or_else(|| {
+    let models = crate::report::models(data);
+    if let Some(m) = &opts.metric {
+        let one = all.iter().find(|(n, _)| n == m).map(|x| vec![x.clone()]).ok_or_else(|| {
             ReportError::Missing(format!(
                 "summary.csv has no metric `{m}` (it has: {})",
                 all.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
             ))
-        }),
+        })?;
+        return Ok(Selection { metrics: one, models, footer: String::new() });
     }
+    let shown = |v: &str| opts.variants.is_empty() || opts.variants.iter().any(|o| o == v);
+    let values = |m: &str| -> Vec<f64> {
+        data.summary.iter().filter(|r| r.metric == m && shown(&r.variant)).map(|r| r.mean).filter(|v| v.is_finite()).collect()
+    };
+    let entry = |m: &str| catalogue::find(m, &models);
+    let with_values: Vec<(String, String)> =
+        all.iter().filter(|(m, _)| !entry(m).is_some_and(|e| e.internal) && !values(m).is_empty()).cloned().collect();
+    let varies = |m: &str| !constant(&values(m));
+    let headline = |m: &str| entry(m).is_some_and(|e| e.is_headline_for(&models));
+    let mut head: Vec<(String, String)> =
+        with_values.iter().filter(|(m, _)| headline(m) && varies(m)).cloned().collect();
+    // In the catalogue's order, which groups related metrics (the give-up reasons).
+    let rank = |m: &str| catalogue::CATALOGUE.iter().position(|e| entry(m).is_some_and(|f| std::ptr::eq(e, f)));
+    head.sort_by_key(|(m, _)| rank(m));
+    let how = format!("Any metric of summary.csv: backoffsim plot {kind} RUN_DIR --metric ID");
+    if !head.is_empty() {
+        let flat: Vec<String> = with_values
+            .iter()
+            .filter(|(m, _)| headline(m) && !varies(m))
+            .map(|(m, _)| format!("{} ({})", catalogue::title(m, &models), fmt_num(values(m)[0], 4)))
+            .collect();
+        let flat = if flat.is_empty() { String::new() } else { format!(" Constant, not drawn: {}.", flat.join(", ")) };
+        return Ok(Selection { metrics: head, models, footer: format!("The model's headline metrics.{flat} {how}.") });
+    }
+    let varying: Vec<(String, String)> = with_values.iter().filter(|(m, _)| varies(m)).cloned().collect();
+    let metrics = [varying, with_values, all].into_iter().find(|v| !v.is_empty()).unwrap_or_default();
+    Ok(Selection { metrics, models, footer: format!("{how}.") })
+}
+
+/// Whether every value is the same (up to rounding): such a metric's panel says nothing.
+fn constant(values: &[f64]) -> bool {
+    let (lo, hi) = values.iter().fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+    hi - lo <= 1e-12 * lo.abs().max(hi.abs())
 }
 
 const PANEL_HEIGHT: u32 = 320;
+const FOOTER_HEIGHT: u32 = 28;
 const SINGLE_HEIGHT: u32 = 460;
+
+impl SweepFigure {
+    fn footer_height(&self) -> u32 {
+        if self.footer.is_empty() { 0 } else { FOOTER_HEIGHT }
+    }
+}
+
+/// `text` cut to `width` pixels of regular type (the footer is not bold).
+fn fit_plain(text: &str, size: u32, width: u32) -> String {
+    if super::text_width(text, size) <= width {
+        return text.to_string();
+    }
+    let mut chars: Vec<char> = text.chars().collect();
+    while !chars.is_empty() && super::text_width(&(chars.iter().collect::<String>() + "…"), size) > width {
+        chars.pop();
+    }
+    chars.into_iter().collect::<String>() + "…"
+}
 
 impl Figure for SweepFigure {
     fn size(&self) -> (u32, u32) {
         let rows = super::grid_rows(self.panels.len(), self.cols) as u32;
         let ph = if self.panels.len() == 1 { SINGLE_HEIGHT } else { PANEL_HEIGHT };
-        (WIDTH, header_height(WIDTH, &self.subtitle, &self.legend) + rows * ph + 8)
+        (WIDTH, header_height(WIDTH, &self.subtitle, &self.legend) + rows * ph + 8 + self.footer_height())
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let body = header(root, &self.title, &self.subtitle, &self.legend)?;
+        let h = body.dim_in_pixel().1;
+        let (body, foot) = body.split_vertically(h - self.footer_height());
+        if !self.footer.is_empty() {
+            let style = TextStyle::from((FONT, 13)).color(&super::MUTED);
+            foot.draw_text(&fit_plain(&self.footer, 13, WIDTH - 28), &style, (14, 7)).d()?;
+        }
         let rows = super::grid_rows(self.panels.len(), self.cols);
         let areas = body.split_evenly((rows, self.cols));
         for (area, p) in areas.iter().zip(&self.panels) {
@@ -346,6 +444,21 @@ where
         )
         .d()?;
     }
+    if axis.numeric {
+        draw_lines(&mut chart, p)?;
+    } else {
+        draw_dots(&mut chart, p)?;
+    }
+    Ok(())
+}
+
+/// Numeric sweep values: a line per series through its means, over its confidence band.
+fn draw_lines<DB, CT>(chart: &mut ChartContext<'_, DB, CT>, p: &Panel) -> Result<(), String>
+where
+    DB: DrawingBackend,
+    CT: CoordTranslate<From = (f64, f64)>,
+{
+    let (y0, y1) = p.y;
     for (ci, _, pts) in &p.series {
         let col = color(*ci);
         let band: Vec<(f64, f64)> = pts
@@ -369,4 +482,164 @@ where
         }
     }
     Ok(())
+}
+
+/// Categorical sweep values: at each category a dot per series, side by side, its
+/// confidence interval a whisker; nothing joins the categories.
+fn draw_dots<DB, CT>(chart: &mut ChartContext<'_, DB, CT>, p: &Panel) -> Result<(), String>
+where
+    DB: DrawingBackend,
+    CT: CoordTranslate<From = (f64, f64)>,
+{
+    let (y0, y1) = p.y;
+    let n = p.series.len().max(1) as f64;
+    let step = (0.7 / n).min(0.16);
+    for (i, (ci, style, pts)) in p.series.iter().enumerate() {
+        let col = color(*ci);
+        let dx = (i as f64 - (n - 1.0) / 2.0) * step;
+        for &(x, m, c) in pts {
+            let x = x + dx;
+            if let Some((lo, hi)) = c {
+                let (lo, hi) = (lo.max(y0), hi.min(y1));
+                chart.draw_series(LineSeries::new([(x, lo), (x, hi)], col.stroke_width(2))).d()?;
+                let cap = step * 0.25;
+                for y in [lo, hi] {
+                    chart.draw_series(LineSeries::new([(x - cap, y), (x + cap, y)], col.stroke_width(2))).d()?;
+                }
+            }
+            if style % 2 == 0 {
+                chart.draw_series(std::iter::once(Circle::new((x, m), 5, col.filled()))).d()?;
+            } else {
+                chart.draw_series(std::iter::once(TriangleMarker::new((x, m), 6, col.filled()))).d()?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::report::plot::{Format, Kind, render};
+
+    /// A run of `model` with one variant per name in `variants`, its sweep `keys`, and
+    /// `rows` of (variant, point, metric, unit, mean), loaded as `plot` loads a run.
+    pub(crate) fn run_set(
+        model: &str,
+        variants: &[&str],
+        keys: &[&str],
+        rows: &[(&str, &[&str], &str, &str, f64)],
+    ) -> RunSet {
+        let dir = tempfile::tempdir().unwrap();
+        let vs: Vec<serde_json::Value> = variants
+            .iter()
+            .map(|v| serde_json::json!({"name": v, "description": "", "parameters": {"model": model}}))
+            .collect();
+        let manifest = serde_json::json!({"scenario": "t", "horizon": "1min", "sweep_keys": keys, "variants": vs});
+        std::fs::write(dir.path().join("manifest.json"), manifest.to_string()).unwrap();
+        let mut csv = format!("variant,{},metric,unit,replications,mean,sd,ci95_low,ci95_high\n", keys.join(","));
+        for (v, point, metric, unit, mean) in rows {
+            let ci = (mean * 0.95, mean * 1.05);
+            csv.push_str(&format!("{v},{},{metric},{unit},4,{mean},0.1,{},{}\n", point.join(","), ci.0, ci.1));
+        }
+        std::fs::write(dir.path().join("summary.csv"), csv).unwrap();
+        RunSet::load(dir.path()).unwrap()
+    }
+
+    fn ids(s: &Selection) -> Vec<&str> {
+        s.metrics.iter().map(|m| m.0.as_str()).collect()
+    }
+
+    fn grpc_sweep() -> RunSet {
+        let mut rows: Vec<(&str, &[&str], &str, &str, f64)> = Vec::new();
+        for (x, k) in [("10s", 1.0), ("30s", 2.0), ("120s", 3.0)] {
+            let p: &[&str] = match x {
+                "10s" => &["10s"],
+                "30s" => &["30s"],
+                _ => &["120s"],
+            };
+            rows.push(("base", p, "attempts_per_client", "count", 8.0 + k));
+            rows.push(("base", p, "timeouts", "count", 0.0));
+            rows.push(("base", p, "peak_attempt_rate", "attempts/s", 9000.0 / k));
+            rows.push(("base", p, "cv", "ratio", k));
+            rows.push(("base", p, "connected_time", "fraction", 0.8));
+            rows.push(("base", p, "spread_attempt1", "s", k));
+        }
+        run_set("grpc", &["base"], &["grpc.backoff.max_backoff"], &rows)
+    }
+
+    #[test]
+    fn default_panels_are_the_models_headline_metrics_that_vary() {
+        let s = chosen_metrics(&grpc_sweep(), &PlotOptions::default(), "sweep").unwrap();
+        // `cv` and `spread_attempt1` vary but are not headline; `connected_time` is but
+        // does not vary, and the footer says so.
+        assert_eq!(ids(&s), ["attempts_per_client", "peak_attempt_rate"]);
+        assert!(s.footer.contains("Constant, not drawn: Time connected (0.8)"), "{}", s.footer);
+        let fig = figure(&grpc_sweep(), &PlotOptions::default()).unwrap();
+        let captions: Vec<&str> = fig.panels.iter().map(|p| p.caption.as_str()).collect();
+        assert_eq!(captions, ["Attempts per channel · lower is better", "Peak attempt rate · lower is better"]);
+    }
+
+    #[test]
+    fn a_named_metric_is_drawn_even_when_constant_or_internal() {
+        let rows: Vec<(&str, &[&str], &str, &str, f64)> = vec![
+            ("base", &["1"], "calls", "count", 1.0),
+            ("base", &["5"], "calls", "count", 14.0),
+            ("base", &["1"], "succeeded", "fraction", 1.0),
+            ("base", &["5"], "succeeded", "fraction", 1.0),
+            ("base", &["1"], "events", "count", 4.0),
+            ("base", &["5"], "events", "count", 55.0),
+        ];
+        let data = run_set("occ", &["base"], &["occ.clients"], &rows);
+        assert_eq!(ids(&chosen_metrics(&data, &PlotOptions::default(), "sweep").unwrap()), ["calls"]);
+        for m in ["events", "succeeded"] {
+            let opts = PlotOptions { metric: Some(m.into()), ..PlotOptions::default() };
+            let s = chosen_metrics(&data, &opts, "sweep").unwrap();
+            assert_eq!(ids(&s), [m]);
+            assert!(s.footer.is_empty());
+        }
+    }
+
+    #[test]
+    fn metrics_the_catalogue_does_not_know_fall_back_to_every_varying_one() {
+        let rows: Vec<(&str, &[&str], &str, &str, f64)> = vec![
+            ("a", &["1"], "mystery", "s", 1.0),
+            ("a", &["2"], "mystery", "s", 2.0),
+            ("a", &["1"], "flat", "s", 3.0),
+            ("a", &["2"], "flat", "s", 3.0),
+        ];
+        let data = run_set("elsewhere", &["a"], &["k"], &rows);
+        assert_eq!(ids(&chosen_metrics(&data, &PlotOptions::default(), "sweep").unwrap()), ["mystery"]);
+        // Nothing varies: still a picture, of everything.
+        let flat = run_set("elsewhere", &["a"], &["k"], &rows[2..]);
+        assert_eq!(ids(&chosen_metrics(&flat, &PlotOptions::default(), "sweep").unwrap()), ["flat"]);
+    }
+
+    /// The `points` of every `<polyline>` in an SVG, counted.
+    fn polyline_lengths(svg: &str) -> Vec<usize> {
+        svg.split("<polyline").skip(1).map(|p| p.split("points=\"").nth(1).unwrap().split('"').next().unwrap())
+            .map(|pts| pts.split_whitespace().count())
+            .collect()
+    }
+
+    #[test]
+    fn categories_are_dots_with_whiskers_and_numbers_are_lines() {
+        let mut rows: Vec<(&str, &[&str], &str, &str, f64)> = Vec::new();
+        for (p, v) in [(&["none"][..], 600.0), (&["full"][..], 300.0), (&["equal"][..], 350.0)] {
+            rows.push(("base", p, "calls", "count", v));
+        }
+        let cats = run_set("occ", &["base"], &["occ.strategy"], &rows);
+        let svg = String::from_utf8(render(Kind::Sweep, &cats, &PlotOptions::default(), Format::Svg).unwrap()).unwrap();
+        let lens = polyline_lengths(&svg);
+        assert!(!lens.is_empty() && lens.iter().all(|&n| n <= 2), "a line joins categories: {lens:?}");
+        let svg = String::from_utf8(render(Kind::Sweep, &grpc_sweep(), &PlotOptions::default(), Format::Svg).unwrap())
+            .unwrap();
+        assert!(polyline_lengths(&svg).iter().any(|&n| n >= 3), "numbers are joined by a line");
+    }
+
+    #[test]
+    fn a_sweep_of_every_grpc_metric_stays_a_few_panels_tall() {
+        let fig = figure(&grpc_sweep(), &PlotOptions::default()).unwrap();
+        assert!(fig.size().1 < 1300, "{:?}", fig.size());
+    }
 }
