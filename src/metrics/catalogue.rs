@@ -305,7 +305,7 @@ mod tests {
             }
             assert!(!a.title.is_empty() && !a.doc.is_empty() && !a.models.is_empty(), "{}", a.id);
             assert!(a.headline.iter().all(|m| a.models.contains(m)), "{}", a.id);
-            assert!(!(a.internal && !a.headline.is_empty()), "{} is internal and a headline", a.id);
+            assert!(!a.internal || a.headline.is_empty(), "{} is internal and a headline", a.id);
         }
     }
 
@@ -345,7 +345,13 @@ mod tests {
                 let row = row.unwrap();
                 let e = find(&row[metric], &[model]);
                 let e = e.unwrap_or_else(|| panic!("{}: `{}` is not in the catalogue", dir.display(), &row[metric]));
-                assert!(e.models.contains(&model), "{}: `{}` has no {} entry", dir.display(), &row[metric], model.name());
+                assert!(
+                    e.models.contains(&model),
+                    "{}: `{}` has no {} entry",
+                    dir.display(),
+                    &row[metric],
+                    model.name()
+                );
                 assert_eq!(e.unit, &row[unit], "{}: unit of `{}`", dir.display(), &row[metric]);
                 checked += 1;
             }

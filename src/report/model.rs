@@ -3,9 +3,9 @@
 //! to the baseline and the best variant per metric, and the plots. `markdown` and
 //! `html` only format this.
 
+use super::Better;
 use super::data::RunSet;
 use super::plot::{Kind, fmt_num};
-use super::Better;
 use crate::metrics::catalogue;
 
 pub struct Report {

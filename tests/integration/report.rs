@@ -77,9 +77,20 @@ fn every_plot_kind_is_a_valid_png_and_svg_with_its_title_and_axis_labels() {
         (
             "sweep",
             fixture("contention-sweep"),
-            &["against clients", "clients", "calls (count)", "completion_time (s)", "decorrelated"],
+            &[
+                "against clients",
+                "clients",
+                "Calls to the store",
+                "Time until all succeeded",
+                "seconds",
+                "decorrelated",
+            ],
         ),
-        ("heatmap", fixture("herd-grid"), &["over clients and jitter", "clients", "jitter", "peak_to_mean"]),
+        (
+            "heatmap",
+            fixture("herd-grid"),
+            &["over clients and jitter", "clients", "jitter", "Peak-to-mean attempt rate"],
+        ),
     ];
     for (kind, dir, words) in &cases {
         let (w, h) = png_size(&plot(kind, dir, &[], "p.png"));
@@ -261,7 +272,7 @@ fn fixture_reports_show_attempts_cdf_sweep_and_heatmap() {
     }
     let md = read(&tmp.path().join("contention-sweep"), "report.md");
     // A sweep gives one table per metric, a row per sweep point, a column per variant.
-    assert!(md.contains("### calls (count), lower is better"), "{md}");
+    assert!(md.contains("### Calls to the store (`calls`, count), lower is better"), "{md}");
     assert!(md.contains("| clients | none (baseline) | full | equal | decorrelated | best |"));
     assert!(md.lines().any(|l| l.starts_with("| 200 |")), "{md}");
     let md = read(&tmp.path().join("herd-grid"), "report.md");

@@ -180,7 +180,8 @@ impl HeatmapFigure {
             Some(Better::Higher) => " (higher is better)",
             None => "",
         };
-        let caption = if self.named { format!("{variant} · {}{better}", row.title) } else { format!("{}{better}", row.title) };
+        let caption =
+            if self.named { format!("{variant} · {}{better}", row.title) } else { format!("{}{better}", row.title) };
         let caption_style = TextStyle::from((FONT, 14, FontStyle::Bold).into_font()).color(&INK);
         let (nx, ny) = (self.x.labels.len(), self.y.labels.len());
         let mut chart = ChartBuilder::on(area)
@@ -261,7 +262,13 @@ impl Row {
         }
         if self.log {
             let decades = (self.hi / self.lo).log10();
-            let mults: &[f64] = if decades > 3.0 { &[1.0] } else if decades > 1.5 { &[1.0, 3.0] } else { &[1.0, 2.0, 5.0] };
+            let mults: &[f64] = if decades > 3.0 {
+                &[1.0]
+            } else if decades > 1.5 {
+                &[1.0, 3.0]
+            } else {
+                &[1.0, 2.0, 5.0]
+            };
             let mut out = Vec::new();
             for e in self.lo.log10().floor() as i32..=self.hi.log10().ceil() as i32 {
                 for m in mults {

@@ -4,16 +4,15 @@
 //! whisker: a line between categories would suggest values in between. One panel per
 //! headline metric of the model (constant ones left out) unless `--metric` picks one.
 
-use plotters::coord::{CoordTranslate, Shift};
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    fmt_num,
-    Drawn, FONT, Figure, Glyph, INK, PlotOptions, WIDTH, axis_range, color, fit, header, header_height, spans_decades,
-    tick,
+    Drawn, FONT, Figure, Glyph, INK, PlotOptions, WIDTH, axis_range, color, fit, fmt_num, header, header_height,
+    spans_decades, tick,
 };
 use crate::engine::time::SimDuration;
 use crate::metrics::catalogue::{self, Model};
@@ -292,7 +291,12 @@ pub(crate) fn chosen_metrics(data: &RunSet, opts: &PlotOptions, kind: &str) -> R
     }
     let shown = |v: &str| opts.variants.is_empty() || opts.variants.iter().any(|o| o == v);
     let values = |m: &str| -> Vec<f64> {
-        data.summary.iter().filter(|r| r.metric == m && shown(&r.variant)).map(|r| r.mean).filter(|v| v.is_finite()).collect()
+        data.summary
+            .iter()
+            .filter(|r| r.metric == m && shown(&r.variant))
+            .map(|r| r.mean)
+            .filter(|v| v.is_finite())
+            .collect()
     };
     let entry = |m: &str| catalogue::find(m, &models);
     let with_values: Vec<(String, String)> =
@@ -617,7 +621,9 @@ pub(crate) mod tests {
 
     /// The `points` of every `<polyline>` in an SVG, counted.
     fn polyline_lengths(svg: &str) -> Vec<usize> {
-        svg.split("<polyline").skip(1).map(|p| p.split("points=\"").nth(1).unwrap().split('"').next().unwrap())
+        svg.split("<polyline")
+            .skip(1)
+            .map(|p| p.split("points=\"").nth(1).unwrap().split('"').next().unwrap())
             .map(|pts| pts.split_whitespace().count())
             .collect()
     }
