@@ -99,7 +99,7 @@ const N: Option<Better> = None;
 /// Every metric a model writes to `summary.csv`. Where two models share an id, the
 /// first entry is the one an id-only lookup finds.
 #[rustfmt::skip]
-pub const CATALOGUE: &[Entry] = &[
+pub static CATALOGUE: &[Entry] = &[
     // ---- TCP: the retransmission timer --------------------------------------------
     e("retransmissions", "Retransmissions", "count", L, &[Tcp], false,
         "Segments sent again, by the timer or fast retransmit; mean per connection."),
@@ -116,7 +116,7 @@ pub const CATALOGUE: &[Entry] = &[
     e("final_srtt", "Final SRTT", "s", N, &[Tcp], false,
         "The smoothed RTT at the end of the run; mean per connection."),
     e("srtt_abs_error", "SRTT error", "s", L, &[Tcp], true,
-        "Mean absolute difference between SRTT and the path's true RTT at each sample."),
+        "Mean |SRTT − the path's median RTT| at each sample."),
     e("finished", "Transfers finished", "fraction", H, &[Tcp], false,
         "Share of connections that delivered their whole transfer within the horizon."),
     e("transfer_time", "Transfer time", "s", L, &[Tcp], false,
@@ -126,7 +126,7 @@ pub const CATALOGUE: &[Entry] = &[
     e("convergence_time_change{k}", "Convergence time after RTT change {k}", "s", L, &[Tcp], true,
         "Time after RTT change k until SRTT is within 10 % of the new RTT."),
     e("recovery_lag_blackout{k}", "Recovery lag after blackout {k}", "s", L, &[Tcp], true,
-        "Time from the link's return after blackout k to the first successful retransmission."),
+        "From the link's return after blackout k to the send time of the first retransmission that got through."),
     e("rto_mean", "Mean RTO", "s", N, &[Tcp], false,
         "The timer's value averaged over time; mean per connection."),
     e("rto_p50", "Median RTO", "s", N, &[Tcp], false,
@@ -143,19 +143,19 @@ pub const CATALOGUE: &[Entry] = &[
     e("timeouts", "Connect timeouts", "count", L, &[Grpc], false,
         "Connection attempts that ended at their connect deadline."),
     e("wasted_handshakes", "Wasted handshakes", "count", L, &[Grpc], false,
-        "Connections the server accepted whose SETTINGS arrived too late or not at all."),
+        "Handshakes the server completed after the client had given up on the attempt."),
     e("peak_attempt_rate", "Peak attempt rate", "attempts/s", L, &[Grpc], true,
         "The most attempts per second in any bin at the server."),
     e("peak_to_mean", "Peak-to-mean attempt rate", "ratio", L, &[Grpc], false,
-        "The busiest bin's attempts over the mean of the bins with attempts."),
+        "The busiest bin's attempts over the mean bin, over the bins while the server is up."),
     e("cv", "Burstiness: CV of attempts per bin", "ratio", L, &[Grpc], false,
-        "Coefficient of variation of attempts per bin: 0 is perfectly even."),
+        "Coefficient of variation of attempts per bin while the server is up: 0 is perfectly even."),
     e("connected_at_end", "Connected at the end", "fraction", H, &[Grpc], false,
         "Share of channels connected when the run ends."),
     e("connected_time", "Time connected", "fraction", H, &[Grpc], true,
         "Share of channel-time spent connected."),
     e("reconnect_p50", "Reconnect time, median", "s", L, &[Grpc], true,
-        "Time from a disconnect until the channel is connected again: the median."),
+        "Time from a disconnect until the channel is connected again, over every disconnect: the median."),
     e("reconnect_p99", "Reconnect time, 99th percentile", "s", L, &[Grpc], true,
         "Time from a disconnect until the channel is connected again: the 99th percentile."),
     e("reconnect_all", "Reconnect time, all channels", "s", L, &[Grpc], true,

@@ -585,6 +585,20 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn headline_panels_follow_the_catalogue_so_the_give_up_reasons_stand_together() {
+        let mut rows: Vec<(&str, &[&str], &str, &str, f64)> = Vec::new();
+        for (p, k) in [(&["30s"][..], 0.0), (&["2min"][..], 1.0)] {
+            rows.push(("a", p, "success_rate", "fraction", 1.0 - k));
+            rows.push(("a", p, "gave_up_deadline", "fraction", k));
+            rows.push(("a", p, "attempts_per_call", "count", 5.0 + k));
+            rows.push(("a", p, "gave_up_attempts", "fraction", 0.5 * k));
+        }
+        let data = run_set("calls", &["a"], &["calls.outage"], &rows);
+        let s = chosen_metrics(&data, &PlotOptions::default(), "sweep").unwrap();
+        assert_eq!(ids(&s), ["success_rate", "gave_up_attempts", "gave_up_deadline", "attempts_per_call"]);
+    }
+
+    #[test]
     fn a_named_metric_is_drawn_even_when_constant_or_internal() {
         let rows: Vec<(&str, &[&str], &str, &str, f64)> = vec![
             ("base", &["1"], "calls", "count", 1.0),
