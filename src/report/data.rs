@@ -70,6 +70,11 @@ pub struct CellFacts {
     pub rtt_changes: Vec<(f64, f64)>,
     /// When the server is down: restarts and outages, in time order.
     pub down: Vec<Down>,
+    /// Whether the down server answers nothing (`down_behavior = "blackhole"`), so the
+    /// attempts it gets are neither accepted nor refused.
+    pub down_silent: bool,
+    /// Whether a full accept queue drops SYNs (`overload = "drop"`) instead of refusing.
+    pub overload_drops: bool,
     /// When the calls model's first calls start.
     pub calls_start: Option<CallsStart>,
 }
@@ -410,11 +415,14 @@ fn facts_of(params: &Value) -> CellFacts {
         spread: secs(c.get("start_spread")).unwrap_or(0.0),
         repeats: c.get("interval").is_some_and(|i| !i.is_null()),
     });
+    let server = |key: &str| params.get("server").and_then(|s| s.get(key)).and_then(Value::as_str);
     CellFacts {
         blackouts,
         base_rtt: secs(params.get("path").and_then(|p| p.get("base_rtt"))),
         rtt_changes,
         down,
+        down_silent: server("down_behavior") == Some("blackhole"),
+        overload_drops: server("overload") == Some("drop"),
         calls_start,
     }
 }

@@ -24,6 +24,7 @@ use crate::report::ReportError;
 use crate::report::data::RunSet;
 
 const ACCEPTED: RGBColor = RGBColor(0, 114, 178);
+const UNANSWERED: RGBColor = RGBColor(120, 120, 120);
 const REFUSED: RGBColor = RGBColor(213, 94, 0);
 const DOWN: RGBColor = RGBColor(222, 222, 222);
 const BLACKOUT: RGBColor = RGBColor(232, 222, 242);
@@ -46,6 +47,8 @@ pub(crate) struct AttemptsFigure {
     x: (f64, f64),
     y_max: f64,
     accepted_max: f64,
+    /// Whether each panel has the strip of accepted attempts under it.
+    strip: bool,
     y_desc: String,
 }
 
@@ -53,6 +56,9 @@ struct Panel {
     caption: String,
     /// (start, end, attempts, refused), means over replications.
     bars: Vec<(f64, f64, f64, f64)>,
+    /// (start, end, attempts) where the server was down and silent: nothing accepted or
+    /// refused, every attempt left to time out.
+    silent: Vec<(f64, f64, f64)>,
     down: Vec<(f64, f64)>,
     blackouts: Vec<(f64, f64)>,
 }
@@ -87,6 +93,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
     let mut panels = Vec::new();
     let (mut y_max, mut accepted_max): (f64, f64) = (0.0, 0.0);
     let mut reps_seen = BTreeSet::new();
+    let mut drops = false;
     for s in &chosen {
         let mine: Vec<_> = rows.iter().filter(|r| r.variant == s.variant && r.point == s.point).collect();
         let reps: BTreeSet<u32> = mine.iter().map(|r| r.replication).collect();
@@ -104,7 +111,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
             e.0 += r.attempts;
             e.1 += r.refused;
         }
-        let bars: Vec<(f64, f64, f64, f64)> = sums
+        let all_bars: Vec<(f64, f64, f64, f64)> = sums
             .iter()
             .filter(|(_, (a, _))| *a > 0.0)
             .map(|(&k, &(a, f))| {
@@ -112,10 +119,17 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
                 (s, s + bar, a / n, f / n)
             })
             .collect();
-        let peak = bars.iter().map(|b| b.2).fold(0.0, f64::max);
-        let total: f64 = bars.iter().map(|b| b.2).sum();
-        let refused: f64 = bars.iter().map(|b| b.3).sum();
+        let peak = all_bars.iter().map(|b| b.2).fold(0.0, f64::max);
+        let total: f64 = all_bars.iter().map(|b| b.2).sum();
+        let refused: f64 = all_bars.iter().map(|b| b.3).sum();
         y_max = y_max.max(peak);
+        let facts = data.facts(&s.variant, &s.point);
+        let silent_at = |b: &(f64, f64, f64, f64)| {
+            let mid = (b.0 + b.1) / 2.0;
+            facts.down_silent && facts.down.iter().any(|d| d.from <= mid && mid < d.to)
+        };
+        let (silent, bars): (Vec<_>, Vec<_>) = all_bars.into_iter().partition(silent_at);
+        let silent = silent.into_iter().map(|(a, b, att, _)| (a, b, att)).collect();
         accepted_max = bars.iter().map(|b| b.2 - b.3).fold(accepted_max, f64::max);
         let desc = data.variant(&s.variant).map(|v| v.description.as_str()).unwrap_or("");
         let stats = format!(
@@ -127,13 +141,13 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
         );
         let caption =
             if desc.is_empty() { format!("{} ({stats})", s.label) } else { format!("{} ({stats}): {desc}", s.label) };
-        let facts = data.facts(&s.variant, &s.point);
         let clip = |spans: &mut dyn Iterator<Item = (f64, f64)>| -> Vec<(f64, f64)> {
             spans.filter(|(a, b)| *b > x0 && *a < x1).map(|(a, b)| (a.max(x0), b.min(x1))).collect()
         };
         let down = clip(&mut facts.down.iter().map(|d| (d.from, d.to)));
         let blackouts = clip(&mut facts.blackouts.iter().copied());
-        panels.push(Panel { caption, bars, down, blackouts });
+        drops |= facts.overload_drops;
+        panels.push(Panel { caption, bars, silent, down, blackouts });
     }
     let reps_text = match reps_seen.len() {
         1 => match reps_seen.iter().next() {
@@ -143,10 +157,22 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
         },
         _ => "mean over each panel's replications".to_string(),
     };
-    let mut legend = vec![
-        (Glyph::Band(ACCEPTED), "accepted (alone, on its own scale, in the strip under each panel)".to_string()),
-        (Glyph::Band(REFUSED), "refused".to_string()),
-    ];
+    // The strip of accepted attempts earns its place only where they would hardly show
+    // in the main chart.
+    let strip = accepted_max > 0.0 && accepted_max < 0.25 * y_max;
+    let accepted = match (drops, strip) {
+        (false, false) => "accepted",
+        (false, true) => "accepted (also alone, on its own scale, under each panel)",
+        (true, false) => "accepted, or dropped by the full queue",
+        (true, true) => "accepted, or dropped by the full queue (also alone, on its own scale, under each panel)",
+    };
+    let mut legend = vec![(Glyph::Band(ACCEPTED), accepted.to_string())];
+    if panels.iter().any(|p| p.bars.iter().any(|b| b.3 > 0.0)) {
+        legend.push((Glyph::Band(REFUSED), "refused".to_string()));
+    }
+    if panels.iter().any(|p| !p.silent.is_empty()) {
+        legend.push((Glyph::Band(UNANSWERED), "unanswered (the server is down and silent)".into()));
+    }
     if panels.iter().any(|p| !p.down.is_empty()) {
         legend.push((Glyph::Band(DOWN), "server down".into()));
     }
@@ -169,42 +195,72 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
         x: (x0, x1),
         y_max: if y_max > 0.0 { y_max * 1.08 } else { 1.0 },
         accepted_max: if accepted_max > 0.0 { accepted_max * 1.1 } else { 1.0 },
+        strip,
         y_desc: format!("attempts per {}", fmt_secs(bar)),
     })
 }
 
 impl Figure for AttemptsFigure {
     fn size(&self) -> (u32, u32) {
-        stacked_size(&self.subtitle, &self.legend, self.panels.len(), MAIN_HEIGHT + STRIP_HEIGHT + AXIS, BOTTOM_EXTRA)
+        stacked_size(&self.subtitle, &self.legend, self.panels.len(), self.panel_height(), BOTTOM_EXTRA)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let body = header(root, &self.title, &self.subtitle, &self.legend)?;
         let n = self.panels.len();
-        let heights = panel_heights(n, MAIN_HEIGHT + STRIP_HEIGHT + AXIS, BOTTOM_EXTRA);
+        let heights = panel_heights(n, self.panel_height(), BOTTOM_EXTRA);
         for (i, (area, p)) in stack_heights(&body, &heights).iter().zip(&self.panels).enumerate() {
-            let (main, strip) = area.split_vertically(MAIN_HEIGHT);
-            self.draw_main(&main, p)?;
-            self.draw_strip(&strip, p, i + 1 == n)?;
+            let last = i + 1 == n;
+            if self.strip {
+                let (main, strip) = area.split_vertically(MAIN_HEIGHT);
+                self.draw_main(&main, p, None)?;
+                self.draw_strip(&strip, p, last)?;
+            } else {
+                self.draw_main(area, p, Some(last))?;
+            }
         }
         Ok(())
     }
 }
 
 impl AttemptsFigure {
-    fn draw_main<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, p: &Panel) -> Result<(), String> {
+    fn panel_height(&self) -> u32 {
+        MAIN_HEIGHT + AXIS + if self.strip { STRIP_HEIGHT } else { 0 }
+    }
+
+    /// The chart of all attempts; `axis` is `Some(last panel?)` when it carries the time
+    /// axis itself (no strip under it).
+    fn draw_main<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        p: &Panel,
+        axis: Option<bool>,
+    ) -> Result<(), String> {
         let caption_style = TextStyle::from((FONT, 15, FontStyle::Bold).into_font()).color(&INK);
         let mut chart = ChartBuilder::on(area)
             .margin_left(8)
             .margin_right(24)
             .margin_top(6)
             .caption(fit(&p.caption, 15, WIDTH - 40), caption_style)
-            .x_label_area_size(0)
+            .x_label_area_size(match axis {
+                None => 0,
+                Some(false) => AXIS,
+                Some(true) => AXIS + BOTTOM_EXTRA,
+            })
             .y_label_area_size(Y_LABELS)
             .build_cartesian_2d(self.x.0..self.x.1, 0.0..self.y_max)
             .d()?;
-        mesh(&mut chart, "", &self.y_desc, &tick, &tick)?;
+        mesh(&mut chart, if axis == Some(true) { "time (s)" } else { "" }, &self.y_desc, &tick, &tick)?;
         self.shade(&mut chart, p, self.y_max)?;
+        if axis.is_some() {
+            let label = TextStyle::from((FONT, 12)).color(&MUTED).pos(Pos::new(HPos::Left, VPos::Top));
+            for &(a, _) in &p.down {
+                chart.draw_series(std::iter::once(Text::new(" server down", (a, self.y_max), label.clone()))).d()?;
+            }
+        }
+        chart
+            .draw_series(p.silent.iter().map(|&(a, b, att)| Rectangle::new([(a, 0.0), (b, att)], UNANSWERED.filled())))
+            .d()?;
         chart
             .draw_series(p.bars.iter().map(|&(a, b, att, _)| Rectangle::new([(a, 0.0), (b, att)], REFUSED.filled())))
             .d()?;
