@@ -623,6 +623,46 @@ mod tests {
     use super::*;
 
     #[test]
+    fn cell_facts_read_restarts_outages_blackouts_and_the_calls_start() {
+        let v: Value = serde_json::json!({
+            "model": "calls",
+            "calls": {"start": "5s", "start_spread": "0s", "interval": null},
+            "server": {
+                "restart": [{"at": "100s", "down": "20s"}],
+                "outage": [{"at": "10s", "duration": "30s"}, {"at": "50s", "duration": "0s"}],
+                "down_behavior": "blackhole"
+            },
+            "path": {"base_rtt": "100ms", "blackout": [{"at": "1s", "duration": "2s"}], "rtt_change": []}
+        });
+        let f = facts_of(&v);
+        // In time order, and a zero-length outage is no down time.
+        assert_eq!(
+            f.down,
+            [Down { from: 10.0, to: 40.0, restart: false }, Down { from: 100.0, to: 120.0, restart: true }]
+        );
+        assert_eq!(f.blackouts, [(1.0, 3.0)]);
+        assert_eq!(f.base_rtt, Some(0.1));
+        assert!(f.down_silent && !f.overload_drops);
+        assert_eq!(f.calls_start, Some(CallsStart { at: 5.0, spread: 0.0, repeats: false }));
+    }
+
+    #[test]
+    fn a_swept_cell_takes_its_own_schedule_and_others_the_variants() {
+        let v: Value = serde_json::json!({
+            "name": "base",
+            "parameters": {"server": {"restart": [{"at": "5s", "down": "10s"}]}},
+            "cells": [
+                {"sweep": ["a"], "parameters": {"server": {"restart": [{"at": "5s", "down": "30s"}]}}},
+                {"sweep": ["b"]}
+            ]
+        });
+        let info = variant_info(&v, &|n| n.to_string());
+        let set = RunSet { variants: vec![info], sweep_keys: vec!["k".into()], ..RunSet::default() };
+        assert_eq!(set.facts("base", &["a".to_string()]).down[0].to, 35.0);
+        assert_eq!(set.facts("base", &["b".to_string()]).down[0].to, 15.0);
+    }
+
+    #[test]
     fn flattening_keys_objects_arrays_and_nulls() {
         let v: Value = serde_json::json!({
             "rto": {"profile": "linux", "hz": null},

@@ -51,6 +51,9 @@ enum Since {
     Nothing,
 }
 
+/// A line: its colour index, stroke width and (value, fraction) points in the axis's unit.
+type Line = (usize, u32, Vec<(f64, f64)>);
+
 pub(crate) struct CdfFigure {
     title: String,
     subtitle: String,
@@ -64,8 +67,7 @@ pub(crate) struct CdfFigure {
 struct Panel {
     caption: String,
     x_desc: String,
-    /// Lines: colour index, stroke width, (value, fraction) points in the axis's unit.
-    lines: Vec<(usize, u32, Vec<(f64, f64)>)>,
+    lines: Vec<Line>,
     /// Where the server was still down, in the axis's unit.
     down: Vec<(f64, f64)>,
     x: (f64, f64),

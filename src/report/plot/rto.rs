@@ -159,8 +159,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
     let y = axis_range(lo, hi, log);
     let mut clipped = 0;
     for p in &mut panels {
-        let (inside, outside): (Vec<(f64, f64)>, Vec<(f64, f64)>) =
-            p.samples.iter().partition(|s| s.1 >= y.0 && s.1 <= y.1);
+        let (inside, outside): (Vec<_>, Vec<_>) = p.samples.iter().partition(|s| s.1 >= y.0 && s.1 <= y.1);
         clipped += outside.len();
         p.clipped = outside.into_iter().map(|(t, v)| (t, v.clamp(y.0, y.1))).collect();
         p.samples = thin_points(&inside, (x0, x1), y, log);
