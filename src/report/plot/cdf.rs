@@ -161,7 +161,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
                 }
                 // Earlier lines are drawn wider, so where curves coincide each still shows
                 // as a stripe beside the one drawn over it.
-                let width = 2 + (n - 1 - i as u32).min(4) * 2;
+                let width = 2 + (n - 1 - i as u32).min(3);
                 lines.push((colour(s, i), width, pts));
                 for span in still_down(since, &data.facts(&s.variant, &s.point)) {
                     if !down.contains(&span) {
@@ -224,7 +224,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
     };
     let count = legend_series.len() as u32;
     for (i, s) in legend_series.iter().enumerate() {
-        let width = 2 + (count - 1 - i as u32).min(4) * 2;
+        let width = 2 + (count - 1 - i as u32).min(3);
         let label = if grid { s.variant.clone() } else { s.label.clone() };
         legend.push((Glyph::Line(color(colour(s, i)), width), label));
     }
@@ -234,10 +234,10 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
     let reps: BTreeSet<u64> = data.runs.iter().filter_map(|r| r.replications).collect();
     let averaged = match reps.iter().next() {
         Some(1) if reps.len() == 1 => "one replication".to_string(),
-        _ => "quantiles averaged over replications (each replication's quantile, then their mean)".to_string(),
+        _ => "quantiles averaged over replications".to_string(),
     };
     let scenario = data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ");
-    let mut subtitle = format!("{scenario} · {averaged} · dots: median and 99th percentile");
+    let mut subtitle = format!("{scenario} · {averaged} · dots: median, 99th percentile");
     if let Some(note) = omitted {
         subtitle.push_str(&format!(" · {note}"));
     }

@@ -788,8 +788,7 @@ pub(crate) fn series(
 
 /// What a figure that shows `shown` of `total` (variant, cell) pairs says about the rest.
 pub(crate) fn omitted_note(shown: usize, total: usize, what: &str) -> Option<String> {
-    (shown < total)
-        .then(|| format!("first {shown} of {total} {what}; choose others with --cell key=value or --variant"))
+    (shown < total).then(|| format!("{shown} of {total} {what} shown (others: --cell, --variant)"))
 }
 
 #[cfg(test)]

@@ -213,10 +213,8 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
         subtitle.push_str(&format!(" · {} off the scale", plural(clipped, "sample")));
     }
     if total > chosen.len() {
-        subtitle.push_str(&format!(
-            " · first {} of {total} panels (choose with --client, --variant or --cell key=value)",
-            chosen.len()
-        ));
+        subtitle
+            .push_str(&format!(" · {} of {total} panels shown (others: --client, --cell, --variant)", chosen.len()));
     }
     let rug = panels.iter().any(|p| !p.retransmits.is_empty());
     Ok(RtoFigure {
