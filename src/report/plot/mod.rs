@@ -32,9 +32,10 @@ use super::data::RunSet;
 pub enum Kind {
     /// RTT samples, SRTT and RTO over time, with timeouts and retransmissions marked.
     Rto,
-    /// Connection attempts the server saw per time bin, one panel per variant.
+    /// Connection attempts the server saw per time bin, one panel per variant and sweep cell.
     Attempts,
-    /// The distribution of reconnect times (or times to success), variants overlaid.
+    /// The distribution of reconnect times (or times to success), a line per variant and
+    /// sweep cell.
     Cdf,
     /// A metric against the swept parameter, a line per variant with its 95 % CI.
     Sweep,

@@ -505,3 +505,20 @@ fn draw_rug<DB: DrawingBackend>(
     rug.draw_series(p.retransmits.iter().map(|&x| TriangleMarker::new((x, 0.5), 4, RETRANSMIT.filled()))).d()?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_odd_sample_does_not_stretch_the_y_axis_but_lines_always_fit() {
+        let mut samples: Vec<(f64, f64)> = (0..500).map(|i| (i as f64 * 0.1, 0.1 + (i % 5) as f64 * 0.01)).collect();
+        samples.push((10.0, 0.001));
+        let p = Panel { samples, rto: vec![(0.0, 1.0), (60.0, 1.0)], ..Panel::default() };
+        let (lo, hi) = y_extent(std::slice::from_ref(&p));
+        assert_eq!((lo, hi), (0.1, 1.0));
+        // A line is drawn in full, however far it goes.
+        let p = Panel { rto: vec![(0.0, 0.002), (60.0, 1.0)], ..p };
+        assert_eq!(y_extent(std::slice::from_ref(&p)).0, 0.002);
+    }
+}
