@@ -38,6 +38,20 @@ pub struct PlotArgs {
     /// sweep, heatmap, cdf: the metric to show [default: all, one panel each].
     #[arg(long, value_name = "M")]
     pub metric: Option<String>,
+    /// rto, attempts, cdf: only the sweep cells where KEY (the dotted sweep key or its
+    /// last segment) is VALUE; repeat for several values or keys [default: all cells].
+    #[arg(long = "cell", value_name = "KEY=VALUE", value_parser = cell)]
+    pub cells: Vec<(String, String)>,
+}
+
+/// `--cell key=value`.
+fn cell(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => {
+            Ok((k.trim().to_string(), v.trim().to_string()))
+        }
+        _ => Err(format!("`{s}` is not KEY=VALUE (e.g. --cell max_backoff=30s)")),
+    }
 }
 
 /// A time on the command line: a duration with a unit, or a bare number of seconds.
@@ -61,6 +75,7 @@ pub fn plot(args: PlotArgs) -> Result<(), CliError> {
         from: args.from,
         to: args.to,
         metric: args.metric,
+        cells: args.cells,
     };
     let bytes = render(args.kind, &data, &opts, format).map_err(|e| match e {
         ReportError::Missing(why) => {

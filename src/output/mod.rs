@@ -44,8 +44,9 @@ struct Manifest<'a> {
 struct ManifestVariant<'a> {
     name: &'a str,
     description: &'a str,
-    /// The first cell's fully resolved parameters; other cells differ only in the swept
-    /// keys, whose values `cells` lists.
+    /// The first cell's fully resolved parameters; other cells differ in the swept keys,
+    /// whose values `cells` lists, and in what follows from them (each swept cell's
+    /// `parameters` has it all).
     parameters: &'a ModelSpec,
     cells: Vec<ManifestCell<'a>>,
 }
@@ -56,6 +57,12 @@ struct ManifestCell<'a> {
     sweep: &'a [String],
     /// Events handled by each replication, in replication order.
     events: Vec<u64>,
+    /// The cell's fully resolved parameters, written when the variant has several cells:
+    /// a swept value can move what plots draw per cell (a restart's down time, a
+    /// blackout), and a derived value (e.g. the server outage `calls.outage` makes) is
+    /// not in `sweep`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parameters: Option<&'a ModelSpec>,
 }
 
 /// Every (variant, cell) with its replications, in output order.
@@ -126,6 +133,7 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Resu
                     .map(|(cell, reps)| ManifestCell {
                         sweep: &cell.sweep,
                         events: reps.iter().map(|r| r.events).collect(),
+                        parameters: (v.cells.len() > 1).then_some(&cell.spec),
                     })
                     .collect(),
             })

@@ -46,6 +46,56 @@ pub struct VariantInfo {
     /// The path's base RTT and its scheduled changes `(at, rtt)`, in seconds.
     pub base_rtt: Option<f64>,
     pub rtt_changes: Vec<(f64, f64)>,
+    /// Every sweep cell of the variant with what plots draw behind its data; one cell
+    /// (with an empty point) without a sweep.
+    pub cells: Vec<CellInfo>,
+}
+
+/// One sweep cell of a variant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellInfo {
+    /// The swept values, in [`RunSet::sweep_keys`] order.
+    pub point: Vec<String>,
+    pub facts: CellFacts,
+}
+
+/// The schedules of one cell, in seconds: a swept value can move any of them, so plots
+/// take them per cell.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CellFacts {
+    /// Path blackouts `(start, end)`.
+    pub blackouts: Vec<(f64, f64)>,
+    pub base_rtt: Option<f64>,
+    /// Scheduled path RTT changes `(at, rtt)`.
+    pub rtt_changes: Vec<(f64, f64)>,
+    /// When the server is down: restarts and outages, in time order.
+    pub down: Vec<Down>,
+    /// Whether the down server answers nothing (`down_behavior = "blackhole"`), so the
+    /// attempts it gets are neither accepted nor refused.
+    pub down_silent: bool,
+    /// Whether a full accept queue drops SYNs (`overload = "drop"`) instead of refusing.
+    pub overload_drops: bool,
+    /// When the calls model's first calls start.
+    pub calls_start: Option<CallsStart>,
+}
+
+/// A span in which the server answers nobody.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Down {
+    pub from: f64,
+    pub to: f64,
+    /// A restart, which drops every connection as it begins (an outage does not).
+    pub restart: bool,
+}
+
+/// When the calls model's clients make their first calls.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CallsStart {
+    pub at: f64,
+    /// First calls are spread uniformly over `[at, at + spread)`.
+    pub spread: f64,
+    /// Whether clients make further calls (an `interval`), so calls start at many times.
+    pub repeats: bool,
 }
 
 /// One row of `summary.csv`.
@@ -69,6 +119,8 @@ pub struct TraceRow {
     pub time: f64,
     pub client: u32,
     pub variant: String,
+    /// The sweep cell, in [`RunSet::sweep_keys`] order (empty without a sweep).
+    pub point: Vec<String>,
     pub replication: u32,
     pub event: String,
     pub sample: Option<f64>,
@@ -80,6 +132,8 @@ pub struct TraceRow {
 #[derive(Clone, Debug, PartialEq)]
 pub struct AttemptRow {
     pub variant: String,
+    /// The sweep cell, in [`RunSet::sweep_keys`] order (empty without a sweep).
+    pub point: Vec<String>,
     pub replication: u32,
     pub bin_start: f64,
     pub bin_width: f64,
@@ -87,10 +141,13 @@ pub struct AttemptRow {
     pub refused: f64,
 }
 
-/// One row of `cdf.csv`: the `fraction` quantile of `metric`, pooled over replications.
+/// One row of `cdf.csv`: the `fraction` quantile of `metric`, the mean over replications
+/// of each replication's quantile.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CdfRow {
     pub variant: String,
+    /// The sweep cell, in [`RunSet::sweep_keys`] order (empty without a sweep).
+    pub point: Vec<String>,
     pub metric: String,
     pub fraction: f64,
     pub value: f64,
@@ -181,6 +238,13 @@ impl RunSet {
         out
     }
 
+    /// The schedules of `variant` in the cell at `point`: the cell's own when the run
+    /// recorded them, else the variant's.
+    pub fn facts(&self, variant: &str, point: &[String]) -> CellFacts {
+        let Some(v) = self.variant(variant) else { return CellFacts::default() };
+        v.cells.iter().find(|c| c.point == point).or(v.cells.first()).map(|c| c.facts.clone()).unwrap_or_default()
+    }
+
     pub fn stat(&self, variant: &str, point: &[String], metric: &str) -> Option<&SummaryRow> {
         self.summary.iter().find(|r| r.variant == variant && r.point == point && r.metric == metric)
     }
@@ -197,26 +261,40 @@ fn merge(sets: Vec<RunSet>) -> RunSet {
     }
     for s in sets {
         let offset = out.runs.len();
+        let keys = s.sweep_keys;
+        // Each run's points onto the union of the runs' sweep keys.
+        let all = out.sweep_keys.clone();
+        let remap = |point: &mut Vec<String>| {
+            *point = all
+                .iter()
+                .map(|k| keys.iter().position(|x| x == k).and_then(|i| point.get(i).cloned()).unwrap_or_default())
+                .collect();
+        };
         out.runs.extend(s.runs);
         out.variants.extend(s.variants.into_iter().map(|mut v| {
             v.run += offset;
+            v.cells.iter_mut().for_each(|c| remap(&mut c.point));
             v
         }));
-        let keys = s.sweep_keys;
         out.summary.extend(s.summary.into_iter().map(|mut r| {
-            r.point = out
-                .sweep_keys
-                .iter()
-                .map(|k| keys.iter().position(|x| x == k).map(|i| r.point[i].clone()).unwrap_or_default())
-                .collect();
+            remap(&mut r.point);
             r
         }));
-        out.trace.extend(s.trace);
+        out.trace.extend(s.trace.into_iter().map(|mut r| {
+            remap(&mut r.point);
+            r
+        }));
         if let Some(a) = s.attempts {
-            out.attempts.get_or_insert_with(Vec::new).extend(a);
+            out.attempts.get_or_insert_with(Vec::new).extend(a.into_iter().map(|mut r| {
+                remap(&mut r.point);
+                r
+            }));
         }
         if let Some(c) = s.cdf {
-            out.cdf.get_or_insert_with(Vec::new).extend(c);
+            out.cdf.get_or_insert_with(Vec::new).extend(c.into_iter().map(|mut r| {
+                remap(&mut r.point);
+                r
+            }));
         }
     }
     out
@@ -259,12 +337,13 @@ fn load_run(dir: &Path, label: String) -> Result<RunSet, ReportError> {
     // The sweep keys are read from the CSV header (the columns between `variant` and
     // `metric`), which is what the rows are read by; the manifest's `sweep_keys` lists the
     // same names.
+    let keys = &sweep_keys;
     let trace_path = dir.join("trace.csv");
-    let trace = if trace_path.is_file() { read_trace(&trace_path, &prefix)? } else { Vec::new() };
+    let trace = if trace_path.is_file() { read_trace(&trace_path, keys, &prefix)? } else { Vec::new() };
     let attempts_path = dir.join("attempts.csv");
-    let attempts = if attempts_path.is_file() { Some(read_attempts(&attempts_path, &prefix)?) } else { None };
+    let attempts = if attempts_path.is_file() { Some(read_attempts(&attempts_path, keys, &prefix)?) } else { None };
     let cdf_path = dir.join("cdf.csv");
-    let cdf = if cdf_path.is_file() { Some(read_cdf(&cdf_path, &prefix)?) } else { None };
+    let cdf = if cdf_path.is_file() { Some(read_cdf(&cdf_path, keys, &prefix)?) } else { None };
     Ok(RunSet { runs: vec![run], variants, sweep_keys, summary, trace, attempts, cdf })
 }
 
@@ -272,27 +351,79 @@ fn variant_info(v: &Value, prefix: &dyn Fn(&str) -> String) -> VariantInfo {
     let params = v.get("parameters").cloned().unwrap_or(Value::Null);
     let mut flat = Vec::new();
     flatten("", &params, &mut flat);
-    let path = params.get("path");
-    let secs =
-        |v: Option<&Value>| v.and_then(Value::as_str).and_then(|s| SimDuration::parse(s).ok()).map(|d| d.as_secs_f64());
-    let list = |key: &str| path.and_then(|p| p.get(key)).and_then(Value::as_array).cloned().unwrap_or_default();
-    let blackouts = list("blackout")
-        .iter()
-        .filter_map(|b| {
-            let at = secs(b.get("at"))?;
-            Some((at, at + secs(b.get("duration"))?))
+    let base = facts_of(&params);
+    let mut cells: Vec<CellInfo> = v
+        .get("cells")
+        .and_then(Value::as_array)
+        .map(|cs| {
+            cs.iter()
+                .map(|c| CellInfo {
+                    point: c
+                        .get("sweep")
+                        .and_then(Value::as_array)
+                        .map(|p| p.iter().map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string)).collect())
+                        .unwrap_or_default(),
+                    facts: c.get("parameters").map(facts_of).unwrap_or_else(|| base.clone()),
+                })
+                .collect()
         })
-        .collect();
-    let rtt_changes =
-        list("rtt_change").iter().filter_map(|c| Some((secs(c.get("at"))?, secs(c.get("rtt"))?))).collect();
+        .unwrap_or_default();
+    if cells.is_empty() {
+        cells.push(CellInfo { point: Vec::new(), facts: base.clone() });
+    }
     VariantInfo {
         name: prefix(v.get("name").and_then(Value::as_str).unwrap_or("?")),
         run: 0,
         description: v.get("description").and_then(Value::as_str).unwrap_or("").to_string(),
         params: flat,
+        blackouts: base.blackouts,
+        base_rtt: base.base_rtt,
+        rtt_changes: base.rtt_changes,
+        cells,
+    }
+}
+
+/// The schedules in a manifest's resolved parameters.
+fn facts_of(params: &Value) -> CellFacts {
+    let secs =
+        |v: Option<&Value>| v.and_then(Value::as_str).and_then(|s| SimDuration::parse(s).ok()).map(|d| d.as_secs_f64());
+    let list = |section: &str, key: &str| {
+        params.get(section).and_then(|p| p.get(key)).and_then(Value::as_array).cloned().unwrap_or_default()
+    };
+    let span = |b: &Value, length: &str| {
+        let at = secs(b.get("at"))?;
+        Some((at, at + secs(b.get(length))?))
+    };
+    let blackouts = list("path", "blackout").iter().filter_map(|b| span(b, "duration")).collect();
+    let rtt_changes =
+        list("path", "rtt_change").iter().filter_map(|c| Some((secs(c.get("at"))?, secs(c.get("rtt"))?))).collect();
+    let mut down: Vec<Down> = list("server", "restart")
+        .iter()
+        .filter_map(|r| span(r, "down"))
+        .map(|(from, to)| Down { from, to, restart: true })
+        .chain(list("server", "outage").iter().filter_map(|o| span(o, "duration")).map(|(from, to)| Down {
+            from,
+            to,
+            restart: false,
+        }))
+        .filter(|d| d.to > d.from)
+        .collect();
+    down.sort_by(|a, b| a.from.total_cmp(&b.from));
+    let calls = params.get("calls").filter(|_| params.get("model").and_then(Value::as_str) == Some("calls"));
+    let calls_start = calls.map(|c| CallsStart {
+        at: secs(c.get("start")).unwrap_or(0.0),
+        spread: secs(c.get("start_spread")).unwrap_or(0.0),
+        repeats: c.get("interval").is_some_and(|i| !i.is_null()),
+    });
+    let server = |key: &str| params.get("server").and_then(|s| s.get(key)).and_then(Value::as_str);
+    CellFacts {
         blackouts,
-        base_rtt: secs(path.and_then(|p| p.get("base_rtt"))),
+        base_rtt: secs(params.get("path").and_then(|p| p.get("base_rtt"))),
         rtt_changes,
+        down,
+        down_silent: server("down_behavior") == Some("blackhole"),
+        overload_drops: server("overload") == Some("drop"),
+        calls_start,
     }
 }
 
@@ -366,6 +497,16 @@ impl Table {
     fn str(&self, row: usize, col: usize) -> &str {
         self.rows[row].get(col).unwrap_or("")
     }
+
+    /// The columns of the sweep keys (`None` where this table lacks one).
+    fn cols(&self, keys: &[String]) -> Vec<Option<usize>> {
+        keys.iter().map(|k| self.headers.iter().position(|h| h == k)).collect()
+    }
+
+    /// The sweep cell of a row, by the columns [`Table::cols`] found.
+    fn point(&self, row: usize, cols: &[Option<usize>]) -> Vec<String> {
+        cols.iter().map(|c| c.map(|c| self.str(row, c).to_string()).unwrap_or_default()).collect()
+    }
 }
 
 fn read_summary(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<(Vec<String>, Vec<SummaryRow>), ReportError> {
@@ -398,8 +539,9 @@ fn read_summary(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<(Vec<Str
     Ok((keys, rows))
 }
 
-fn read_trace(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<Vec<TraceRow>, ReportError> {
+fn read_trace(path: &Path, keys: &[String], prefix: &dyn Fn(&str) -> String) -> Result<Vec<TraceRow>, ReportError> {
     let t = Table::read(path)?;
+    let cells = t.cols(keys);
     let (time, client, variant, rep, event) =
         (t.col("time_s")?, t.col("client")?, t.col("variant")?, t.col("replication")?, t.col("event")?);
     let (sample, srtt, rto) = (t.col("sample_s")?, t.col("srtt_s")?, t.col("rto_s")?);
@@ -414,6 +556,7 @@ fn read_trace(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<Vec<TraceR
             time: t.req(i, time)?,
             client: t.req(i, client)? as u32,
             variant: last_variant.1.clone(),
+            point: t.point(i, &cells),
             replication: t.req(i, rep)? as u32,
             event: t.str(i, event).to_string(),
             sample: t.num(i, sample)?,
@@ -424,8 +567,13 @@ fn read_trace(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<Vec<TraceR
     Ok(rows)
 }
 
-fn read_attempts(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<Vec<AttemptRow>, ReportError> {
+fn read_attempts(
+    path: &Path,
+    keys: &[String],
+    prefix: &dyn Fn(&str) -> String,
+) -> Result<Vec<AttemptRow>, ReportError> {
     let t = Table::read(path)?;
+    let cells = t.cols(keys);
     let (variant, rep, start, width, attempts, refused) = (
         t.col("variant")?,
         t.col("replication")?,
@@ -438,6 +586,7 @@ fn read_attempts(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<Vec<Att
         .map(|i| {
             Ok(AttemptRow {
                 variant: prefix(t.str(i, variant)),
+                point: t.point(i, &cells),
                 replication: t.req(i, rep)? as u32,
                 bin_start: t.req(i, start)?,
                 bin_width: t.req(i, width)?,
@@ -448,8 +597,9 @@ fn read_attempts(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<Vec<Att
         .collect()
 }
 
-fn read_cdf(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<Vec<CdfRow>, ReportError> {
+fn read_cdf(path: &Path, keys: &[String], prefix: &dyn Fn(&str) -> String) -> Result<Vec<CdfRow>, ReportError> {
     let t = Table::read(path)?;
+    let cells = t.cols(keys);
     let (variant, metric, fraction, value) =
         (t.col("variant")?, t.col("metric")?, t.col("fraction")?, t.col("value_s")?);
     let mut rows = Vec::with_capacity(t.rows.len());
@@ -458,6 +608,7 @@ fn read_cdf(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<Vec<CdfRow>,
         if let Some(v) = t.num(i, value)? {
             rows.push(CdfRow {
                 variant: prefix(t.str(i, variant)),
+                point: t.point(i, &cells),
                 metric: t.str(i, metric).to_string(),
                 fraction: t.req(i, fraction)?,
                 value: v,
@@ -470,6 +621,46 @@ fn read_cdf(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<Vec<CdfRow>,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cell_facts_read_restarts_outages_blackouts_and_the_calls_start() {
+        let v: Value = serde_json::json!({
+            "model": "calls",
+            "calls": {"start": "5s", "start_spread": "0s", "interval": null},
+            "server": {
+                "restart": [{"at": "100s", "down": "20s"}],
+                "outage": [{"at": "10s", "duration": "30s"}, {"at": "50s", "duration": "0s"}],
+                "down_behavior": "blackhole"
+            },
+            "path": {"base_rtt": "100ms", "blackout": [{"at": "1s", "duration": "2s"}], "rtt_change": []}
+        });
+        let f = facts_of(&v);
+        // In time order, and a zero-length outage is no down time.
+        assert_eq!(
+            f.down,
+            [Down { from: 10.0, to: 40.0, restart: false }, Down { from: 100.0, to: 120.0, restart: true }]
+        );
+        assert_eq!(f.blackouts, [(1.0, 3.0)]);
+        assert_eq!(f.base_rtt, Some(0.1));
+        assert!(f.down_silent && !f.overload_drops);
+        assert_eq!(f.calls_start, Some(CallsStart { at: 5.0, spread: 0.0, repeats: false }));
+    }
+
+    #[test]
+    fn a_swept_cell_takes_its_own_schedule_and_others_the_variants() {
+        let v: Value = serde_json::json!({
+            "name": "base",
+            "parameters": {"server": {"restart": [{"at": "5s", "down": "10s"}]}},
+            "cells": [
+                {"sweep": ["a"], "parameters": {"server": {"restart": [{"at": "5s", "down": "30s"}]}}},
+                {"sweep": ["b"]}
+            ]
+        });
+        let info = variant_info(&v, &|n| n.to_string());
+        let set = RunSet { variants: vec![info], sweep_keys: vec!["k".into()], ..RunSet::default() };
+        assert_eq!(set.facts("base", &["a".to_string()]).down[0].to, 35.0);
+        assert_eq!(set.facts("base", &["b".to_string()]).down[0].to, 15.0);
+    }
 
     #[test]
     fn flattening_keys_objects_arrays_and_nulls() {

@@ -220,16 +220,25 @@ pub fn build(data: &RunSet, plots: &[Kind]) -> Report {
         .map(|t| ((t - 5.0).max(0.0), t + 10.0))
         .unwrap_or((0.0, data.horizon_s().unwrap_or(60.0) / 4.0));
     let (from, to) = (fmt_num(from, 4), fmt_num(to, 4));
+    // With a sweep, the per-cell plots redraw one cell: the last, often the extreme.
+    let cell = match (data.sweep_keys.first(), data.points().last()) {
+        (Some(_), Some(p)) if !p[0].is_empty() && !p[0].contains(char::is_whitespace) => {
+            format!(" --cell {}={}", super::plot::short_keys(&data.sweep_keys)[0], p[0])
+        }
+        _ => String::new(),
+    };
     let redraw = plots
         .iter()
         .map(|k| match k {
             Kind::Rto => {
-                format!("backoffsim plot rto {dir} --variant {first_variant} --from {from}s --to {to}s -o zoom.svg")
+                format!(
+                    "backoffsim plot rto {dir} --variant {first_variant}{cell} --from {from}s --to {to}s -o zoom.svg"
+                )
             }
             Kind::Attempts => {
-                format!("backoffsim plot attempts {dir} --from 5s --to 30s -o herd.png")
+                format!("backoffsim plot attempts {dir}{cell} --from 5s --to 30s -o herd.png")
             }
-            Kind::Cdf => format!("backoffsim plot cdf {dir} --variant {first_variant} -o cdf.svg"),
+            Kind::Cdf => format!("backoffsim plot cdf {dir} --variant {first_variant}{cell} -o cdf.svg"),
             Kind::Sweep | Kind::Heatmap => {
                 format!("backoffsim plot {} {dir} --metric {first_metric} -o {first_metric}.png", k.name())
             }
@@ -458,10 +467,13 @@ fn verdict(names: &[String], stats: &[Option<&super::data::SummaryRow>], better:
 
 /// What the RTO plot shows, naming only the marks that appear in it.
 fn rto_caption(data: &RunSet) -> String {
-    let mut s = String::from(
+    let mut s = String::from(if data.sweep_keys.is_empty() {
         "One traced connection per variant, on shared axes. Grey dots are RTT samples, the \
-         blue line is SRTT and the orange line the RTO (the timer's value)",
-    );
+         blue line is SRTT and the orange line the RTO (the timer's value)"
+    } else {
+        "One traced connection per variant and sweep cell, on shared axes. Grey dots are RTT \
+         samples, the blue line is SRTT and the orange line the RTO (the timer's value)"
+    });
     let has = |e: &str| data.trace.iter().any(|r| r.event == e);
     if has("timeout") {
         s.push_str("; a red × marks a timer expiry, at the RTO it fired with");
@@ -487,17 +499,28 @@ fn plot_ref(kind: Kind, data: &RunSet) -> PlotRef {
         Kind::Rto => ("RTO trace", rto_caption(data)),
         Kind::Attempts => (
             "Connection attempts at the server",
-            "Attempts per time bin at the server, mean over replications, accepted (blue) and \
-             refused (orange) stacked; one panel per variant on the same scales. A tall narrow \
-             spike is a synchronized herd; jitter turns it into a lower, wider hump."
-                .to_string(),
+            format!(
+                "Attempts per time bin at the server, mean over replications, accepted (blue) and \
+                 refused (orange) stacked; one panel per variant{} on the same scales, with the \
+                 accepted attempts alone in a strip under each panel. Grey bands are the server's \
+                 down time. A tall narrow spike is a synchronized herd; jitter turns it into a \
+                 lower, wider hump.",
+                if data.sweep_keys.is_empty() { "" } else { " and sweep cell" }
+            ),
         ),
         Kind::Cdf => (
             "Distribution over clients",
-            "The share of clients (y) done by each time (x), pooled over replications: the \
-             further left and the steeper, the better. Dots mark the median (0.5) and the 99th \
-             percentile (0.99)."
-                .to_string(),
+            format!(
+                "The share of clients (y) done by each time (x), each quantile the mean over \
+                 replications of that replication's quantile: the further left and the steeper, \
+                 the better. {}Dots mark the median (0.5) and the 99th percentile (0.99); grey \
+                 shows where the server was still down.",
+                if data.sweep_keys.is_empty() {
+                    ""
+                } else {
+                    "A line per variant and sweep cell (a column per cell when both vary). "
+                }
+            ),
         ),
         Kind::Sweep => (
             "Metrics against the swept parameter",

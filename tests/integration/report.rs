@@ -72,7 +72,7 @@ fn every_plot_kind_is_a_valid_png_and_svg_with_its_title_and_axis_labels() {
         (
             "cdf",
             fixture("grpc-restart"),
-            &["Distribution over clients", "reconnect_time", "fraction of clients", "full-jitter"],
+            &["Distribution over clients", "time to reconnect", "fraction of clients", "full-jitter"],
         ),
         (
             "sweep",

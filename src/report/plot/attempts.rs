@@ -1,27 +1,43 @@
 //! `attempts`: connection attempts the server saw per time bin, accepted and refused
-//! stacked, one panel per variant on a shared time axis and a shared scale, so a herd
-//! and how jitter spreads it show at a glance. Bins are averaged over replications.
+//! stacked, one panel per variant and sweep cell on a shared time axis and a shared
+//! scale, so a herd and how jitter spreads it show at a glance. Bins are averaged over
+//! replications; the server's down time and the path's blackouts are shaded.
+//!
+//! Under each panel a strip shows the accepted attempts alone, on a scale of their own:
+//! next to a herd of 10,000 refused attempts the few hundred the server takes per bin
+//! would be a line one pixel high. The strip keeps both scales linear, so a bar's area
+//! stays the attempts it stands for (a log axis would shrink the herd to look like the
+//! hump after it, and stacked bars on a log axis misstate the upper part).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    Drawn, FONT, Figure, Glyph, INK, PlotOptions, WIDTH, fit, fmt_num, fmt_secs, header, mesh, panel_heights,
-    stack_heights, stacked_size, tick,
+    Drawn, FONT, Figure, GRID_BOLD, GRID_LIGHT, Glyph, INK, MUTED, PlotOptions, WIDTH, fit, fmt_num, fmt_secs, header,
+    mesh, omitted_note, panel_heights, series, stack_heights, stacked_size, tick,
 };
 use crate::report::ReportError;
 use crate::report::data::RunSet;
 
 const ACCEPTED: RGBColor = RGBColor(0, 114, 178);
+const UNANSWERED: RGBColor = RGBColor(120, 120, 120);
 const REFUSED: RGBColor = RGBColor(213, 94, 0);
-const BLACKOUT: RGBColor = RGBColor(222, 222, 222);
-const PANEL_HEIGHT: u32 = 200;
+const DOWN: RGBColor = RGBColor(222, 222, 222);
+const BLACKOUT: RGBColor = RGBColor(232, 222, 242);
+/// The chart of all attempts, the strip of accepted ones under it, and the time axis.
+const MAIN_HEIGHT: u32 = 190;
+const STRIP_HEIGHT: u32 = 62;
+const AXIS: u32 = 24;
 const BOTTOM_EXTRA: u32 = 22;
+const Y_LABELS: u32 = 70;
 /// Bars a panel draws at most; finer bins are merged (and the axis says so).
 const MAX_BARS: usize = 500;
+/// Panels one figure shows; past that it says what it left out.
+const MAX_PANELS: usize = 8;
 
 pub(crate) struct AttemptsFigure {
     title: String,
@@ -30,6 +46,9 @@ pub(crate) struct AttemptsFigure {
     panels: Vec<Panel>,
     x: (f64, f64),
     y_max: f64,
+    accepted_max: f64,
+    /// Whether each panel has the strip of accepted attempts under it.
+    strip: bool,
     y_desc: String,
 }
 
@@ -37,21 +56,28 @@ struct Panel {
     caption: String,
     /// (start, end, attempts, refused), means over replications.
     bars: Vec<(f64, f64, f64, f64)>,
+    /// (start, end, attempts) where the server was down and silent: nothing accepted or
+    /// refused, every attempt left to time out.
+    silent: Vec<(f64, f64, f64)>,
+    down: Vec<(f64, f64)>,
     blackouts: Vec<(f64, f64)>,
 }
 
 pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure, ReportError> {
     let rows = data.attempts.as_deref().unwrap_or(&[]);
-    let mut names: Vec<String> = data.variants.iter().map(|v| v.name.clone()).collect();
+    let mut row_variants: Vec<&str> = Vec::new();
     for r in rows {
-        if !names.contains(&r.variant) {
-            names.push(r.variant.clone());
+        if !row_variants.contains(&r.variant.as_str()) {
+            row_variants.push(&r.variant);
         }
     }
-    names.retain(|n| (opts.variants.is_empty() || opts.variants.contains(n)) && rows.iter().any(|r| &r.variant == n));
-    if names.is_empty() {
+    let has: BTreeSet<(&str, &[String])> = rows.iter().map(|r| (r.variant.as_str(), r.point.as_slice())).collect();
+    let mut chosen = series(data, opts, &row_variants, &|v, p| has.contains(&(v, p)))?;
+    if chosen.is_empty() {
         return Err(ReportError::Missing(format!("attempts.csv has no rows for variant {}", opts.variants.join(", "))));
     }
+    let total_series = chosen.len();
+    chosen.truncate(MAX_PANELS);
     let width = rows.iter().map(|r| r.bin_width).filter(|w| *w > 0.0).fold(f64::MAX, f64::min);
     if width == f64::MAX {
         return Err(ReportError::Missing("attempts.csv has no bin with a positive width".into()));
@@ -65,11 +91,12 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
     let bar = width * merge as f64;
 
     let mut panels = Vec::new();
-    let mut y_max: f64 = 0.0;
-    let mut reps_seen = std::collections::BTreeSet::new();
-    for name in &names {
-        let mine: Vec<_> = rows.iter().filter(|r| &r.variant == name).collect();
-        let reps: std::collections::BTreeSet<u32> = mine.iter().map(|r| r.replication).collect();
+    let (mut y_max, mut accepted_max): (f64, f64) = (0.0, 0.0);
+    let mut reps_seen = BTreeSet::new();
+    let mut drops = false;
+    for s in &chosen {
+        let mine: Vec<_> = rows.iter().filter(|r| r.variant == s.variant && r.point == s.point).collect();
+        let reps: BTreeSet<u32> = mine.iter().map(|r| r.replication).collect();
         reps_seen.insert(reps.len());
         let n = reps.len() as f64;
         // Sum each merged bar over bins and replications, then divide by replications.
@@ -84,7 +111,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
             e.0 += r.attempts;
             e.1 += r.refused;
         }
-        let bars: Vec<(f64, f64, f64, f64)> = sums
+        let all_bars: Vec<(f64, f64, f64, f64)> = sums
             .iter()
             .filter(|(_, (a, _))| *a > 0.0)
             .map(|(&k, &(a, f))| {
@@ -92,11 +119,19 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
                 (s, s + bar, a / n, f / n)
             })
             .collect();
-        let peak = bars.iter().map(|b| b.2).fold(0.0, f64::max);
-        let total: f64 = bars.iter().map(|b| b.2).sum();
-        let refused: f64 = bars.iter().map(|b| b.3).sum();
+        let peak = all_bars.iter().map(|b| b.2).fold(0.0, f64::max);
+        let total: f64 = all_bars.iter().map(|b| b.2).sum();
+        let refused: f64 = all_bars.iter().map(|b| b.3).sum();
         y_max = y_max.max(peak);
-        let desc = data.variant(name).map(|v| v.description.as_str()).unwrap_or("");
+        let facts = data.facts(&s.variant, &s.point);
+        let silent_at = |b: &(f64, f64, f64, f64)| {
+            let mid = (b.0 + b.1) / 2.0;
+            facts.down_silent && facts.down.iter().any(|d| d.from <= mid && mid < d.to)
+        };
+        let (silent, bars): (Vec<_>, Vec<_>) = all_bars.into_iter().partition(silent_at);
+        let silent = silent.into_iter().map(|(a, b, att, _)| (a, b, att)).collect();
+        accepted_max = bars.iter().map(|b| b.2 - b.3).fold(accepted_max, f64::max);
+        let desc = data.variant(&s.variant).map(|v| v.description.as_str()).unwrap_or("");
         let stats = format!(
             "peak {} per {}, {} in all, {} refused",
             fmt_num(peak, 3),
@@ -104,14 +139,15 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
             fmt_num(total, 4),
             fmt_num(refused, 4)
         );
-        let caption = if desc.is_empty() { format!("{name} ({stats})") } else { format!("{name} ({stats}): {desc}") };
-        let blackouts = data
-            .variant(name)
-            .map(|v| {
-                v.blackouts.iter().filter(|(a, b)| *b > x0 && *a < x1).map(|(a, b)| (a.max(x0), b.min(x1))).collect()
-            })
-            .unwrap_or_default();
-        panels.push(Panel { caption, bars, blackouts });
+        let caption =
+            if desc.is_empty() { format!("{} ({stats})", s.label) } else { format!("{} ({stats}): {desc}", s.label) };
+        let clip = |spans: &mut dyn Iterator<Item = (f64, f64)>| -> Vec<(f64, f64)> {
+            spans.filter(|(a, b)| *b > x0 && *a < x1).map(|(a, b)| (a.max(x0), b.min(x1))).collect()
+        };
+        let down = clip(&mut facts.down.iter().map(|d| (d.from, d.to)));
+        let blackouts = clip(&mut facts.blackouts.iter().copied());
+        drops |= facts.overload_drops;
+        panels.push(Panel { caption, bars, silent, down, blackouts });
     }
     let reps_text = match reps_seen.len() {
         1 => match reps_seen.iter().next() {
@@ -119,68 +155,187 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
             Some(n) => format!("mean of {n} replications"),
             None => String::new(),
         },
-        _ => "mean over each variant's replications".to_string(),
+        _ => "mean over each panel's replications".to_string(),
     };
-    let mut legend =
-        vec![(Glyph::Band(ACCEPTED), "accepted".to_string()), (Glyph::Band(REFUSED), "refused".to_string())];
+    // The strip of accepted attempts earns its place only where they would hardly show
+    // in the main chart.
+    let strip = accepted_max > 0.0 && accepted_max < 0.25 * y_max;
+    let accepted = match (drops, strip) {
+        (false, false) => "accepted",
+        (false, true) => "accepted (also alone, on its own scale, under each panel)",
+        (true, false) => "accepted, or dropped by the full queue",
+        (true, true) => "accepted, or dropped by the full queue (also alone, on its own scale, under each panel)",
+    };
+    let mut legend = vec![(Glyph::Band(ACCEPTED), accepted.to_string())];
+    if panels.iter().any(|p| p.bars.iter().any(|b| b.3 > 0.0)) {
+        legend.push((Glyph::Band(REFUSED), "refused".to_string()));
+    }
+    if panels.iter().any(|p| !p.silent.is_empty()) {
+        legend.push((Glyph::Band(UNANSWERED), "unanswered (the server is down and silent)".into()));
+    }
+    if panels.iter().any(|p| !p.down.is_empty()) {
+        legend.push((Glyph::Band(DOWN), "server down".into()));
+    }
     if panels.iter().any(|p| !p.blackouts.is_empty()) {
-        legend.push((Glyph::Band(BLACKOUT), "blackout".into()));
+        legend.push((Glyph::Band(BLACKOUT), "path blackout".into()));
     }
     let scenario = data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ");
-    let merged = if merge > 1 {
-        format!(" · {} bins of {} merged into bars of {}", merge, fmt_secs(width), fmt_secs(bar))
-    } else {
-        String::new()
-    };
+    let mut subtitle = format!("{scenario} · {reps_text}");
+    if merge > 1 {
+        subtitle.push_str(&format!(" · {} bins of {} merged into bars of {}", merge, fmt_secs(width), fmt_secs(bar)));
+    }
+    if let Some(note) = omitted_note(chosen.len(), total_series, "panels") {
+        subtitle.push_str(&format!(" · {note}"));
+    }
     Ok(AttemptsFigure {
         title: "Connection attempts at the server per time bin".into(),
-        subtitle: format!("{scenario} · {reps_text}{merged}"),
+        subtitle,
         legend,
         panels,
         x: (x0, x1),
         y_max: if y_max > 0.0 { y_max * 1.08 } else { 1.0 },
+        accepted_max: if accepted_max > 0.0 { accepted_max * 1.1 } else { 1.0 },
+        strip,
         y_desc: format!("attempts per {}", fmt_secs(bar)),
     })
 }
 
 impl Figure for AttemptsFigure {
     fn size(&self) -> (u32, u32) {
-        stacked_size(&self.subtitle, &self.legend, self.panels.len(), PANEL_HEIGHT, BOTTOM_EXTRA)
+        stacked_size(&self.subtitle, &self.legend, self.panels.len(), self.panel_height(), BOTTOM_EXTRA)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let body = header(root, &self.title, &self.subtitle, &self.legend)?;
         let n = self.panels.len();
-        let heights = panel_heights(n, PANEL_HEIGHT, BOTTOM_EXTRA);
-        let caption_style = TextStyle::from((FONT, 15, FontStyle::Bold).into_font()).color(&INK);
+        let heights = panel_heights(n, self.panel_height(), BOTTOM_EXTRA);
         for (i, (area, p)) in stack_heights(&body, &heights).iter().zip(&self.panels).enumerate() {
             let last = i + 1 == n;
-            let mut chart = ChartBuilder::on(area)
-                .margin_left(8)
-                .margin_right(24)
-                .margin_top(6)
-                .caption(fit(&p.caption, 15, WIDTH - 40), caption_style.clone())
-                .x_label_area_size(if last { 44 } else { 24 })
-                .y_label_area_size(70)
-                .build_cartesian_2d(self.x.0..self.x.1, 0.0..self.y_max)
-                .d()?;
-            mesh(&mut chart, if last { "time (s)" } else { "" }, &self.y_desc, &tick, &tick)?;
-            chart
-                .draw_series(
-                    p.blackouts.iter().map(|&(a, b)| Rectangle::new([(a, 0.0), (b, self.y_max)], BLACKOUT.filled())),
-                )
-                .d()?;
-            chart
-                .draw_series(
-                    p.bars.iter().map(|&(a, b, att, _)| Rectangle::new([(a, 0.0), (b, att)], REFUSED.filled())),
-                )
-                .d()?;
-            chart
-                .draw_series(p.bars.iter().map(|&(a, b, att, refused)| {
-                    Rectangle::new([(a, 0.0), (b, (att - refused).max(0.0))], ACCEPTED.filled())
-                }))
-                .d()?;
+            if self.strip {
+                let (main, strip) = area.split_vertically(MAIN_HEIGHT);
+                self.draw_main(&main, p, None)?;
+                self.draw_strip(&strip, p, last)?;
+            } else {
+                self.draw_main(area, p, Some(last))?;
+            }
         }
+        Ok(())
+    }
+}
+
+impl AttemptsFigure {
+    fn panel_height(&self) -> u32 {
+        MAIN_HEIGHT + AXIS + if self.strip { STRIP_HEIGHT } else { 0 }
+    }
+
+    /// The chart of all attempts; `axis` is `Some(last panel?)` when it carries the time
+    /// axis itself (no strip under it).
+    fn draw_main<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        p: &Panel,
+        axis: Option<bool>,
+    ) -> Result<(), String> {
+        let caption_style = TextStyle::from((FONT, 15, FontStyle::Bold).into_font()).color(&INK);
+        let mut chart = ChartBuilder::on(area)
+            .margin_left(8)
+            .margin_right(24)
+            .margin_top(6)
+            .caption(fit(&p.caption, 15, WIDTH - 40), caption_style)
+            .x_label_area_size(match axis {
+                None => 0,
+                Some(false) => AXIS,
+                Some(true) => AXIS + BOTTOM_EXTRA,
+            })
+            .y_label_area_size(Y_LABELS)
+            .build_cartesian_2d(self.x.0..self.x.1, 0.0..self.y_max)
+            .d()?;
+        mesh(&mut chart, if axis == Some(true) { "time (s)" } else { "" }, &self.y_desc, &tick, &tick)?;
+        self.shade(&mut chart, p, self.y_max)?;
+        if axis.is_some() {
+            let label = TextStyle::from((FONT, 12)).color(&MUTED).pos(Pos::new(HPos::Left, VPos::Top));
+            for &(a, _) in &p.down {
+                chart.draw_series(std::iter::once(Text::new(" server down", (a, self.y_max), label.clone()))).d()?;
+            }
+        }
+        chart
+            .draw_series(p.silent.iter().map(|&(a, b, att)| Rectangle::new([(a, 0.0), (b, att)], UNANSWERED.filled())))
+            .d()?;
+        chart
+            .draw_series(p.bars.iter().map(|&(a, b, att, _)| Rectangle::new([(a, 0.0), (b, att)], REFUSED.filled())))
+            .d()?;
+        chart
+            .draw_series(p.bars.iter().map(|&(a, b, att, refused)| {
+                Rectangle::new([(a, 0.0), (b, (att - refused).max(0.0))], ACCEPTED.filled())
+            }))
+            .d()?;
+        Ok(())
+    }
+
+    /// The accepted attempts alone, on a scale of their own, carrying the time axis.
+    fn draw_strip<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        p: &Panel,
+        last: bool,
+    ) -> Result<(), String> {
+        let mut chart = ChartBuilder::on(area)
+            .margin_left(8)
+            .margin_right(24)
+            .margin_top(4)
+            .x_label_area_size(if last { AXIS + BOTTOM_EXTRA } else { AXIS })
+            .y_label_area_size(Y_LABELS)
+            .build_cartesian_2d(self.x.0..self.x.1, 0.0..self.accepted_max)
+            .d()?;
+        chart
+            .configure_mesh()
+            .bold_line_style(GRID_BOLD)
+            .light_line_style(GRID_LIGHT)
+            .max_light_lines(4)
+            .axis_style(MUTED)
+            .label_style((FONT, 13).into_font().color(&INK))
+            .axis_desc_style((FONT, 14).into_font().color(&INK))
+            .x_desc(if last { "time (s)" } else { "" })
+            .y_desc("accepted")
+            .x_labels(12)
+            .y_labels(2)
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
+            .draw()
+            .d()?;
+        self.shade(&mut chart, p, self.accepted_max)?;
+        // Nothing is accepted while the server is down, so the strip has room for the word.
+        let label = TextStyle::from((FONT, 12)).color(&MUTED).pos(Pos::new(HPos::Center, VPos::Center));
+        for &(a, b) in &p.down {
+            let (left, _) = chart.backend_coord(&(a, 0.0));
+            let (right, _) = chart.backend_coord(&(b, 0.0));
+            if right - left >= super::text_width("server down", 12) as i32 + 4 {
+                let mid = ((a + b) / 2.0, self.accepted_max / 2.0);
+                chart.draw_series(std::iter::once(Text::new("server down", mid, label.clone()))).d()?;
+            }
+        }
+        chart
+            .draw_series(p.bars.iter().map(|&(a, b, att, refused)| {
+                Rectangle::new([(a, 0.0), (b, (att - refused).max(0.0))], ACCEPTED.filled())
+            }))
+            .d()?;
+        Ok(())
+    }
+
+    fn shade<DB: DrawingBackend>(
+        &self,
+        chart: &mut ChartContext<
+            '_,
+            DB,
+            Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+        >,
+        p: &Panel,
+        top: f64,
+    ) -> Result<(), String> {
+        chart
+            .draw_series(p.blackouts.iter().map(|&(a, b)| Rectangle::new([(a, 0.0), (b, top)], BLACKOUT.filled())))
+            .d()?;
+        chart.draw_series(p.down.iter().map(|&(a, b)| Rectangle::new([(a, 0.0), (b, top)], DOWN.filled()))).d()?;
         Ok(())
     }
 }

@@ -1,6 +1,11 @@
 //! `cdf`: the distribution of a per-client time (time to reconnect, time to success or
-//! give-up), pooled over replications, variants overlaid: one panel per metric. The
-//! median and the 99th percentile are marked, since those are what people quote.
+//! give-up) as quantiles averaged over replications, a line per variant and sweep cell.
+//! One panel per metric; with several variants and several cells, a column per cell
+//! (lines per variant), so no line ever mixes cells. The median and the 99th percentile
+//! are marked, since those are what people quote, and where the x axis is time since
+//! the drop (or the call's start) the time the server was still down is shaded.
+
+use std::collections::BTreeSet;
 
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
@@ -9,177 +14,362 @@ use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    Drawn, FONT, Figure, Glyph, INK, MUTED, PlotOptions, WIDTH, axis_range, color, fit, header, mesh, panel_heights,
-    spans_decades, stack_heights, stacked_size, tick,
+    Drawn, FONT, Figure, Glyph, INK, MUTED, PlotOptions, Series, WIDTH, axis_range, color, fit, header, header_height,
+    mesh, omitted_note, series, spans_decades, tick,
 };
 use crate::report::ReportError;
-use crate::report::data::RunSet;
+use crate::report::data::{CellFacts, RunSet};
 
 const PANEL_HEIGHT: u32 = 330;
-const BOTTOM_EXTRA: u32 = 0;
+/// Lines one panel shows, and cells (columns) one figure shows, at most.
+const MAX_LINES: usize = 8;
+const MAX_COLUMNS: usize = 4;
+const COLUMN_WIDTH: u32 = 440;
+const DOWN: RGBColor = RGBColor(222, 222, 222);
+
+/// Human titles of the per-client metrics `cdf.csv` holds, and the moment each is
+/// measured from. A local stand-in: the integrator swaps the titles for the shared
+/// metric catalogue.
+fn metric_title(metric: &str) -> (&str, Since) {
+    match metric {
+        "reconnect_time" => ("time to reconnect", Since::Drop),
+        "time_to_success" => ("time to success", Since::CallStart),
+        "time_to_giveup" => ("time to give up", Since::CallStart),
+        "total_sleep" => ("total sleep per call", Since::Nothing),
+        other => (other, Since::Nothing),
+    }
+}
+
+/// What a metric's clock starts at, which says whether "the server was still down" has
+/// a place on its x axis.
+#[derive(Clone, Copy, PartialEq)]
+enum Since {
+    /// The connection's drop: a restart drops every connection as it goes down.
+    Drop,
+    /// The call's start, when every call starts at the same moment.
+    CallStart,
+    Nothing,
+}
+
+/// A line: its colour index, stroke width and (value, fraction) points in the axis's unit.
+type Line = (usize, u32, Vec<(f64, f64)>);
 
 pub(crate) struct CdfFigure {
     title: String,
     subtitle: String,
     legend: Vec<(Glyph, String)>,
-    panels: Vec<Panel>,
+    /// Rows of panels (one row per metric), each with one place per column (cell), empty
+    /// where that cell has no values of the metric.
+    rows: Vec<Vec<Option<Panel>>>,
+    columns: usize,
 }
 
 struct Panel {
-    metric: String,
-    /// One line per variant: its colour index and (value, fraction) points.
-    lines: Vec<(usize, Vec<(f64, f64)>)>,
+    caption: String,
+    x_desc: String,
+    lines: Vec<Line>,
+    /// Where the server was still down, in the axis's unit.
+    down: Vec<(f64, f64)>,
     x: (f64, f64),
     log: bool,
 }
 
+/// An axis unit: its name and seconds per unit.
+fn unit_for(lo: f64, hi: f64, log: bool) -> (&'static str, f64) {
+    if hi < 1.0 {
+        ("ms", 1e-3)
+    } else if log {
+        // Decades read as round numbers in one unit: 0.1, 1, 10, 100, 1000 s.
+        ("s", 1.0)
+    } else if hi - lo.min(0.0) > 300.0 {
+        ("min", 60.0)
+    } else {
+        ("s", 1.0)
+    }
+}
+
 pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, ReportError> {
     let rows = data.cdf.as_deref().unwrap_or(&[]);
-    let mut names: Vec<String> = data.variants.iter().map(|v| v.name.clone()).collect();
+    let mut row_variants: Vec<&str> = Vec::new();
     let mut metrics: Vec<String> = Vec::new();
     for r in rows {
-        if !names.contains(&r.variant) {
-            names.push(r.variant.clone());
+        if !row_variants.contains(&r.variant.as_str()) {
+            row_variants.push(&r.variant);
         }
         if !metrics.contains(&r.metric) {
             metrics.push(r.metric.clone());
         }
     }
-    // Colours follow the variant's place in the run, so they match across plots.
-    let names: Vec<(usize, String)> = names
-        .into_iter()
-        .enumerate()
-        .filter(|(_, n)| {
-            (opts.variants.is_empty() || opts.variants.contains(n)) && rows.iter().any(|r| &r.variant == n)
-        })
-        .collect();
     if let Some(m) = &opts.metric {
         if !metrics.contains(m) {
             return Err(ReportError::Missing(format!("cdf.csv has no metric `{m}` (it has: {})", metrics.join(", "))));
         }
         metrics = vec![m.clone()];
     }
-    if names.is_empty() {
+    let has: BTreeSet<(&str, &[String])> = rows.iter().map(|r| (r.variant.as_str(), r.point.as_slice())).collect();
+    let all = series(data, opts, &row_variants, &|v, p| has.contains(&(v, p)))?;
+    if all.is_empty() {
         return Err(ReportError::Missing(format!("cdf.csv has no rows for variant {}", opts.variants.join(", "))));
     }
-    let mut panels = Vec::new();
+    let variants: Vec<&str> = all.iter().fold(Vec::new(), |mut acc, s| {
+        if !acc.contains(&s.variant.as_str()) {
+            acc.push(&s.variant);
+        }
+        acc
+    });
+    let cells: Vec<&[String]> = all.iter().fold(Vec::new(), |mut acc, s| {
+        if !acc.contains(&s.point.as_slice()) {
+            acc.push(&s.point);
+        }
+        acc
+    });
+    // One panel per metric when lines are told apart by one thing (the variant or the
+    // cell); a column per cell when both vary, so each line is one variant in one cell.
+    let grid = variants.len() > 1 && cells.len() > 1;
+    let (columns, shown_cells, omitted): (Vec<Vec<&Series>>, usize, Option<String>) = if grid {
+        let shown = &cells[..cells.len().min(MAX_COLUMNS)];
+        let cols = shown.iter().map(|c| all.iter().filter(|s| s.point == *c).take(MAX_LINES).collect()).collect();
+        (cols, shown.len(), omitted_note(shown.len(), cells.len(), "sweep cells (one column each)"))
+    } else {
+        let lines: Vec<&Series> = all.iter().take(MAX_LINES).collect();
+        (vec![lines], cells.len().min(MAX_LINES), omitted_note(all.len().min(MAX_LINES), all.len(), "lines"))
+    };
+    let _ = shown_cells;
+    let one_variant = variants.len() == 1;
+    // Colours follow the variant's place in the run, so they match across plots; with
+    // one variant, the cell's place among those shown.
+    let colour = |s: &Series, i: usize| if one_variant { i } else { s.variant_index };
+
+    let mut panel_rows = Vec::new();
     for metric in &metrics {
-        let mut lines = Vec::new();
-        for (ci, name) in &names {
-            let mut pts: Vec<(f64, f64)> = rows
-                .iter()
-                .filter(|r| &r.variant == name && &r.metric == metric)
-                .filter(|r| opts.from.is_none_or(|f| r.value >= f))
-                .filter(|r| opts.to.is_none_or(|t| r.value <= t))
-                .map(|r| (r.value, r.fraction))
-                .collect();
-            pts.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.total_cmp(&b.0)));
-            if !pts.is_empty() {
-                lines.push((*ci, pts));
-            }
-        }
-        if lines.is_empty() {
-            continue;
-        }
-        let values = lines.iter().flat_map(|(_, l)| l.iter().map(|p| p.0));
-        let (lo, hi) = values.fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
-        let pos_lo =
-            lines.iter().flat_map(|(_, l)| l.iter().map(|p| p.0)).filter(|v| *v > 0.0).fold(f64::MAX, f64::min);
-        let log = lo >= 0.0 && pos_lo < f64::MAX && spans_decades(pos_lo, hi);
-        let x = if log {
-            axis_range(pos_lo, hi, true)
-        } else {
-            let (a, b) = axis_range(lo, hi, false);
-            (opts.from.unwrap_or(a), opts.to.unwrap_or(b))
-        };
-        if log {
-            // A zero has no place on a log axis: it sits at the left edge.
-            for (_, l) in &mut lines {
-                for p in l.iter_mut() {
-                    p.0 = p.0.max(x.0);
+        let (title, since) = metric_title(metric);
+        let mut row = Vec::new();
+        for col in &columns {
+            let n = col.len() as u32;
+            let mut lines = Vec::new();
+            let mut down: Vec<(f64, f64)> = Vec::new();
+            for (i, s) in col.iter().enumerate() {
+                let mut pts: Vec<(f64, f64)> = rows
+                    .iter()
+                    .filter(|r| r.variant == s.variant && r.point == s.point && &r.metric == metric)
+                    .map(|r| (r.value, r.fraction))
+                    .collect();
+                pts.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.total_cmp(&b.0)));
+                let pts = window(&pts, opts.from, opts.to);
+                if pts.is_empty() {
+                    continue;
+                }
+                // Earlier lines are drawn wider, so where curves coincide each still shows
+                // as a stripe beside the one drawn over it.
+                let width = 2 + (n - 1 - i as u32).min(3);
+                lines.push((colour(s, i), width, pts));
+                for span in still_down(since, &data.facts(&s.variant, &s.point)) {
+                    if !down.contains(&span) {
+                        down.push(span);
+                    }
                 }
             }
+            if lines.is_empty() {
+                row.push(None);
+                continue;
+            }
+            let values = || lines.iter().flat_map(|(_, _, l)| l.iter().map(|p| p.0));
+            let (lo, hi) = values().fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+            let pos_lo = values().filter(|v| *v > 0.0).fold(f64::MAX, f64::min);
+            let log = lo >= 0.0 && pos_lo < f64::MAX && spans_decades(pos_lo, hi);
+            let (unit, per) = unit_for(lo, hi, log);
+            let x = if log {
+                let (a, b) = axis_range(pos_lo / per, hi / per, true);
+                (opts.from.map_or(a, |f| (f / per).max(a)), opts.to.map_or(b, |t| t / per))
+            } else {
+                let (a, b) = axis_range(lo / per, hi / per, false);
+                (opts.from.map_or(a, |f| f / per), opts.to.map_or(b, |t| t / per))
+            };
+            for (_, _, l) in &mut lines {
+                for p in l.iter_mut() {
+                    // A zero has no place on a log axis: it sits at the left edge.
+                    p.0 = (p.0 / per).clamp(x.0, x.1);
+                }
+            }
+            let down =
+                down.iter().map(|&(a, b)| ((a / per).max(x.0), (b / per).min(x.1))).filter(|(a, b)| b > a).collect();
+            let cell = if grid { super::cell_label(&data.sweep_keys, &col[0].point) } else { String::new() };
+            let caption = if cell.is_empty() { title.to_string() } else { format!("{title} · {cell}") };
+            let since_text = match since {
+                Since::Drop => " since the drop",
+                Since::CallStart => " since the call's start",
+                Since::Nothing => "",
+            };
+            let x_desc = format!("{title}{since_text} ({unit}{})", if log { ", log scale" } else { "" });
+            row.push(Some(Panel { caption, x_desc, lines, down, x, log }));
         }
-        panels.push(Panel { metric: metric.clone(), lines, x, log });
+        if row.iter().any(Option::is_some) {
+            panel_rows.push(row);
+        }
     }
-    if panels.is_empty() {
+    if panel_rows.is_empty() {
         return Err(ReportError::Missing("cdf.csv has no values in the chosen window".into()));
     }
-    let count = names.len() as u32;
-    let legend = names
-        .iter()
-        .enumerate()
-        .map(|(i, (ci, n))| {
-            let width = 2 + (count - 1 - i as u32).min(4) * 2;
-            (Glyph::Line(color(*ci), width), n.clone())
-        })
-        .collect();
+    let mut legend: Vec<(Glyph, String)> = Vec::new();
+    let legend_series: Vec<&Series> = if grid {
+        let mut seen: Vec<&Series> = Vec::new();
+        for s in columns.iter().flatten() {
+            if !seen.iter().any(|o| o.variant == s.variant) {
+                seen.push(s);
+            }
+        }
+        seen
+    } else {
+        columns[0].clone()
+    };
+    let count = legend_series.len() as u32;
+    for (i, s) in legend_series.iter().enumerate() {
+        let width = 2 + (count - 1 - i as u32).min(3);
+        let label = if grid { s.variant.clone() } else { s.label.clone() };
+        legend.push((Glyph::Line(color(colour(s, i)), width), label));
+    }
+    if panel_rows.iter().flatten().flatten().any(|p| !p.down.is_empty()) {
+        legend.push((Glyph::Band(DOWN), "the server was still down".into()));
+    }
+    let reps: BTreeSet<u64> = data.runs.iter().filter_map(|r| r.replications).collect();
+    let averaged = match reps.iter().next() {
+        Some(1) if reps.len() == 1 => "one replication".to_string(),
+        _ => "quantiles averaged over replications".to_string(),
+    };
     let scenario = data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ");
+    let mut subtitle = format!("{scenario} · {averaged} · dots: median, 99th percentile");
+    if let Some(note) = omitted {
+        subtitle.push_str(&format!(" · {note}"));
+    }
     Ok(CdfFigure {
-        title: "Distribution over clients (CDF), pooled over replications".into(),
-        subtitle: format!("{scenario} · read across at 0.5 for the median and 0.99 for the 99th percentile"),
+        title: "Distribution over clients (CDF)".into(),
+        subtitle,
         legend,
-        panels,
+        columns: panel_rows.iter().map(Vec::len).max().unwrap_or(1),
+        rows: panel_rows,
     })
+}
+
+/// The points of a line inside `[from, to]`, cut where the line crosses an edge, so
+/// nothing is drawn outside the axes.
+fn window(pts: &[(f64, f64)], from: Option<f64>, to: Option<f64>) -> Vec<(f64, f64)> {
+    let (lo, hi) = (from.unwrap_or(f64::NEG_INFINITY), to.unwrap_or(f64::INFINITY));
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for w in pts.windows(2) {
+        let ((xa, ya), (xb, yb)) = (w[0], w[1]);
+        let at = |x: f64| if xb == xa { (x, yb) } else { (x, ya + (yb - ya) * (x - xa) / (xb - xa)) };
+        let (a, b) = (xa.min(xb), xa.max(xb));
+        if b < lo || a > hi {
+            continue;
+        }
+        let start = if xa < lo {
+            at(lo)
+        } else if xa > hi {
+            at(hi)
+        } else {
+            (xa, ya)
+        };
+        let end = if xb < lo {
+            at(lo)
+        } else if xb > hi {
+            at(hi)
+        } else {
+            (xb, yb)
+        };
+        if out.last() != Some(&start) {
+            out.push(start);
+        }
+        out.push(end);
+    }
+    if pts.len() == 1 && pts[0].0 >= lo && pts[0].0 <= hi {
+        out.push(pts[0]);
+    }
+    out
+}
+
+/// Where, on a metric's clock (seconds), the server was still down in a cell.
+fn still_down(since: Since, facts: &CellFacts) -> Vec<(f64, f64)> {
+    match since {
+        // Every restart drops its connections as it goes down: nobody can be back
+        // before it is up again.
+        Since::Drop => facts.down.iter().filter(|d| d.restart).map(|d| (0.0, d.to - d.from)).collect(),
+        Since::CallStart => match facts.calls_start {
+            Some(c) if c.spread == 0.0 && !c.repeats => {
+                facts.down.iter().filter(|d| d.to > c.at).map(|d| ((d.from - c.at).max(0.0), d.to - c.at)).collect()
+            }
+            _ => Vec::new(),
+        },
+        Since::Nothing => Vec::new(),
+    }
 }
 
 impl Figure for CdfFigure {
     fn size(&self) -> (u32, u32) {
-        stacked_size(&self.subtitle, &self.legend, self.panels.len(), PANEL_HEIGHT, BOTTOM_EXTRA)
+        let width = self.width();
+        (width, header_height(width, &self.subtitle, &self.legend) + self.rows.len() as u32 * PANEL_HEIGHT + 8)
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let body = header(root, &self.title, &self.subtitle, &self.legend)?;
-        let heights = panel_heights(self.panels.len(), PANEL_HEIGHT, BOTTOM_EXTRA);
-        for (area, p) in stack_heights(&body, &heights).iter().zip(&self.panels) {
-            if p.log {
-                draw_panel(area, p, (p.x.0..p.x.1).log_scale())?;
-            } else {
-                draw_panel(area, p, p.x.0..p.x.1)?;
+        let areas = body.split_evenly((self.rows.len(), self.columns));
+        for (r, row) in self.rows.iter().enumerate() {
+            for (c, p) in row.iter().enumerate() {
+                let Some(p) = p else { continue };
+                let area = &areas[r * self.columns + c];
+                let w = area.dim_in_pixel().0;
+                if p.log {
+                    draw_panel(area, p, w, (p.x.0..p.x.1).log_scale())?;
+                } else {
+                    draw_panel(area, p, w, p.x.0..p.x.1)?;
+                }
             }
         }
         Ok(())
     }
 }
 
-fn draw_panel<DB, X>(area: &DrawingArea<DB, Shift>, p: &Panel, x_spec: X) -> Result<(), String>
+impl CdfFigure {
+    fn width(&self) -> u32 {
+        if self.columns > 1 { (self.columns as u32 * COLUMN_WIDTH).max(WIDTH) } else { WIDTH }
+    }
+}
+
+fn draw_panel<DB, X>(area: &DrawingArea<DB, Shift>, p: &Panel, width: u32, x_spec: X) -> Result<(), String>
 where
     DB: DrawingBackend,
     X: AsRangedCoord<Value = f64>,
     X::CoordDescType: ValueFormatter<f64>,
 {
     let caption_style = TextStyle::from((FONT, 15, FontStyle::Bold).into_font()).color(&INK);
-    let caption = format!("{}{}", p.metric, if p.log { "  (log scale)" } else { "" });
     let mut chart = ChartBuilder::on(area)
         .margin_left(8)
-        .margin_right(24)
+        .margin_right(34)
         .margin_top(6)
-        .caption(fit(&caption, 15, WIDTH - 40), caption_style)
+        .caption(fit(&p.caption, 15, width.saturating_sub(40)), caption_style)
         .x_label_area_size(44)
-        .y_label_area_size(70)
+        .y_label_area_size(60)
         .build_cartesian_2d(x_spec, 0.0..1.02)
         .d()?;
-    mesh(&mut chart, &p.metric, "fraction of clients", &|v| super::fmt_secs(*v), &tick)?;
+    mesh(&mut chart, &fit_plain(&p.x_desc, width.saturating_sub(90)), "fraction of clients", &tick, &tick)?;
     let (x0, x1) = p.x;
+    chart.draw_series(p.down.iter().map(|&(a, b)| Rectangle::new([(a, 0.0), (b, 1.02)], DOWN.filled()))).d()?;
+    let base = area.get_base_pixel();
     for q in [0.5, 0.99] {
         chart.draw_series(DashedLineSeries::new([(x0, q), (x1, q)], 4, 4, MUTED.stroke_width(1))).d()?;
-        chart
-            .draw_series(std::iter::once(Text::new(
-                if q == 0.5 { "p50" } else { "p99" },
-                (x0, q),
-                TextStyle::from((FONT, 12)).color(&MUTED).pos(Pos::new(HPos::Left, VPos::Bottom)),
-            )))
-            .d()?;
+        // The label sits in the margin right of the axes, where no line can cover it.
+        let (px, py) = chart.backend_coord(&(x1, q));
+        area.draw_text(
+            if q == 0.5 { "p50" } else { "p99" },
+            &TextStyle::from((FONT, 12)).color(&MUTED).pos(Pos::new(HPos::Left, VPos::Center)),
+            (px - base.0 + 4, py - base.1),
+        )
+        .d()?;
     }
-    // Earlier lines are drawn wider, so where curves coincide each still shows as a
-    // stripe beside the one drawn over it.
-    let n = p.lines.len() as u32;
-    for (i, (ci, line)) in p.lines.iter().enumerate() {
-        let width = 2 + (n - 1 - i as u32).min(4) * 2;
-        chart.draw_series(LineSeries::new(line.iter().copied(), color(*ci).stroke_width(width))).d()?;
+    for (ci, width, line) in &p.lines {
+        chart.draw_series(LineSeries::new(line.iter().copied(), color(*ci).stroke_width(*width))).d()?;
     }
     // Where each line crosses the median and the 99th percentile.
-    for (ci, line) in &p.lines {
+    for (ci, _, line) in &p.lines {
         for q in [0.5, 0.99] {
             if let Some(&(v, _)) = line.iter().find(|pt| pt.1 >= q - 1e-9) {
                 chart.draw_series(std::iter::once(Circle::new((v, q), 4, color(*ci).filled()))).d()?;
@@ -187,4 +377,49 @@ where
         }
     }
     Ok(())
+}
+
+/// Cuts an axis description to `width` pixels.
+fn fit_plain(text: &str, width: u32) -> String {
+    if super::text_width(text, 14) <= width { text.to_string() } else { fit(text, 13, width) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::data::{CallsStart, Down};
+
+    #[test]
+    fn a_window_cuts_lines_at_its_edges_instead_of_dropping_points() {
+        let line = [(0.0, 0.0), (10.0, 0.5), (20.0, 1.0)];
+        assert_eq!(window(&line, Some(5.0), Some(15.0)), vec![(5.0, 0.25), (10.0, 0.5), (15.0, 0.75)]);
+        assert_eq!(window(&line, None, None), line.to_vec());
+        assert!(window(&line, Some(30.0), None).is_empty());
+    }
+
+    #[test]
+    fn axes_use_one_unit_chosen_by_their_span() {
+        assert_eq!(unit_for(0.0, 0.5, false).0, "ms");
+        assert_eq!(unit_for(30.0, 125.0, false).0, "s");
+        assert_eq!(unit_for(0.0, 1000.0, false).0, "min");
+        assert_eq!(unit_for(0.01, 1000.0, true).0, "s");
+    }
+
+    #[test]
+    fn the_server_is_still_down_from_the_drop_until_the_restart_ends() {
+        let facts = CellFacts {
+            down: vec![Down { from: 10.0, to: 40.0, restart: true }, Down { from: 100.0, to: 120.0, restart: false }],
+            ..CellFacts::default()
+        };
+        assert_eq!(still_down(Since::Drop, &facts), vec![(0.0, 30.0)]);
+        assert_eq!(still_down(Since::Nothing, &facts), vec![]);
+        // Calls that all start at 5 s meet the first restart 5 s in; spread calls get nothing.
+        let calls = |spread| CellFacts {
+            calls_start: Some(CallsStart { at: 5.0, spread, repeats: false }),
+            down: vec![Down { from: 5.0, to: 35.0, restart: false }],
+            ..CellFacts::default()
+        };
+        assert_eq!(still_down(Since::CallStart, &calls(0.0)), vec![(0.0, 30.0)]);
+        assert_eq!(still_down(Since::CallStart, &calls(1.0)), vec![]);
+    }
 }

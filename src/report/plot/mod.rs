@@ -32,9 +32,10 @@ use super::data::RunSet;
 pub enum Kind {
     /// RTT samples, SRTT and RTO over time, with timeouts and retransmissions marked.
     Rto,
-    /// Connection attempts the server saw per time bin, one panel per variant.
+    /// Connection attempts the server saw per time bin, one panel per variant and sweep cell.
     Attempts,
-    /// The distribution of reconnect times (or times to success), variants overlaid.
+    /// The distribution of reconnect times (or times to success), a line per variant and
+    /// sweep cell.
     Cdf,
     /// A metric against the swept parameter, a line per variant with its 95 % CI.
     Sweep,
@@ -120,6 +121,10 @@ pub struct PlotOptions {
     pub to: Option<f64>,
     /// Sweep, heatmap and CDF plots: the metric to show (all by default).
     pub metric: Option<String>,
+    /// RTO, attempts and CDF plots: the sweep cells to show, as `(key, value)` pairs; a
+    /// key is the full dotted sweep key or its last segment. Values of one key are
+    /// alternatives, different keys must all match (all cells when empty).
+    pub cells: Vec<(String, String)>,
 }
 
 /// Draws a plot of `kind` from `data`.
@@ -141,6 +146,15 @@ pub fn render(kind: Kind, data: &RunSet, opts: &PlotOptions, format: Format) -> 
         return Err(ReportError::Missing(format!(
             "the time window is empty: --to ({b} s) must be after --from ({a} s)"
         )));
+    }
+    if !opts.cells.is_empty() {
+        if matches!(kind, Kind::Sweep | Kind::Heatmap) {
+            return Err(ReportError::Missing(format!(
+                "--cell picks sweep cells for rto, attempts and cdf; `{}` draws across cells",
+                kind.name()
+            )));
+        }
+        select_cells(data, &opts.cells)?;
     }
     match kind {
         Kind::Rto => encode(&rto::figure(data, opts)?, format),
@@ -262,6 +276,8 @@ pub(crate) enum Glyph {
     Line(RGBColor, u32),
     Dashed(RGBColor),
     Dot(RGBColor),
+    /// An open circle.
+    Ring(RGBColor),
     Cross(RGBColor),
     Triangle(RGBColor),
     Band(RGBColor),
@@ -403,6 +419,7 @@ fn draw_glyph<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, glyph: Glyph, x
             Ok(())
         }
         Glyph::Dot(col) => area.draw(&Circle::new((c, y), 3, col.filled())).d(),
+        Glyph::Ring(col) => area.draw(&Circle::new((c, y), 3, col.stroke_width(1))).d(),
         Glyph::Cross(col) => area.draw(&Cross::new((c, y), 5, col.stroke_width(2))).d(),
         Glyph::Triangle(col) => area.draw(&TriangleMarker::new((c, y), 5, col.filled())).d(),
         Glyph::Band(col) => area.draw(&Rectangle::new([(x, y - 7), (x + 22, y + 7)], col.filled())).d(),
@@ -598,5 +615,211 @@ mod tests {
         let thin = thin_points(&many, (0.0, 60.0), (0.01, 10.0), true);
         assert!(thin.len() <= 2001, "{}", thin.len());
         assert_eq!(thin[0], many[0]);
+    }
+}
+
+// ---- sweep cells ------------------------------------------------------------------
+
+/// The names plots give the sweep keys: the last dotted segment (`max_backoff`) where no
+/// other key ends the same way, else the whole key.
+pub(crate) fn short_keys(keys: &[String]) -> Vec<String> {
+    let last = |k: &str| k.rsplit('.').next().unwrap_or(k).to_string();
+    keys.iter()
+        .map(|k| {
+            let l = last(k);
+            if keys.iter().filter(|o| last(o) == l).count() == 1 { l } else { k.clone() }
+        })
+        .collect()
+}
+
+/// A sweep cell as people read it: `max_backoff = 30s, window = 8`; empty without a
+/// sweep.
+pub(crate) fn cell_label(keys: &[String], point: &[String]) -> String {
+    short_keys(keys)
+        .iter()
+        .zip(point)
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What a panel or a line is called: the variant and the cell, `jitter-0.2 · max_backoff
+/// = 30s`; the cell alone when the figure shows one variant, the variant alone without a
+/// sweep.
+pub(crate) fn series_label(variant: &str, cell: &str, one_variant: bool) -> String {
+    match (cell.is_empty(), one_variant) {
+        (true, _) => variant.to_string(),
+        (false, true) => cell.to_string(),
+        (false, false) => format!("{variant} · {cell}"),
+    }
+}
+
+/// Whether two swept values are the same: the same text, or the same duration or number
+/// written differently (`30s` and `30 s`, `0.5` and `0.50`).
+fn same_value(a: &str, b: &str) -> bool {
+    let (a, b) = (a.trim(), b.trim());
+    if a == b {
+        return true;
+    }
+    let dur = |s: &str| crate::engine::time::SimDuration::parse(s).ok();
+    if let (Some(x), Some(y)) = (dur(a), dur(b)) {
+        return x == y;
+    }
+    matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(x), Ok(y)) if x == y)
+}
+
+/// The sweep cells of `data` that `wanted` selects (every cell when it is empty), in the
+/// run's order; an error names the keys and values there are when a key or a value
+/// matches nothing.
+pub fn select_cells(data: &RunSet, wanted: &[(String, String)]) -> Result<Vec<Vec<String>>, ReportError> {
+    let points = data.points();
+    if wanted.is_empty() {
+        return Ok(points);
+    }
+    let keys = &data.sweep_keys;
+    if keys.is_empty() {
+        return Err(ReportError::Missing("--cell picks sweep cells, and this run has no [sweep]".into()));
+    }
+    let values = |i: usize| {
+        let mut out: Vec<&str> = Vec::new();
+        for p in &points {
+            if !out.contains(&p[i].as_str()) {
+                out.push(&p[i]);
+            }
+        }
+        out.join(", ")
+    };
+    let mut by_key: Vec<(usize, Vec<&str>)> = Vec::new();
+    for (k, v) in wanted {
+        let hits: Vec<usize> = (0..keys.len())
+            .filter(|&i| keys[i] == *k || (!k.contains('.') && keys[i].rsplit('.').next() == Some(k.as_str())))
+            .collect();
+        let i = match hits.as_slice() {
+            [i] => *i,
+            [] => {
+                return Err(ReportError::Missing(format!(
+                    "--cell {k}={v}: no sweep key `{k}` (keys: {})",
+                    keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                )));
+            }
+            several => {
+                return Err(ReportError::Missing(format!(
+                    "--cell {k}={v}: `{k}` could be any of {}; write the whole key",
+                    several.iter().map(|&i| format!("`{}`", keys[i])).collect::<Vec<_>>().join(", ")
+                )));
+            }
+        };
+        if !points.iter().any(|p| same_value(&p[i], v)) {
+            return Err(ReportError::Missing(format!(
+                "--cell {k}={v}: `{}` is never `{v}` (its values: {})",
+                keys[i],
+                values(i)
+            )));
+        }
+        match by_key.iter_mut().find(|(j, _)| *j == i) {
+            Some((_, vs)) => vs.push(v),
+            None => by_key.push((i, vec![v])),
+        }
+    }
+    let chosen: Vec<Vec<String>> =
+        points.into_iter().filter(|p| by_key.iter().all(|(i, vs)| vs.iter().any(|v| same_value(&p[*i], v)))).collect();
+    if chosen.is_empty() {
+        return Err(ReportError::Missing(format!(
+            "no sweep cell has {}",
+            wanted.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" and ")
+        )));
+    }
+    Ok(chosen)
+}
+
+/// One (variant, cell) a plot draws: a panel or a line.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Series {
+    pub variant: String,
+    /// The variant's place in the run, which picks its colour in every plot.
+    pub variant_index: usize,
+    pub point: Vec<String>,
+    /// The cell's place among the run's cells.
+    pub cell_index: usize,
+    /// `variant · key = value`, or the shorter form [`series_label`] gives.
+    pub label: String,
+}
+
+/// The (variant, cell) pairs of `data` that `opts` selects and `has` finds data for,
+/// variant by variant, cells in the run's order. Variants the rows name but the manifest
+/// lacks come last.
+pub(crate) fn series(
+    data: &RunSet,
+    opts: &PlotOptions,
+    row_variants: &[&str],
+    has: &dyn Fn(&str, &[String]) -> bool,
+) -> Result<Vec<Series>, ReportError> {
+    let mut names: Vec<String> = data.variants.iter().map(|v| v.name.clone()).collect();
+    for v in row_variants {
+        if !names.iter().any(|n| n == v) {
+            names.push(v.to_string());
+        }
+    }
+    let all_points = data.points();
+    let points = select_cells(data, &opts.cells)?;
+    let chosen: Vec<(usize, &String)> =
+        names.iter().enumerate().filter(|(_, n)| opts.variants.is_empty() || opts.variants.contains(n)).collect();
+    let mut out = Vec::new();
+    for (vi, name) in &chosen {
+        for p in &points {
+            if has(name, p) {
+                let cell_index = all_points.iter().position(|q| q == p).unwrap_or(0);
+                out.push(Series {
+                    variant: (*name).clone(),
+                    variant_index: *vi,
+                    point: p.clone(),
+                    cell_index,
+                    label: String::new(),
+                });
+            }
+        }
+    }
+    let one_variant = out.iter().all(|s| out.first().is_some_and(|f| f.variant == s.variant));
+    for s in &mut out {
+        s.label = series_label(&s.variant, &cell_label(&data.sweep_keys, &s.point), one_variant);
+    }
+    Ok(out)
+}
+
+/// What a figure that shows `shown` of `total` (variant, cell) pairs says about the rest.
+pub(crate) fn omitted_note(shown: usize, total: usize, what: &str) -> Option<String> {
+    (shown < total).then(|| format!("{shown} of {total} {what} shown (others: --cell, --variant)"))
+}
+
+#[cfg(test)]
+mod cell_tests {
+    use super::*;
+
+    #[test]
+    fn short_keys_drop_the_dotted_prefix_only_where_the_last_segment_is_unique() {
+        let keys = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(short_keys(&keys(&["grpc.backoff.max_backoff", "tcp.window"])), ["max_backoff", "window"]);
+        assert_eq!(
+            short_keys(&keys(&["path.forward.loss", "path.reverse.loss"])),
+            keys(&["path.forward.loss", "path.reverse.loss"])
+        );
+        assert_eq!(cell_label(&keys(&["grpc.backoff.max_backoff"]), &keys(&["30s"])), "max_backoff = 30s");
+        assert_eq!(cell_label(&[], &[]), "");
+    }
+
+    #[test]
+    fn series_labels_name_the_variant_only_when_there_are_several() {
+        assert_eq!(series_label("base", "max_backoff = 30s", true), "max_backoff = 30s");
+        assert_eq!(series_label("jitter", "max_backoff = 30s", false), "jitter · max_backoff = 30s");
+        assert_eq!(series_label("linux", "", false), "linux");
+    }
+
+    #[test]
+    fn swept_values_match_when_written_differently() {
+        assert!(same_value("30s", "30 s"));
+        assert!(same_value("0.5min", "30s"));
+        assert!(same_value("0.50", "0.5"));
+        assert!(!same_value("10s", "100s"));
     }
 }

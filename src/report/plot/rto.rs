@@ -1,7 +1,11 @@
 //! `rto`: a traced connection's RTT samples (points), SRTT and RTO (lines) over time,
 //! timer expiries marked on the RTO line, retransmissions along the bottom, blackouts
-//! and changed path RTTs shaded. One panel per variant (or per connection when one
-//! variant is chosen), on shared axes so the panels compare at a glance.
+//! and changed path RTTs shaded. One panel per variant and sweep cell (or per connection
+//! when one is chosen), on shared axes so the panels compare at a glance.
+//!
+//! The y axis covers the lines and the bulk of the samples (their 1st to 99th
+//! percentile): one odd sample must not squash the rest into a corner. Samples beyond it
+//! are drawn at its edge as open circles.
 
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
@@ -11,7 +15,7 @@ use plotters::style::text_anchor;
 
 use super::{
     Drawn, FONT, Figure, Glyph, INK, MUTED, PlotOptions, WIDTH, axis_range, fit, fmt_secs, header, mesh, panel_heights,
-    spans_decades, stack_heights, stacked_size, thin_line, thin_points, tick,
+    series, spans_decades, stack_heights, stacked_size, thin_line, thin_points, tick,
 };
 use crate::report::ReportError;
 use crate::report::data::{RunSet, TraceRow};
@@ -49,6 +53,8 @@ pub(crate) struct RtoFigure {
 struct Panel {
     caption: String,
     samples: Vec<(f64, f64)>,
+    /// Samples beyond the y axis, at its edge.
+    clipped: Vec<(f64, f64)>,
     /// SRTT as steps, split where the estimate is cleared.
     srtt: Vec<Vec<(f64, f64)>>,
     rto: Vec<(f64, f64)>,
@@ -62,37 +68,36 @@ struct Panel {
 }
 
 pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, ReportError> {
-    // Variants in manifest order, then any the trace has that the manifest does not.
-    let mut names: Vec<String> = data.variants.iter().map(|v| v.name.clone()).collect();
+    let mut row_variants: Vec<&str> = Vec::new();
+    let mut has: std::collections::BTreeSet<(&str, &[String])> = std::collections::BTreeSet::new();
     for r in &data.trace {
-        if !names.contains(&r.variant) {
-            names.push(r.variant.clone());
+        if !row_variants.contains(&r.variant.as_str()) {
+            row_variants.push(&r.variant);
         }
+        has.insert((r.variant.as_str(), r.point.as_slice()));
     }
-    let names: Vec<String> = names
-        .into_iter()
-        .filter(|n| opts.variants.is_empty() || opts.variants.contains(n))
-        .filter(|n| data.trace.iter().any(|r| &r.variant == n))
-        .collect();
-    if names.is_empty() {
+    let all = series(data, opts, &row_variants, &|v, p| has.contains(&(v, p)))?;
+    if all.is_empty() {
         return Err(ReportError::Missing(format!("trace.csv has no rows for variant {}", opts.variants.join(", "))));
     }
 
-    // (variant, replication, client) of each panel.
-    let mut chosen: Vec<(String, u32, u32)> = Vec::new();
+    // (series, replication, client) of each panel.
+    let mut chosen: Vec<(&super::Series, u32, u32)> = Vec::new();
     let mut total = 0;
-    for name in &names {
-        let rows = data.trace.iter().filter(|r| &r.variant == name);
+    for s in &all {
+        let name = &s.variant;
+        let rows = data.trace.iter().filter(|r| &r.variant == name && r.point == s.point);
         let reps: std::collections::BTreeSet<u32> = rows.clone().map(|r| r.replication).collect();
         let rep = match opts.replication {
             Some(r) if reps.contains(&r) => r,
             Some(r) => {
                 return Err(ReportError::Missing(format!(
-                    "replication {r} of `{name}` is not traced (traced: {})",
+                    "replication {r} of `{}` is not traced (traced: {})",
+                    s.label,
                     list(&reps)
                 )));
             }
-            None => *reps.iter().next().expect("the variant has rows"),
+            None => *reps.iter().next().expect("the series has rows"),
         };
         let clients: std::collections::BTreeSet<u32> =
             rows.filter(|r| r.replication == rep).map(|r| r.client).collect();
@@ -100,16 +105,17 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
             Some(c) if clients.contains(&c) => vec![c],
             Some(c) => {
                 return Err(ReportError::Missing(format!(
-                    "connection {c} of `{name}` (replication {rep}) is not traced (traced: {}); \
+                    "connection {c} of `{}` (replication {rep}) is not traced (traced: {}); \
                      choose traced connections with [trace] clients in the scenario",
+                    s.label,
                     list(&clients)
                 )));
             }
-            None if names.len() == 1 => clients.iter().copied().collect(),
+            None if all.len() == 1 => clients.iter().copied().collect(),
             None => vec![*clients.iter().next().expect("the replication has rows")],
         };
         total += picked.len();
-        chosen.extend(picked.into_iter().map(|c| (name.clone(), rep, c)));
+        chosen.extend(picked.into_iter().map(|c| (s, rep, c)));
     }
     chosen.truncate(MAX_PANELS);
 
@@ -117,29 +123,28 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
     let x0 = opts.from.unwrap_or(0.0);
     let x1 = opts.to.unwrap_or(horizon.max(x0 + 1e-3));
 
-    let one_variant = names.len() == 1;
+    let several_clients = chosen.iter().any(|c| c.2 != chosen[0].2);
     let mut panels: Vec<Panel> = chosen
         .iter()
-        .map(|(name, rep, client)| {
+        .map(|(s, rep, client)| {
+            let name = &s.variant;
             let rows: Vec<&TraceRow> = data
                 .trace
                 .iter()
-                .filter(|r| &r.variant == name && r.replication == *rep && r.client == *client)
+                .filter(|r| &r.variant == name && r.point == s.point && r.replication == *rep && r.client == *client)
                 .collect();
             let mut p = panel(&rows, x0, x1);
-            if let Some(v) = data.variant(name) {
-                p.blackouts = v
-                    .blackouts
-                    .iter()
-                    .filter(|(a, b)| *b > x0 && *a < x1)
-                    .map(|(a, b)| (a.max(x0), b.min(x1)))
-                    .collect();
-                if let Some(base) = v.base_rtt {
-                    path_rtt(&mut p, base, &v.rtt_changes, x0, x1);
-                }
+            let facts = data.facts(name, &s.point);
+            p.blackouts = facts
+                .blackouts
+                .iter()
+                .filter(|(a, b)| *b > x0 && *a < x1)
+                .map(|(a, b)| (a.max(x0), b.min(x1)))
+                .collect();
+            if let Some(base) = facts.base_rtt {
+                path_rtt(&mut p, base, &facts.rtt_changes, x0, x1);
             }
-            let who =
-                if one_variant && chosen.len() > 1 { format!("{name} · connection {client}") } else { name.clone() };
+            let who = if several_clients { format!("{} · connection {client}", s.label) } else { s.label.clone() };
             let desc = data.variant(name).map(|v| v.description.as_str()).unwrap_or("");
             let counts =
                 format!("{}, {}", plural(p.timeouts.len(), "timeout"), plural(p.retransmits.len(), "retransmission"));
@@ -149,15 +154,15 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
         })
         .collect();
 
-    let values = panels
-        .iter()
-        .flat_map(|p| p.samples.iter().chain(p.srtt.iter().flatten()).chain(&p.rto).chain(&p.path).map(|q| q.1));
-    let (lo, hi) = values.filter(|v| *v > 0.0).fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
-    let (lo, hi) = if lo > hi { (0.1, 1.0) } else { (lo, hi) };
+    let (lo, hi) = y_extent(&panels);
     let log = spans_decades(lo, hi);
     let y = axis_range(lo, hi, log);
+    let mut clipped = 0;
     for p in &mut panels {
-        p.samples = thin_points(&p.samples, (x0, x1), y, log);
+        let (inside, outside): (Vec<_>, Vec<_>) = p.samples.iter().partition(|s| s.1 >= y.0 && s.1 <= y.1);
+        clipped += outside.len();
+        p.clipped = outside.into_iter().map(|(t, v)| (t, v.clamp(y.0, y.1))).collect();
+        p.samples = thin_points(&inside, (x0, x1), y, log);
         p.rto = thin_line(&p.rto, x0, x1);
         for s in &mut p.srtt {
             *s = thin_line(s, x0, x1);
@@ -170,6 +175,9 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
         (Glyph::Line(SRTT, 2), "SRTT".to_string()),
         (Glyph::Line(RTO, 2), "RTO (the timer's value)".to_string()),
     ];
+    if any(&|p| !p.clipped.is_empty()) {
+        legend.push((Glyph::Ring(SAMPLE), "RTT sample off the scale (drawn at its edge)".into()));
+    }
     if any(&|p| !p.timeouts.is_empty()) {
         legend.push((Glyph::Cross(TIMEOUT), "timer expired".into()));
     }
@@ -201,8 +209,12 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
     if log {
         subtitle.push_str(" · log scale: the RTO spans decades");
     }
+    if clipped > 0 {
+        subtitle.push_str(&format!(" · {} off the scale", plural(clipped, "sample")));
+    }
     if total > chosen.len() {
-        subtitle.push_str(&format!(" · first {} of {total} connections (choose with --client)", chosen.len()));
+        subtitle
+            .push_str(&format!(" · {} of {total} panels shown (others: --client, --cell, --variant)", chosen.len()));
     }
     let rug = panels.iter().any(|p| !p.retransmits.is_empty());
     Ok(RtoFigure {
@@ -215,6 +227,23 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
         log,
         rug,
     })
+}
+
+/// The y range that shows every line and the bulk of the samples: lines in full, samples
+/// from their 1st to their 99th percentile (all of them when there are few).
+fn y_extent(panels: &[Panel]) -> (f64, f64) {
+    let lines = panels.iter().flat_map(|p| p.srtt.iter().flatten().chain(&p.rto).chain(&p.path).map(|q| q.1));
+    let (mut lo, mut hi) = lines.filter(|v| *v > 0.0).fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    let mut samples: Vec<f64> =
+        panels.iter().flat_map(|p| p.samples.iter().map(|s| s.1)).filter(|v| *v > 0.0).collect();
+    samples.sort_by(f64::total_cmp);
+    if !samples.is_empty() {
+        let n = samples.len();
+        let (a, b) = if n < 100 { (0, n - 1) } else { (n / 100, n - 1 - n / 100) };
+        lo = lo.min(samples[a]);
+        hi = hi.max(samples[b]);
+    }
+    if lo > hi { (0.1, 1.0) } else { (lo, hi) }
 }
 
 fn plural(n: usize, what: &str) -> String {
@@ -419,6 +448,7 @@ where
             .d()?;
     }
     chart.draw_series(p.samples.iter().map(|&(x, y)| Circle::new((x, y), 2, SAMPLE.filled()))).d()?;
+    chart.draw_series(p.clipped.iter().map(|&(x, y)| Circle::new((x, y), 3, SAMPLE.stroke_width(1)))).d()?;
     for s in &p.srtt {
         chart.draw_series(LineSeries::new(s.iter().copied(), SRTT.stroke_width(2))).d()?;
     }
@@ -474,4 +504,21 @@ fn draw_rug<DB: DrawingBackend>(
     }
     rug.draw_series(p.retransmits.iter().map(|&x| TriangleMarker::new((x, 0.5), 4, RETRANSMIT.filled()))).d()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_odd_sample_does_not_stretch_the_y_axis_but_lines_always_fit() {
+        let mut samples: Vec<(f64, f64)> = (0..500).map(|i| (i as f64 * 0.1, 0.1 + (i % 5) as f64 * 0.01)).collect();
+        samples.push((10.0, 0.001));
+        let p = Panel { samples, rto: vec![(0.0, 1.0), (60.0, 1.0)], ..Panel::default() };
+        let (lo, hi) = y_extent(std::slice::from_ref(&p));
+        assert_eq!((lo, hi), (0.1, 1.0));
+        // A line is drawn in full, however far it goes.
+        let p = Panel { rto: vec![(0.0, 0.002), (60.0, 1.0)], ..p };
+        assert_eq!(y_extent(std::slice::from_ref(&p)).0, 0.002);
+    }
 }
