@@ -35,7 +35,8 @@ pub struct PlotArgs {
     /// End of the time window, e.g. `30s` (a bare number is seconds).
     #[arg(long, value_name = "T", value_parser = seconds)]
     pub to: Option<f64>,
-    /// sweep, heatmap, cdf: the metric to show [default: all, one panel each].
+    /// sweep, heatmap, cdf: the one metric to show, any the run wrote [default: sweep and
+    /// heatmap the model's headline metrics that vary, cdf every metric, one panel each].
     #[arg(long, value_name = "M")]
     pub metric: Option<String>,
     /// rto, attempts, cdf: only the sweep cells where KEY (the dotted sweep key or its

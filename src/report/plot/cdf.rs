@@ -17,6 +17,7 @@ use super::{
     Drawn, FONT, Figure, Glyph, INK, MUTED, PlotOptions, Series, WIDTH, axis_range, color, fit, header, header_height,
     mesh, omitted_note, series, spans_decades, tick,
 };
+use crate::metrics::catalogue;
 use crate::report::ReportError;
 use crate::report::data::{CellFacts, RunSet};
 
@@ -27,17 +28,24 @@ const MAX_COLUMNS: usize = 4;
 const COLUMN_WIDTH: u32 = 440;
 const DOWN: RGBColor = RGBColor(222, 222, 222);
 
-/// Human titles of the per-client metrics `cdf.csv` holds, and the moment each is
-/// measured from. A local stand-in: the integrator swaps the titles for the shared
-/// metric catalogue.
-fn metric_title(metric: &str) -> (&str, Since) {
-    match metric {
-        "reconnect_time" => ("time to reconnect", Since::Drop),
-        "time_to_success" => ("time to success", Since::CallStart),
-        "time_to_giveup" => ("time to give up", Since::CallStart),
-        "total_sleep" => ("total sleep per call", Since::Nothing),
-        other => (other, Since::Nothing),
-    }
+/// The title of a per-client metric `cdf.csv` holds, in lower case for an axis, and the
+/// moment it is measured from. `reconnect_time` is a distribution only (its summary
+/// metrics are the `reconnect_p*` quantiles), so the catalogue does not list it.
+fn metric_title(metric: &str) -> (String, Since) {
+    let since = match metric {
+        "reconnect_time" => Since::Drop,
+        "time_to_success" | "time_to_giveup" => Since::CallStart,
+        _ => Since::Nothing,
+    };
+    let title = match metric {
+        "reconnect_time" => "time to reconnect".to_string(),
+        other => {
+            let t = catalogue::title(other, &[catalogue::Model::Grpc, catalogue::Model::Calls]);
+            let mut c = t.chars();
+            c.next().map(|f| f.to_lowercase().chain(c).collect()).unwrap_or_default()
+        }
+    };
+    (title, since)
 }
 
 /// What a metric's clock starts at, which says whether "the server was still down" has

@@ -119,7 +119,8 @@ pub struct PlotOptions {
     /// Time window in seconds.
     pub from: Option<f64>,
     pub to: Option<f64>,
-    /// Sweep, heatmap and CDF plots: the metric to show (all by default).
+    /// Sweep, heatmap and CDF plots: the one metric to show, any the run wrote (by default
+    /// the sweep and heatmap show the model's headline metrics that vary, the CDF all).
     pub metric: Option<String>,
     /// RTO, attempts and CDF plots: the sweep cells to show, as `(key, value)` pairs; a
     /// key is the full dotted sweep key or its last segment. Values of one key are
