@@ -3,7 +3,9 @@
 
 use serde_spanned::Spanned;
 use sha2::{Digest, Sha256};
-use toml::de::DeTable;
+use std::borrow::Cow;
+
+use toml::de::{DeTable, DeValue};
 
 use super::calls::{CallsConfig, CallsSpec};
 use super::diag::{Diagnostic, ScenarioError};
@@ -34,15 +36,15 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
     let doc = Document::parse(label, source).map_err(ScenarioError::single)?;
     let (mut base, variant_tables) = doc.split_variants().map_err(ScenarioError::single)?;
     let axes = sweep::take_axes(&doc, &mut base).map_err(ScenarioError::single)?;
-    let mut diags: Vec<Diagnostic> = Vec::new();
+    let mut diags: Vec<Found> = Vec::new();
     for axis in &axes {
         let root = axis.key.split('.').next().unwrap_or_default();
         if SHARED_KEYS.iter().any(|(k, _)| *k == root) || ["name", "description", "variant"].contains(&root) {
-            diags.push(doc.diag(
+            diags.push(Found::file(doc.diag(
                 Some(axis.key_span.clone()),
                 &format!("sweep.{}", axis.key),
                 "only model parameters can be swept (not seed, replications, horizon, max_events, trace, name or description)",
-            ));
+            )));
         }
     }
 
@@ -56,15 +58,15 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
         let (name, description) = variant_identity(&doc, &v.table, &prefix, &mut diags);
         for (key, why) in SHARED_KEYS {
             if v.table.get_ref().get(*key).is_some() {
-                diags.push(doc.diag(Some(locate(&v.table, key)), &join(&prefix, key), why));
+                diags.push(Found::file(doc.diag(Some(locate(&v.table, key)), &join(&prefix, key), why)));
             }
         }
         if runs.iter().any(|r| r.0 == name) {
-            diags.push(doc.diag(
+            diags.push(Found::file(doc.diag(
                 Some(locate(&v.table, "name")),
                 &join(&prefix, "name"),
                 &format!("a variant named `{name}` already exists"),
-            ));
+            )));
         }
         let mut overrides = v.table.get_ref().clone();
         for key in VARIANT_OWN_KEYS.iter().chain(SHARED_KEYS.iter().map(|(k, _)| k)) {
@@ -80,23 +82,17 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
     let mut variants = Vec::new();
     for (name, description, table, index) in runs {
         let mut cells = Vec::new();
-        for point in &grid {
+        for (cell, point) in grid.iter().enumerate() {
             let mut cell_table = table.clone();
             merge(cell_table.get_mut(), &sweep::overlay(&axes, point));
             let values: Vec<String> =
                 axes.iter().zip(point).map(|(a, &i)| sweep::display(a.values[i].get_ref())).collect();
-            let at = if axes.is_empty() {
-                String::new()
-            } else {
-                let pairs: Vec<String> = axes.iter().zip(&values).map(|(a, v)| format!("{} = {v}", a.key)).collect();
-                format!(" (sweep point {})", pairs.join(", "))
-            };
             let ctx = Context {
                 doc: &doc,
                 table: &cell_table,
                 variant: index.map(|i| &variant_tables[i].table),
                 index,
-                at: &at,
+                cell: (!axes.is_empty()).then_some(cell),
             };
             if let Some((raw, spec)) = ctx.resolve(&mut diags) {
                 first.get_or_insert(raw);
@@ -106,9 +102,13 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
         variants.push(Variant { name, description, cells });
     }
 
-    dedup(&mut diags);
     if !diags.is_empty() {
-        return Err(ScenarioError { diagnostics: diags });
+        let labels: Vec<Vec<String>> = grid
+            .iter()
+            .map(|point| axes.iter().zip(point).map(|(a, &i)| sweep::display(a.values[i].get_ref())).collect())
+            .collect();
+        let keys: Vec<&str> = axes.iter().map(|a| a.key.as_str()).collect();
+        return Err(ScenarioError { diagnostics: merge_cells(diags, &keys, &labels) });
     }
     let raw = first.expect("no diagnostics implies at least one resolved cell");
     Ok(Scenario {
@@ -130,8 +130,8 @@ struct Context<'d, 'a> {
     table: &'d Spanned<DeTable<'a>>,
     variant: Option<&'d Spanned<DeTable<'a>>>,
     index: Option<usize>,
-    /// " (sweep point …)" or empty, appended to messages.
-    at: &'d str,
+    /// The sweep cell, when the scenario has a sweep.
+    cell: Option<usize>,
 }
 
 impl Context<'_, '_> {
@@ -143,18 +143,22 @@ impl Context<'_, '_> {
         }
     }
 
-    fn push(&self, diags: &mut Vec<Diagnostic>, key: &str, message: &str) {
-        let message = format!("{message}{}", self.at);
-        diags.push(self.doc.diag(Some(locate(self.table, key)), &self.place(key), &message));
+    fn push(&self, diags: &mut Vec<Found>, key: &str, message: &str) {
+        diags.push(self.cell(self.doc.diag(Some(locate(self.table, key)), &self.place(key), message)));
     }
 
-    fn resolve(&self, diags: &mut Vec<Diagnostic>) -> Option<(RawScenario, ModelSpec)> {
-        let raw: RawScenario = match self.doc.deserialize(self.table.clone(), "") {
+    fn cell(&self, diag: Diagnostic) -> Found {
+        Found { diag, cell: self.cell }
+    }
+
+    fn resolve(&self, diags: &mut Vec<Found>) -> Option<(RawScenario, ModelSpec)> {
+        let raw: RawScenario = match self.doc.deserialize_all(self.table.clone(), &stand_in) {
             Ok(raw) => raw,
-            Err(mut d) => {
-                d.key = self.place(&d.key);
-                d.message.push_str(self.at);
-                diags.push(d);
+            Err(found) => {
+                for mut d in found {
+                    d.key = self.place(&d.key);
+                    diags.push(self.cell(d));
+                }
                 return None;
             }
         };
@@ -172,12 +176,13 @@ impl Context<'_, '_> {
             let spec = self.calls(diags, &raw, calls)?;
             return Some((raw, ModelSpec::Calls(Box::new(spec))));
         }
-        let path = raw.path.clone()?;
         let spec = if let Some(tcp) = raw.tcp.clone() {
+            let path = raw.path.clone()?;
             let rto = self.resolved(diags, "tcp.rto", tcp.rto.resolve())?;
             ModelSpec::Tcp(TcpSpec { tcp, rto, path, trace: raw.trace.clone() })
         } else {
             let grpc = raw.grpc.clone()?;
+            let path = raw.path.clone().unwrap_or_else(super::grpc::default_path);
             let backoff = self.resolved(diags, "grpc.backoff", grpc.backoff.resolve())?;
             let server = raw.server.clone().unwrap_or_default();
             ModelSpec::Grpc(GrpcSpec { grpc, backoff, server, path, trace: raw.trace.clone() })
@@ -186,14 +191,14 @@ impl Context<'_, '_> {
     }
 
     /// `[calls]`: the policy resolved, the server's down times merged.
-    fn calls(&self, diags: &mut Vec<Diagnostic>, raw: &RawScenario, calls: &CallsConfig) -> Option<CallsSpec> {
+    fn calls(&self, diags: &mut Vec<Found>, raw: &RawScenario, calls: &CallsConfig) -> Option<CallsSpec> {
         let policy = self.resolved(diags, "calls.policy", calls.policy.resolve())?;
         let server = self.resolved(diags, "", calls.server(raw.server.as_ref()))?;
         Some(CallsSpec { calls: calls.clone(), policy, server })
     }
 
     /// A sub-config's resolution, its errors placed under `prefix`.
-    fn resolved<T>(&self, diags: &mut Vec<Diagnostic>, prefix: &str, r: Result<T, Vec<(String, String)>>) -> Option<T> {
+    fn resolved<T>(&self, diags: &mut Vec<Found>, prefix: &str, r: Result<T, Vec<(String, String)>>) -> Option<T> {
         match r {
             Ok(v) => Some(v),
             Err(errors) => {
@@ -210,38 +215,49 @@ fn variant_identity(
     doc: &Document<'_>,
     table: &Spanned<DeTable<'_>>,
     prefix: &str,
-    diags: &mut Vec<Diagnostic>,
+    diags: &mut Vec<Found>,
 ) -> (String, String) {
     let get = |key: &str| table.get_ref().get(key).map(|v| (v.get_ref().as_str().map(str::to_string), v.span()));
     let name = match get("name") {
         Some((Some(name), span)) => {
             if let Err(why) = check_name(&name) {
-                diags.push(doc.diag(Some(span), &join(prefix, "name"), &why));
+                diags.push(Found::file(doc.diag(Some(span), &join(prefix, "name"), &why)));
             }
             name
         }
         Some((None, span)) => {
-            diags.push(doc.diag(Some(span), &join(prefix, "name"), "wrong type: expected a string"));
+            diags.push(Found::file(doc.diag(Some(span), &join(prefix, "name"), "wrong type: expected a string")));
             String::new()
         }
         None => {
-            diags.push(doc.diag(
+            diags.push(Found::file(doc.diag(
                 Some(table.span()),
                 &join(prefix, "name"),
                 "missing required key `name`: every variant needs a name",
-            ));
+            )));
             String::new()
         }
     };
     let description = match get("description") {
         Some((Some(d), _)) => d,
         Some((None, span)) => {
-            diags.push(doc.diag(Some(span), &join(prefix, "description"), "wrong type: expected a string"));
+            diags.push(Found::file(doc.diag(Some(span), &join(prefix, "description"), "wrong type: expected a string")));
             String::new()
         }
         None => String::new(),
     };
     (name, description)
+}
+
+/// A valid value for a required top-level key, to check the rest of a file without it.
+fn stand_in(key: &str) -> Option<DeValue<'static>> {
+    let text = match key {
+        "name" => "stand-in",
+        "description" => "",
+        "horizon" => "1s",
+        _ => return None,
+    };
+    Some(DeValue::String(Cow::Borrowed(text)))
 }
 
 /// Checks the type system cannot make, as (key path, message).
@@ -299,10 +315,16 @@ fn check(raw: &RawScenario) -> Vec<(String, String)> {
         }
     };
     match &raw.path {
-        // [occ] has no path: its hops are `occ.hop` (its check refuses a [path]).
-        None if raw.occ.is_some() => {}
-        None => errors
-            .push(("".into(), "missing required table [path]: the model needs a path (at least `base_rtt`)".into())),
+        // [occ] has no path: its hops are `occ.hop` (its check refuses a [path]), and
+        // [grpc] has a default one (`grpc::default_path`).
+        None if raw.occ.is_some() || raw.tcp.is_none() => {}
+        None => errors.push((
+            "".into(),
+            "missing required table [path]: a TCP connection's timer depends on the round-trip time, so say \
+             what it is, e.g. `[path]` with `base_rtt = \"100ms\"` (delay, loss, RTT changes and blackouts are \
+             optional)"
+                .into(),
+        )),
         Some(path) => errors.extend(path.validate().into_iter().map(|(k, m)| (join("path", &k), m))),
     }
     if let Some(n) = clients {
@@ -366,17 +388,55 @@ fn check_name(name: &str) -> Result<(), String> {
     }
 }
 
-fn dedup(diags: &mut Vec<Diagnostic>) {
-    let mut seen = Vec::new();
-    diags.retain(|d| {
-        let key = (d.line, d.column, d.key.clone(), d.message.clone());
-        if seen.contains(&key) {
-            false
-        } else {
-            seen.push(key);
-            true
+/// A problem and the sweep cell it was found in (`None`: it does not depend on one).
+struct Found {
+    diag: Diagnostic,
+    cell: Option<usize>,
+}
+
+impl Found {
+    fn file(diag: Diagnostic) -> Self {
+        Found { diag, cell: None }
+    }
+}
+
+/// One diagnostic per problem: the same error found in several variants or sweep cells
+/// is shown once, naming the cells it applies to unless it applies to all of them.
+fn merge_cells(found: Vec<Found>, keys: &[&str], labels: &[Vec<String>]) -> Vec<Diagnostic> {
+    let mut merged: Vec<(Diagnostic, Vec<Option<usize>>)> = Vec::new();
+    for f in found {
+        let same = |d: &Diagnostic| {
+            (d.line, d.column, &d.key, &d.message) == (f.diag.line, f.diag.column, &f.diag.key, &f.diag.message)
+        };
+        match merged.iter_mut().find(|(d, _)| same(d)) {
+            Some((_, cells)) if !cells.contains(&f.cell) => cells.push(f.cell),
+            Some(_) => {}
+            None => merged.push((f.diag, vec![f.cell])),
         }
-    });
+    }
+    merged
+        .into_iter()
+        .map(|(mut d, mut cells)| {
+            if cells.iter().all(Option::is_some) && cells.len() < labels.len() {
+                cells.sort();
+                let points: Vec<String> = cells.iter().flatten().map(|&c| point(keys, &labels[c])).collect();
+                let (noun, sep) = if points.len() == 1 { ("point", "") } else { ("points", "; ") };
+                let list = if keys.len() == 1 && points.len() > 1 {
+                    let values: Vec<&str> = cells.iter().flatten().map(|&c| labels[c][0].as_str()).collect();
+                    format!("{} = {}", keys[0], values.join(", "))
+                } else {
+                    points.join(sep)
+                };
+                d.message.push_str(&format!(" (sweep {noun} {list})"));
+            }
+            d
+        })
+        .collect()
+}
+
+fn point(keys: &[&str], values: &[String]) -> String {
+    let pairs: Vec<String> = keys.iter().zip(values).map(|(k, v)| format!("{k} = {v}")).collect();
+    pairs.join(", ")
 }
 
 fn hex(bytes: &[u8]) -> String {
