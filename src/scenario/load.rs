@@ -120,7 +120,7 @@ impl<'a> Document<'a> {
         for _ in 0..MAX_ERRORS * 2 {
             let e = match self.deserialize_once::<T>(table.clone(), "") {
                 Ok(value) if diags.is_empty() => return Ok(value),
-                Ok(_) => return Err(diags),
+                Ok(_) => break,
                 Err(e) => e,
             };
             let ours = e.missing.as_ref().is_some_and(|m| removed.contains(&join(&e.path, m)));
@@ -148,6 +148,8 @@ impl<'a> Document<'a> {
             }
             removed.push(e.path);
         }
+        // Serde finds a missing key at the end of its table: show them in file order.
+        diags.sort_by_key(|d| (d.line, d.column));
         Err(diags)
     }
 }
@@ -325,6 +327,69 @@ mod tests {
         let err = doc.deserialize::<T>(doc.root.clone(), "").unwrap_err();
         assert_eq!(err.line, 4, "{err}");
         assert!(err.message.contains("unknown key `z`"), "{err}");
+    }
+
+    #[derive(serde::Deserialize, Debug)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Many {
+        name: String,
+        #[serde(default)]
+        inner: Option<Inner>,
+        #[serde(default)]
+        items: Vec<Inner>,
+        #[serde(default)]
+        n: u32,
+    }
+
+    fn all_errors(src: &str) -> Vec<(usize, String)> {
+        let doc = Document::parse("s.toml", src).unwrap();
+        let stand_in = |k: &str| (k == "name").then(|| DeValue::String(Cow::Borrowed("x")));
+        match doc.deserialize_all::<Many>(doc.root.clone(), &stand_in) {
+            Ok(_) => Vec::new(),
+            Err(diags) => diags.into_iter().map(|d| (d.line, d.key)).collect(),
+        }
+    }
+
+    #[test]
+    fn every_type_error_is_found_not_only_the_first() {
+        let src = "name = 3\nn = \"x\"\n[inner]\nx = \"y\"\nq = 1\n[[items]]\nx = 1\n[[items]]\nx = true\n";
+        assert_eq!(
+            all_errors(src),
+            [
+                (1, "name".to_string()),
+                (2, "n".to_string()),
+                (4, "inner.x".to_string()),
+                (5, "inner.q".to_string()),
+                (9, "items[1].x".to_string())
+            ]
+        );
+        assert!(all_errors("name = \"ok\"\n").is_empty());
+    }
+
+    #[test]
+    fn a_missing_required_key_is_reported_once_and_the_rest_still_checked() {
+        let src = "[inner]\ny = 2\n[[items]]\nx = \"z\"\n";
+        assert_eq!(
+            all_errors(src),
+            [(1, "inner".to_string()), (1, "".to_string()), (4, "items[0].x".to_string())],
+            "name and inner.x missing, items[0].x wrong"
+        );
+    }
+
+    #[test]
+    fn remove_takes_out_keys_and_array_items() {
+        let src = "[a]\nb = 1\nc = 2\n[[d]]\ne = 1\n[[d]]\ne = 2\n";
+        let doc = Document::parse("s.toml", src).unwrap();
+        let mut t = doc.root.clone();
+        assert!(remove(&mut t, "a.b"));
+        assert!(!remove(&mut t, "a.b"));
+        assert!(remove(&mut t, "d[0]"));
+        assert!(!remove(&mut t, "d[5].e"));
+        assert!(sets_key(&t, "a.c") && !sets_key(&t, "a.b"));
+        let DeValue::Array(d) = t.get_ref().get("d").unwrap().get_ref() else { panic!() };
+        assert_eq!(d.len(), 1);
+        assert_eq!(&src[locate(&t, "d[0].e")], "2");
     }
 
     #[test]

@@ -14,21 +14,45 @@ use super::schema::{RawScenario, SHARED_KEYS, TraceConfig, VARIANT_OWN_KEYS};
 use super::sweep;
 use super::{Cell, GrpcSpec, ModelSpec, OccSpec, Scenario, TcpSpec, Variant};
 
+/// What `run -` and `check -` call standard input in diagnostics.
+pub const STDIN_LABEL: &str = "<stdin>";
+
+/// The file a command line names: `-` is standard input, anything else a path.
+pub fn load_arg(arg: &std::path::Path) -> Result<Scenario, ScenarioError> {
+    if arg.as_os_str() != "-" {
+        return load_file(arg);
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(|e| {
+        ScenarioError::single(Diagnostic::at(STDIN_LABEL, "", None, "", &format!("cannot read standard input: {e}")))
+    })?;
+    load_bytes(STDIN_LABEL, bytes)
+}
+
+/// How a command line's scenario argument is named in messages.
+pub fn arg_label(arg: &std::path::Path) -> String {
+    if arg.as_os_str() == "-" { STDIN_LABEL.to_string() } else { arg.display().to_string() }
+}
+
 pub fn load_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
     let label = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| {
         ScenarioError::single(Diagnostic::at(&label, "", None, "", &format!("cannot read the scenario file: {e}")))
     })?;
+    load_bytes(&label, bytes)
+}
+
+fn load_bytes(label: &str, bytes: Vec<u8>) -> Result<Scenario, ScenarioError> {
     let source = String::from_utf8(bytes).map_err(|_| {
         ScenarioError::single(Diagnostic::at(
-            &label,
+            label,
             "",
             None,
             "",
             "the file is not UTF-8 text: is it a TOML scenario?",
         ))
     })?;
-    load_str(&label, &source)
+    load_str(label, &source)
 }
 
 /// Loads a scenario from text; `label` names it in diagnostics.
