@@ -113,7 +113,7 @@ mod tests {
         assert_eq!(w.quantile(0.0), Some(S));
         assert_eq!(w.quantile(0.36), Some(S));
         assert_eq!(w.quantile(0.5), Some(2 * S));
-        assert_eq!(w.quantile(0.97), Some(2 * S));
+        assert_eq!(w.quantile(0.96), Some(2 * S));
         assert_eq!(w.quantile(0.99), Some(4 * S));
         assert_eq!(w.quantile(1.0), Some(4 * S));
     }
