@@ -4,6 +4,7 @@
 use serde_spanned::Spanned;
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 
 use toml::de::{DeTable, DeValue};
 
@@ -132,7 +133,7 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
             .map(|point| axes.iter().zip(point).map(|(a, &i)| sweep::display(a.values[i].get_ref())).collect())
             .collect();
         let keys: Vec<&str> = axes.iter().map(|a| a.key.as_str()).collect();
-        return Err(ScenarioError { diagnostics: merge_cells(diags, &keys, &labels) });
+        return Err(ScenarioError { diagnostics: merge_cells(diags, &keys, &grid, &labels) });
     }
     let raw = first.expect("no diagnostics implies at least one resolved cell");
     Ok(Scenario {
@@ -426,7 +427,7 @@ impl Found {
 
 /// One diagnostic per problem: the same error found in several variants or sweep cells
 /// is shown once, naming the cells it applies to unless it applies to all of them.
-fn merge_cells(found: Vec<Found>, keys: &[&str], labels: &[Vec<String>]) -> Vec<Diagnostic> {
+fn merge_cells(found: Vec<Found>, keys: &[&str], grid: &[Vec<usize>], labels: &[Vec<String>]) -> Vec<Diagnostic> {
     let mut merged: Vec<(Diagnostic, Vec<Option<usize>>)> = Vec::new();
     for f in found {
         let same = |d: &Diagnostic| {
@@ -440,29 +441,82 @@ fn merge_cells(found: Vec<Found>, keys: &[&str], labels: &[Vec<String>]) -> Vec<
     }
     merged
         .into_iter()
-        .map(|(mut d, mut cells)| {
-            if cells.iter().all(Option::is_some) && cells.len() < labels.len() {
-                cells.sort();
-                let points: Vec<String> = cells.iter().flatten().map(|&c| point(keys, &labels[c])).collect();
-                let (noun, sep) = if points.len() == 1 { ("point", "") } else { ("points", "; ") };
-                let list = if keys.len() == 1 && points.len() > 1 {
-                    let values: Vec<&str> = cells.iter().flatten().map(|&c| labels[c][0].as_str()).collect();
-                    format!("{} = {}", keys[0], values.join(", "))
-                } else {
-                    points.join(sep)
-                };
-                d.message.push_str(&format!(" (sweep {noun} {list})"));
+        .map(|(mut d, cells)| {
+            let cells: Option<BTreeSet<usize>> = cells.into_iter().collect();
+            if let Some(cells) = cells
+                && cells.len() < grid.len()
+            {
+                d.message.push_str(&describe_cells(&cells, keys, grid, labels));
             }
             d
         })
         .collect()
 }
 
-fn point(keys: &[&str], values: &[String]) -> String {
-    let pairs: Vec<String> = keys.iter().zip(values).map(|(k, v)| format!("{k} = {v}")).collect();
-    pairs.join(", ")
+/// " (sweep point a = 1)" or " (sweep points a = 1, 2)" for some cells of the grid,
+/// naming only the swept keys that matter: a key is left out when the cells include it at
+/// every one of its values (`tcp.window = 0` fails whatever the loss).
+fn describe_cells(cells: &BTreeSet<usize>, keys: &[&str], grid: &[Vec<usize>], labels: &[Vec<String>]) -> String {
+    let points: BTreeSet<&[usize]> = cells.iter().map(|&c| grid[c].as_slice()).collect();
+    let sizes: Vec<usize> = (0..keys.len()).map(|k| grid.iter().map(|p| p[k] + 1).max().unwrap_or(0)).collect();
+    let matters: Vec<usize> = (0..keys.len())
+        .filter(|&k| {
+            !points.iter().all(|p| {
+                (0..sizes[k]).all(|v| {
+                    let mut q = p.to_vec();
+                    q[k] = v;
+                    points.contains(q.as_slice())
+                })
+            })
+        })
+        .collect();
+    let value = |c: usize, k: usize| labels[c][k].as_str();
+    let mut shown: Vec<Vec<&str>> = Vec::new();
+    for &c in cells {
+        let v: Vec<&str> = matters.iter().map(|&k| value(c, k)).collect();
+        if !shown.contains(&v) {
+            shown.push(v);
+        }
+    }
+    let noun = if shown.len() == 1 { "point" } else { "points" };
+    let list = if matters.len() == 1 {
+        let values: Vec<&str> = shown.iter().map(|v| v[0]).collect();
+        format!("{} = {}", keys[matters[0]], values.join(", "))
+    } else {
+        let each: Vec<String> = shown
+            .iter()
+            .map(|v| matters.iter().zip(v).map(|(&k, x)| format!("{} = {x}", keys[k])).collect::<Vec<_>>().join(", "))
+            .collect();
+        each.join("; ")
+    };
+    format!(" (sweep {noun} {list})")
 }
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid_2x3() -> (Vec<Vec<usize>>, Vec<Vec<String>>) {
+        let grid: Vec<Vec<usize>> = (0..2).flat_map(|a| (0..3).map(move |b| vec![a, b])).collect();
+        let labels = grid.iter().map(|p| vec![format!("a{}", p[0]), format!("b{}", p[1])]).collect();
+        (grid, labels)
+    }
+
+    #[test]
+    fn cells_are_named_by_the_keys_that_matter_only() {
+        let (grid, labels) = grid_2x3();
+        let keys = ["a", "b"];
+        let set = |cells: &[usize]| cells.iter().copied().collect::<BTreeSet<usize>>();
+        // a = a1 at every b: b does not matter.
+        assert_eq!(describe_cells(&set(&[3, 4, 5]), &keys, &grid, &labels), " (sweep point a = a1)");
+        // b = b2 at every a.
+        assert_eq!(describe_cells(&set(&[2, 5]), &keys, &grid, &labels), " (sweep point b = b2)");
+        assert_eq!(describe_cells(&set(&[1, 2, 4, 5]), &keys, &grid, &labels), " (sweep points b = b1, b2)");
+        // No key alone explains it: both are named, per cell.
+        assert_eq!(describe_cells(&set(&[0, 4]), &keys, &grid, &labels), " (sweep points a = a0, b = b0; a = a1, b = b1)");
+    }
 }
