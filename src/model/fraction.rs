@@ -86,7 +86,8 @@ mod tests {
 
     #[test]
     fn a_percentage_is_exactly_the_fraction_written_as_a_number() {
-        for (pct, frac) in [("20%", 0.2), ("5%", 0.05), ("12.5%", 0.125), ("0.1%", 0.001), ("100 %", 1.0), ("0%", 0.0)] {
+        for (pct, frac) in [("20%", 0.2), ("5%", 0.05), ("12.5%", 0.125), ("0.1%", 0.001), ("100 %", 1.0), ("0%", 0.0)]
+        {
             assert_eq!(parse(pct), Ok(frac), "{pct}");
         }
         assert_eq!(read("p = \"20%\"\nq = \"7%\"").unwrap().p, 0.2);

@@ -82,11 +82,7 @@ impl<'a> Document<'a> {
         self.deserialize_once(table, prefix).map_err(|e| e.diagnostic)
     }
 
-    fn deserialize_once<T: DeserializeOwned>(
-        &self,
-        table: Spanned<DeTable<'a>>,
-        prefix: &str,
-    ) -> Result<T, TypeError> {
+    fn deserialize_once<T: DeserializeOwned>(&self, table: Spanned<DeTable<'a>>, prefix: &str) -> Result<T, Box<TypeError>> {
         let whole = table.span();
         let de = toml::de::Deserializer::from(table);
         serde_path_to_error::deserialize(de).map_err(|e| {
@@ -96,7 +92,7 @@ impl<'a> Document<'a> {
             let span = inner.span().or(Some(whole));
             let missing = missing_field(inner.message());
             let diagnostic = self.diag(span, &join(prefix, &path), &explain(inner.message()));
-            TypeError { path, missing, diagnostic }
+            Box::new(TypeError { path, missing, diagnostic })
         })
     }
 

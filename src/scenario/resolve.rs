@@ -45,13 +45,7 @@ pub fn load_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
 
 fn load_bytes(label: &str, bytes: Vec<u8>) -> Result<Scenario, ScenarioError> {
     let source = String::from_utf8(bytes).map_err(|_| {
-        ScenarioError::single(Diagnostic::at(
-            label,
-            "",
-            None,
-            "",
-            "the file is not UTF-8 text: is it a TOML scenario?",
-        ))
+        ScenarioError::single(Diagnostic::at(label, "", None, "", "the file is not UTF-8 text: is it a TOML scenario?"))
     })?;
     load_str(label, &source)
 }
@@ -266,7 +260,11 @@ fn variant_identity(
     let description = match get("description") {
         Some((Some(d), _)) => d,
         Some((None, span)) => {
-            diags.push(Found::file(doc.diag(Some(span), &join(prefix, "description"), "wrong type: expected a string")));
+            diags.push(Found::file(doc.diag(
+                Some(span),
+                &join(prefix, "description"),
+                "wrong type: expected a string",
+            )));
             String::new()
         }
         None => String::new(),
@@ -517,6 +515,9 @@ mod tests {
         assert_eq!(describe_cells(&set(&[2, 5]), &keys, &grid, &labels), " (sweep point b = b2)");
         assert_eq!(describe_cells(&set(&[1, 2, 4, 5]), &keys, &grid, &labels), " (sweep points b = b1, b2)");
         // No key alone explains it: both are named, per cell.
-        assert_eq!(describe_cells(&set(&[0, 4]), &keys, &grid, &labels), " (sweep points a = a0, b = b0; a = a1, b = b1)");
+        assert_eq!(
+            describe_cells(&set(&[0, 4]), &keys, &grid, &labels),
+            " (sweep points a = a0, b = b0; a = a1, b = b1)"
+        );
     }
 }
