@@ -82,7 +82,11 @@ impl<'a> Document<'a> {
         self.deserialize_once(table, prefix).map_err(|e| e.diagnostic)
     }
 
-    fn deserialize_once<T: DeserializeOwned>(&self, table: Spanned<DeTable<'a>>, prefix: &str) -> Result<T, Box<TypeError>> {
+    fn deserialize_once<T: DeserializeOwned>(
+        &self,
+        table: Spanned<DeTable<'a>>,
+        prefix: &str,
+    ) -> Result<T, Box<TypeError>> {
         let whole = table.span();
         let de = toml::de::Deserializer::from(table);
         serde_path_to_error::deserialize(de).map_err(|e| {
