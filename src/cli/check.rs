@@ -1,18 +1,18 @@
-//! `backoffsim check FILE`: validate a scenario without running it.
+//! `backoffsim check FILE`: validate a scenario without running it (`-`: standard input).
 
 use std::io::Write;
 use std::path::Path;
 
 use super::CliError;
-use crate::scenario::load_file;
+use crate::scenario::{arg_label, load_arg};
 
 pub fn check(file: &Path) -> Result<(), CliError> {
-    let scenario = load_file(file)?;
+    let scenario = load_arg(file)?;
     let names: Vec<&str> = scenario.variants.iter().map(|v| v.name.as_str()).collect();
     writeln!(
         std::io::stdout(),
         "{}: ok — scenario `{}`, {} variant(s) ({}), {} run(s) of {} replication(s) each, horizon {}",
-        file.display(),
+        arg_label(file),
         scenario.name,
         names.len(),
         names.join(", "),

@@ -36,7 +36,7 @@ pub enum Command {
     Run(run::RunArgs),
     /// Check a scenario file without running it.
     Check {
-        /// The scenario file (TOML).
+        /// The scenario file (TOML); `-` reads it from standard input.
         file: PathBuf,
     },
     /// Re-draw one plot (SVG or PNG) from a finished run directory.

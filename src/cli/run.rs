@@ -8,12 +8,12 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::CliError;
 use crate::output::{summary, summary_rows, write_results};
-use crate::scenario::load_file;
+use crate::scenario::load_arg;
 use crate::sim::{RunOptions, run_scenario};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The scenario file (TOML).
+    /// The scenario file (TOML); `-` reads it from standard input.
     pub file: PathBuf,
     /// Master seed; overrides the scenario's `seed`.
     #[arg(long)]
@@ -33,7 +33,7 @@ pub struct RunArgs {
 }
 
 pub fn run(args: RunArgs) -> Result<(), CliError> {
-    let mut scenario = load_file(&args.file)?;
+    let mut scenario = load_arg(&args.file)?;
     if let Some(seed) = args.seed {
         scenario.seed = seed;
     }

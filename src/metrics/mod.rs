@@ -2,6 +2,7 @@
 pub mod bursts;
 pub mod catalogue;
 pub mod stats;
+pub mod time_weighted;
 pub mod trace;
 
 /// The step between the fractions of `ReplicationResult::quantiles`.

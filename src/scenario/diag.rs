@@ -41,16 +41,24 @@ impl Diagnostic {
     }
 }
 
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
+impl Diagnostic {
+    /// The first line alone: place, key and message.
+    pub fn headline(&self) -> String {
+        let mut s = self.file.clone();
         if self.line > 0 {
-            write!(f, ":{}:{}", self.line, self.column)?;
+            s.push_str(&format!(":{}:{}", self.line, self.column));
         }
         if !self.key.is_empty() {
-            write!(f, ": key `{}`", self.key)?;
+            s.push_str(&format!(": key `{}`", self.key));
         }
-        write!(f, ": {}", self.message)?;
+        s.push_str(&format!(": {}", self.message));
+        s
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.headline())?;
         if let Some((text, width)) = &self.snippet {
             let gutter = self.line.to_string().len();
             writeln!(f)?;
@@ -77,16 +85,18 @@ impl ScenarioError {
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // One screen: the first few problems in full, then a count.
-        const SHOWN: usize = 5;
-        for (i, d) in self.diagnostics.iter().take(SHOWN).enumerate() {
+        // Every problem, yet about one screen: the first few with their source line, the
+        // next ones on a line each, and only then a count.
+        const WITH_SOURCE: usize = 5;
+        const ONE_LINE: usize = 15;
+        for (i, d) in self.diagnostics.iter().take(WITH_SOURCE + ONE_LINE).enumerate() {
             if i > 0 {
                 writeln!(f)?;
             }
-            write!(f, "{d}")?;
+            if i < WITH_SOURCE { write!(f, "{d}")? } else { write!(f, "{}", d.headline())? }
         }
-        if self.diagnostics.len() > SHOWN {
-            write!(f, "\n… and {} more problems", self.diagnostics.len() - SHOWN)?;
+        if self.diagnostics.len() > WITH_SOURCE + ONE_LINE {
+            write!(f, "\n… and {} more problems", self.diagnostics.len() - WITH_SOURCE - ONE_LINE)?;
         }
         Ok(())
     }
@@ -108,6 +118,19 @@ mod tests {
         assert!(shown.starts_with("f.toml:3:10: key `tcp.window`: expected an integer"), "{shown}");
         assert!(shown.contains("3 | window = \"x\""), "{shown}");
         assert!(shown.ends_with("|          ^^^"), "{shown}");
+    }
+
+    #[test]
+    fn many_problems_are_all_listed_the_later_ones_on_one_line_each() {
+        let src = "a = 1\n";
+        let d = |i: usize| Diagnostic::at("f.toml", src, Some(0..1), &format!("k{i}"), "bad");
+        let shown = ScenarioError { diagnostics: (0..30).map(d).collect() }.to_string();
+        for i in 0..20 {
+            assert!(shown.contains(&format!("key `k{i}`: bad")), "k{i} missing:\n{shown}");
+        }
+        assert_eq!(shown.matches("1 | a = 1").count(), 5, "{shown}");
+        assert!(shown.ends_with("… and 10 more problems"), "{shown}");
+        assert_eq!(shown.lines().count(), 5 * 4 + 15 + 1, "{shown}");
     }
 
     #[test]

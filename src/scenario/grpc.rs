@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::time::SimDuration;
 use crate::model::grpc::GrpcBackoffConfig;
+use crate::model::path::PathConfig;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -62,6 +63,18 @@ fn default_bin() -> SimDuration {
 }
 fn default_spread_attempts() -> u32 {
     5
+}
+
+/// The path of a `[grpc]` scenario without a `[path]` table: no delay, no loss.
+///
+/// A gRPC channel's path only delays its handshakes and the news of a dropped
+/// connection; the questions these scenarios answer (how a herd reconnects, how backoff
+/// and jitter spread it) are about the backoff schedule and the server's capacity, in
+/// seconds. A zero RTT keeps every reconnect time exactly what the backoff profile and
+/// the server make it, where any other default would be a network nobody described.
+/// Write a `[path]` to add one; the manifest shows the path a run used either way.
+pub fn default_path() -> PathConfig {
+    PathConfig::new(SimDuration::ZERO)
 }
 
 impl GrpcConfig {

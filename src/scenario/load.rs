@@ -6,6 +6,7 @@
 //! still points at the variant's line, and one inherited from the base at the base's
 //! line, so errors found after merging land where the user wrote the value.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use serde::de::DeserializeOwned;
@@ -78,16 +79,121 @@ impl<'a> Document<'a> {
 
     /// Deserializes `table` into `T`. `prefix` is prepended to key paths in errors.
     pub fn deserialize<T: DeserializeOwned>(&self, table: Spanned<DeTable<'a>>, prefix: &str) -> Result<T, Diagnostic> {
+        self.deserialize_once(table, prefix).map_err(|e| e.diagnostic)
+    }
+
+    fn deserialize_once<T: DeserializeOwned>(
+        &self,
+        table: Spanned<DeTable<'a>>,
+        prefix: &str,
+    ) -> Result<T, Box<TypeError>> {
         let whole = table.span();
         let de = toml::de::Deserializer::from(table);
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
-            let key = join(prefix, if path == "." { "" } else { &path });
+            let path = if path == "." { String::new() } else { path };
             let inner = e.into_inner();
             let span = inner.span().or(Some(whole));
-            self.diag(span, &key, &explain(inner.message()))
+            let missing = missing_field(inner.message());
+            let diagnostic = self.diag(span, &join(prefix, &path), &explain(inner.message()));
+            Box::new(TypeError { path, missing, diagnostic })
         })
     }
+
+    /// Deserializes `table` into `T`, reporting every type error rather than the first.
+    /// Serde stops at the first bad value, so each one found is removed from a copy of the
+    /// table and the rest tried again: a removed key takes its default. A required key
+    /// that this makes missing is not reported (the user did write it); its table is
+    /// removed in turn. At the top level, where there is no table to remove, `required`
+    /// gives a stand-in for a missing required key so that the keys after it are still
+    /// checked; the stand-in itself never reaches a result, since errors were found.
+    pub fn deserialize_all<T: DeserializeOwned>(
+        &self,
+        table: Spanned<DeTable<'a>>,
+        required: &dyn Fn(&str) -> Option<DeValue<'static>>,
+    ) -> Result<T, Vec<Diagnostic>> {
+        // Enough for any real file; bounds the work on a pathological one.
+        const MAX_ERRORS: usize = 64;
+        let mut table = table;
+        let mut diags = Vec::new();
+        let mut removed: Vec<String> = Vec::new();
+        for _ in 0..MAX_ERRORS * 2 {
+            let e = match self.deserialize_once::<T>(table.clone(), "") {
+                Ok(value) if diags.is_empty() => return Ok(value),
+                Ok(_) => break,
+                Err(e) => e,
+            };
+            let ours = e.missing.as_ref().is_some_and(|m| removed.contains(&join(&e.path, m)));
+            if !ours {
+                diags.push(e.diagnostic);
+                if diags.len() >= MAX_ERRORS {
+                    break;
+                }
+            }
+            if e.path.is_empty() {
+                // A top-level key: put a fallback in place of a missing required one
+                // (missing because the user left it out or because it was removed).
+                let Some(m) = e.missing else { break };
+                let Some(fallback) = required(&m) else { break };
+                if table.get_ref().get(m.as_str()).is_some() {
+                    break;
+                }
+                let span = table.span();
+                table.get_mut().insert(Spanned::new(span.clone(), Cow::Owned(m)), Spanned::new(span, fallback));
+                continue;
+            }
+            // The bad value, or the table that lacks a required key.
+            if !remove(&mut table, &e.path) {
+                break;
+            }
+            removed.push(e.path);
+        }
+        // Serde finds a missing key at the end of its table: show them in file order.
+        diags.sort_by_key(|d| (d.line, d.column));
+        Err(diags)
+    }
+}
+
+/// A failed deserialization: where, and for a missing key which.
+struct TypeError {
+    path: String,
+    missing: Option<String>,
+    diagnostic: Diagnostic,
+}
+
+fn missing_field(message: &str) -> Option<String> {
+    let rest = message.trim().strip_prefix("missing field `")?;
+    Some(rest[..rest.find('`')?].to_string())
+}
+
+/// Removes the value at a dotted key path (`path.rtt_change[1].at`) from `root`; false
+/// when there is nothing there to remove.
+pub fn remove(root: &mut Spanned<DeTable<'_>>, path: &str) -> bool {
+    let parts: Vec<&str> = path.split('.').collect();
+    let mut table: &mut DeTable<'_> = root.get_mut();
+    for (i, part) in parts.iter().enumerate() {
+        let (name, indices) = split_indices(part);
+        let last = i + 1 == parts.len();
+        if last && indices.is_empty() {
+            return table.remove(name).is_some();
+        }
+        let Some(v) = table.get_mut(name) else { return false };
+        let mut node: &mut DeValue<'_> = v.get_mut();
+        for (j, &k) in indices.iter().enumerate() {
+            let DeValue::Array(a) = node else { return false };
+            if k >= a.len() {
+                return false;
+            }
+            if last && j + 1 == indices.len() {
+                *a = a.iter().enumerate().filter(|(i, _)| *i != k).map(|(_, v)| v.clone()).collect();
+                return true;
+            }
+            node = a.as_mut()[k].get_mut();
+        }
+        let DeValue::Table(t) = node else { return false };
+        table = t;
+    }
+    false
 }
 
 /// Deep-merges `over` onto `base`: tables merge key by key, any other value replaces.
@@ -221,6 +327,69 @@ mod tests {
         let err = doc.deserialize::<T>(doc.root.clone(), "").unwrap_err();
         assert_eq!(err.line, 4, "{err}");
         assert!(err.message.contains("unknown key `z`"), "{err}");
+    }
+
+    #[derive(serde::Deserialize, Debug)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Many {
+        name: String,
+        #[serde(default)]
+        inner: Option<Inner>,
+        #[serde(default)]
+        items: Vec<Inner>,
+        #[serde(default)]
+        n: u32,
+    }
+
+    fn all_errors(src: &str) -> Vec<(usize, String)> {
+        let doc = Document::parse("s.toml", src).unwrap();
+        let stand_in = |k: &str| (k == "name").then(|| DeValue::String(Cow::Borrowed("x")));
+        match doc.deserialize_all::<Many>(doc.root.clone(), &stand_in) {
+            Ok(_) => Vec::new(),
+            Err(diags) => diags.into_iter().map(|d| (d.line, d.key)).collect(),
+        }
+    }
+
+    #[test]
+    fn every_type_error_is_found_not_only_the_first() {
+        let src = "name = 3\nn = \"x\"\n[inner]\nx = \"y\"\nq = 1\n[[items]]\nx = 1\n[[items]]\nx = true\n";
+        assert_eq!(
+            all_errors(src),
+            [
+                (1, "name".to_string()),
+                (2, "n".to_string()),
+                (4, "inner.x".to_string()),
+                (5, "inner.q".to_string()),
+                (9, "items[1].x".to_string())
+            ]
+        );
+        assert!(all_errors("name = \"ok\"\n").is_empty());
+    }
+
+    #[test]
+    fn a_missing_required_key_is_reported_once_and_the_rest_still_checked() {
+        let src = "[inner]\ny = 2\n[[items]]\nx = \"z\"\n";
+        assert_eq!(
+            all_errors(src),
+            [(1, "inner".to_string()), (1, "".to_string()), (4, "items[0].x".to_string())],
+            "name and inner.x missing, items[0].x wrong"
+        );
+    }
+
+    #[test]
+    fn remove_takes_out_keys_and_array_items() {
+        let src = "[a]\nb = 1\nc = 2\n[[d]]\ne = 1\n[[d]]\ne = 2\n";
+        let doc = Document::parse("s.toml", src).unwrap();
+        let mut t = doc.root.clone();
+        assert!(remove(&mut t, "a.b"));
+        assert!(!remove(&mut t, "a.b"));
+        assert!(remove(&mut t, "d[0]"));
+        assert!(!remove(&mut t, "d[5].e"));
+        assert!(sets_key(&t, "a.c") && !sets_key(&t, "a.b"));
+        let DeValue::Array(d) = t.get_ref().get("d").unwrap().get_ref() else { panic!() };
+        assert_eq!(d.len(), 1);
+        assert_eq!(&src[locate(&t, "d[0].e")], "2");
     }
 
     #[test]

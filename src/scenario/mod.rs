@@ -27,7 +27,7 @@ use crate::model::tcp::TcpConfig;
 
 pub use calls::CallsSpec;
 pub use diag::{Diagnostic, ScenarioError};
-pub use resolve::{load_file, load_str};
+pub use resolve::{STDIN_LABEL, arg_label, load_arg, load_file, load_str};
 pub use schema::TraceConfig;
 
 /// A checked scenario, every default filled in.

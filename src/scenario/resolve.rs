@@ -3,7 +3,10 @@
 
 use serde_spanned::Spanned;
 use sha2::{Digest, Sha256};
-use toml::de::DeTable;
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+
+use toml::de::{DeTable, DeValue};
 
 use super::calls::{CallsConfig, CallsSpec};
 use super::diag::{Diagnostic, ScenarioError};
@@ -12,21 +15,39 @@ use super::schema::{RawScenario, SHARED_KEYS, TraceConfig, VARIANT_OWN_KEYS};
 use super::sweep;
 use super::{Cell, GrpcSpec, ModelSpec, OccSpec, Scenario, TcpSpec, Variant};
 
+/// What `run -` and `check -` call standard input in diagnostics.
+pub const STDIN_LABEL: &str = "<stdin>";
+
+/// The file a command line names: `-` is standard input, anything else a path.
+pub fn load_arg(arg: &std::path::Path) -> Result<Scenario, ScenarioError> {
+    if arg.as_os_str() != "-" {
+        return load_file(arg);
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(|e| {
+        ScenarioError::single(Diagnostic::at(STDIN_LABEL, "", None, "", &format!("cannot read standard input: {e}")))
+    })?;
+    load_bytes(STDIN_LABEL, bytes)
+}
+
+/// How a command line's scenario argument is named in messages.
+pub fn arg_label(arg: &std::path::Path) -> String {
+    if arg.as_os_str() == "-" { STDIN_LABEL.to_string() } else { arg.display().to_string() }
+}
+
 pub fn load_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
     let label = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| {
         ScenarioError::single(Diagnostic::at(&label, "", None, "", &format!("cannot read the scenario file: {e}")))
     })?;
+    load_bytes(&label, bytes)
+}
+
+fn load_bytes(label: &str, bytes: Vec<u8>) -> Result<Scenario, ScenarioError> {
     let source = String::from_utf8(bytes).map_err(|_| {
-        ScenarioError::single(Diagnostic::at(
-            &label,
-            "",
-            None,
-            "",
-            "the file is not UTF-8 text: is it a TOML scenario?",
-        ))
+        ScenarioError::single(Diagnostic::at(label, "", None, "", "the file is not UTF-8 text: is it a TOML scenario?"))
     })?;
-    load_str(&label, &source)
+    load_str(label, &source)
 }
 
 /// Loads a scenario from text; `label` names it in diagnostics.
@@ -34,15 +55,15 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
     let doc = Document::parse(label, source).map_err(ScenarioError::single)?;
     let (mut base, variant_tables) = doc.split_variants().map_err(ScenarioError::single)?;
     let axes = sweep::take_axes(&doc, &mut base).map_err(ScenarioError::single)?;
-    let mut diags: Vec<Diagnostic> = Vec::new();
+    let mut diags: Vec<Found> = Vec::new();
     for axis in &axes {
         let root = axis.key.split('.').next().unwrap_or_default();
         if SHARED_KEYS.iter().any(|(k, _)| *k == root) || ["name", "description", "variant"].contains(&root) {
-            diags.push(doc.diag(
+            diags.push(Found::file(doc.diag(
                 Some(axis.key_span.clone()),
                 &format!("sweep.{}", axis.key),
                 "only model parameters can be swept (not seed, replications, horizon, max_events, trace, name or description)",
-            ));
+            )));
         }
     }
 
@@ -56,15 +77,15 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
         let (name, description) = variant_identity(&doc, &v.table, &prefix, &mut diags);
         for (key, why) in SHARED_KEYS {
             if v.table.get_ref().get(*key).is_some() {
-                diags.push(doc.diag(Some(locate(&v.table, key)), &join(&prefix, key), why));
+                diags.push(Found::file(doc.diag(Some(locate(&v.table, key)), &join(&prefix, key), why)));
             }
         }
         if runs.iter().any(|r| r.0 == name) {
-            diags.push(doc.diag(
+            diags.push(Found::file(doc.diag(
                 Some(locate(&v.table, "name")),
                 &join(&prefix, "name"),
                 &format!("a variant named `{name}` already exists"),
-            ));
+            )));
         }
         let mut overrides = v.table.get_ref().clone();
         for key in VARIANT_OWN_KEYS.iter().chain(SHARED_KEYS.iter().map(|(k, _)| k)) {
@@ -80,23 +101,17 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
     let mut variants = Vec::new();
     for (name, description, table, index) in runs {
         let mut cells = Vec::new();
-        for point in &grid {
+        for (cell, point) in grid.iter().enumerate() {
             let mut cell_table = table.clone();
             merge(cell_table.get_mut(), &sweep::overlay(&axes, point));
             let values: Vec<String> =
                 axes.iter().zip(point).map(|(a, &i)| sweep::display(a.values[i].get_ref())).collect();
-            let at = if axes.is_empty() {
-                String::new()
-            } else {
-                let pairs: Vec<String> = axes.iter().zip(&values).map(|(a, v)| format!("{} = {v}", a.key)).collect();
-                format!(" (sweep point {})", pairs.join(", "))
-            };
             let ctx = Context {
                 doc: &doc,
                 table: &cell_table,
                 variant: index.map(|i| &variant_tables[i].table),
                 index,
-                at: &at,
+                cell: (!axes.is_empty()).then_some(cell),
             };
             if let Some((raw, spec)) = ctx.resolve(&mut diags) {
                 first.get_or_insert(raw);
@@ -106,9 +121,13 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
         variants.push(Variant { name, description, cells });
     }
 
-    dedup(&mut diags);
     if !diags.is_empty() {
-        return Err(ScenarioError { diagnostics: diags });
+        let labels: Vec<Vec<String>> = grid
+            .iter()
+            .map(|point| axes.iter().zip(point).map(|(a, &i)| sweep::display(a.values[i].get_ref())).collect())
+            .collect();
+        let keys: Vec<&str> = axes.iter().map(|a| a.key.as_str()).collect();
+        return Err(ScenarioError { diagnostics: merge_cells(diags, &keys, &grid, &labels) });
     }
     let raw = first.expect("no diagnostics implies at least one resolved cell");
     Ok(Scenario {
@@ -130,8 +149,8 @@ struct Context<'d, 'a> {
     table: &'d Spanned<DeTable<'a>>,
     variant: Option<&'d Spanned<DeTable<'a>>>,
     index: Option<usize>,
-    /// " (sweep point …)" or empty, appended to messages.
-    at: &'d str,
+    /// The sweep cell, when the scenario has a sweep.
+    cell: Option<usize>,
 }
 
 impl Context<'_, '_> {
@@ -143,18 +162,22 @@ impl Context<'_, '_> {
         }
     }
 
-    fn push(&self, diags: &mut Vec<Diagnostic>, key: &str, message: &str) {
-        let message = format!("{message}{}", self.at);
-        diags.push(self.doc.diag(Some(locate(self.table, key)), &self.place(key), &message));
+    fn push(&self, diags: &mut Vec<Found>, key: &str, message: &str) {
+        diags.push(self.cell(self.doc.diag(Some(locate(self.table, key)), &self.place(key), message)));
     }
 
-    fn resolve(&self, diags: &mut Vec<Diagnostic>) -> Option<(RawScenario, ModelSpec)> {
-        let raw: RawScenario = match self.doc.deserialize(self.table.clone(), "") {
+    fn cell(&self, diag: Diagnostic) -> Found {
+        Found { diag, cell: self.cell }
+    }
+
+    fn resolve(&self, diags: &mut Vec<Found>) -> Option<(RawScenario, ModelSpec)> {
+        let raw: RawScenario = match self.doc.deserialize_all(self.table.clone(), &stand_in) {
             Ok(raw) => raw,
-            Err(mut d) => {
-                d.key = self.place(&d.key);
-                d.message.push_str(self.at);
-                diags.push(d);
+            Err(found) => {
+                for mut d in found {
+                    d.key = self.place(&d.key);
+                    diags.push(self.cell(d));
+                }
                 return None;
             }
         };
@@ -172,12 +195,13 @@ impl Context<'_, '_> {
             let spec = self.calls(diags, &raw, calls)?;
             return Some((raw, ModelSpec::Calls(Box::new(spec))));
         }
-        let path = raw.path.clone()?;
         let spec = if let Some(tcp) = raw.tcp.clone() {
+            let path = raw.path.clone()?;
             let rto = self.resolved(diags, "tcp.rto", tcp.rto.resolve())?;
             ModelSpec::Tcp(TcpSpec { tcp, rto, path, trace: raw.trace.clone() })
         } else {
             let grpc = raw.grpc.clone()?;
+            let path = raw.path.clone().unwrap_or_else(super::grpc::default_path);
             let backoff = self.resolved(diags, "grpc.backoff", grpc.backoff.resolve())?;
             let server = raw.server.clone().unwrap_or_default();
             ModelSpec::Grpc(GrpcSpec { grpc, backoff, server, path, trace: raw.trace.clone() })
@@ -186,14 +210,14 @@ impl Context<'_, '_> {
     }
 
     /// `[calls]`: the policy resolved, the server's down times merged.
-    fn calls(&self, diags: &mut Vec<Diagnostic>, raw: &RawScenario, calls: &CallsConfig) -> Option<CallsSpec> {
+    fn calls(&self, diags: &mut Vec<Found>, raw: &RawScenario, calls: &CallsConfig) -> Option<CallsSpec> {
         let policy = self.resolved(diags, "calls.policy", calls.policy.resolve())?;
         let server = self.resolved(diags, "", calls.server(raw.server.as_ref()))?;
         Some(CallsSpec { calls: calls.clone(), policy, server })
     }
 
     /// A sub-config's resolution, its errors placed under `prefix`.
-    fn resolved<T>(&self, diags: &mut Vec<Diagnostic>, prefix: &str, r: Result<T, Vec<(String, String)>>) -> Option<T> {
+    fn resolved<T>(&self, diags: &mut Vec<Found>, prefix: &str, r: Result<T, Vec<(String, String)>>) -> Option<T> {
         match r {
             Ok(v) => Some(v),
             Err(errors) => {
@@ -210,38 +234,53 @@ fn variant_identity(
     doc: &Document<'_>,
     table: &Spanned<DeTable<'_>>,
     prefix: &str,
-    diags: &mut Vec<Diagnostic>,
+    diags: &mut Vec<Found>,
 ) -> (String, String) {
     let get = |key: &str| table.get_ref().get(key).map(|v| (v.get_ref().as_str().map(str::to_string), v.span()));
     let name = match get("name") {
         Some((Some(name), span)) => {
             if let Err(why) = check_name(&name) {
-                diags.push(doc.diag(Some(span), &join(prefix, "name"), &why));
+                diags.push(Found::file(doc.diag(Some(span), &join(prefix, "name"), &why)));
             }
             name
         }
         Some((None, span)) => {
-            diags.push(doc.diag(Some(span), &join(prefix, "name"), "wrong type: expected a string"));
+            diags.push(Found::file(doc.diag(Some(span), &join(prefix, "name"), "wrong type: expected a string")));
             String::new()
         }
         None => {
-            diags.push(doc.diag(
+            diags.push(Found::file(doc.diag(
                 Some(table.span()),
                 &join(prefix, "name"),
                 "missing required key `name`: every variant needs a name",
-            ));
+            )));
             String::new()
         }
     };
     let description = match get("description") {
         Some((Some(d), _)) => d,
         Some((None, span)) => {
-            diags.push(doc.diag(Some(span), &join(prefix, "description"), "wrong type: expected a string"));
+            diags.push(Found::file(doc.diag(
+                Some(span),
+                &join(prefix, "description"),
+                "wrong type: expected a string",
+            )));
             String::new()
         }
         None => String::new(),
     };
     (name, description)
+}
+
+/// A valid value for a required top-level key, to check the rest of a file without it.
+fn stand_in(key: &str) -> Option<DeValue<'static>> {
+    let text = match key {
+        "name" => "stand-in",
+        "description" => "",
+        "horizon" => "1s",
+        _ => return None,
+    };
+    Some(DeValue::String(Cow::Borrowed(text)))
 }
 
 /// Checks the type system cannot make, as (key path, message).
@@ -299,10 +338,16 @@ fn check(raw: &RawScenario) -> Vec<(String, String)> {
         }
     };
     match &raw.path {
-        // [occ] has no path: its hops are `occ.hop` (its check refuses a [path]).
-        None if raw.occ.is_some() => {}
-        None => errors
-            .push(("".into(), "missing required table [path]: the model needs a path (at least `base_rtt`)".into())),
+        // [occ] has no path: its hops are `occ.hop` (its check refuses a [path]), and
+        // [grpc] has a default one (`grpc::default_path`).
+        None if raw.occ.is_some() || raw.tcp.is_none() => {}
+        None => errors.push((
+            "".into(),
+            "missing required table [path]: a TCP connection's timer depends on the round-trip time, so say \
+             what it is, e.g. `[path]` with `base_rtt = \"100ms\"` (delay, loss, RTT changes and blackouts are \
+             optional)"
+                .into(),
+        )),
         Some(path) => errors.extend(path.validate().into_iter().map(|(k, m)| (join("path", &k), m))),
     }
     if let Some(n) = clients {
@@ -366,19 +411,113 @@ fn check_name(name: &str) -> Result<(), String> {
     }
 }
 
-fn dedup(diags: &mut Vec<Diagnostic>) {
-    let mut seen = Vec::new();
-    diags.retain(|d| {
-        let key = (d.line, d.column, d.key.clone(), d.message.clone());
-        if seen.contains(&key) {
-            false
-        } else {
-            seen.push(key);
-            true
+/// A problem and the sweep cell it was found in (`None`: it does not depend on one).
+struct Found {
+    diag: Diagnostic,
+    cell: Option<usize>,
+}
+
+impl Found {
+    fn file(diag: Diagnostic) -> Self {
+        Found { diag, cell: None }
+    }
+}
+
+/// One diagnostic per problem: the same error found in several variants or sweep cells
+/// is shown once, naming the cells it applies to unless it applies to all of them.
+fn merge_cells(found: Vec<Found>, keys: &[&str], grid: &[Vec<usize>], labels: &[Vec<String>]) -> Vec<Diagnostic> {
+    let mut merged: Vec<(Diagnostic, Vec<Option<usize>>)> = Vec::new();
+    for f in found {
+        let same = |d: &Diagnostic| {
+            (d.line, d.column, &d.key, &d.message) == (f.diag.line, f.diag.column, &f.diag.key, &f.diag.message)
+        };
+        match merged.iter_mut().find(|(d, _)| same(d)) {
+            Some((_, cells)) if !cells.contains(&f.cell) => cells.push(f.cell),
+            Some(_) => {}
+            None => merged.push((f.diag, vec![f.cell])),
         }
-    });
+    }
+    merged
+        .into_iter()
+        .map(|(mut d, cells)| {
+            let cells: Option<BTreeSet<usize>> = cells.into_iter().collect();
+            if let Some(cells) = cells
+                && cells.len() < grid.len()
+            {
+                d.message.push_str(&describe_cells(&cells, keys, grid, labels));
+            }
+            d
+        })
+        .collect()
+}
+
+/// " (sweep point a = 1)" or " (sweep points a = 1, 2)" for some cells of the grid,
+/// naming only the swept keys that matter: a key is left out when the cells include it at
+/// every one of its values (`tcp.window = 0` fails whatever the loss).
+fn describe_cells(cells: &BTreeSet<usize>, keys: &[&str], grid: &[Vec<usize>], labels: &[Vec<String>]) -> String {
+    let points: BTreeSet<&[usize]> = cells.iter().map(|&c| grid[c].as_slice()).collect();
+    let sizes: Vec<usize> = (0..keys.len()).map(|k| grid.iter().map(|p| p[k] + 1).max().unwrap_or(0)).collect();
+    let matters: Vec<usize> = (0..keys.len())
+        .filter(|&k| {
+            !points.iter().all(|p| {
+                (0..sizes[k]).all(|v| {
+                    let mut q = p.to_vec();
+                    q[k] = v;
+                    points.contains(q.as_slice())
+                })
+            })
+        })
+        .collect();
+    let value = |c: usize, k: usize| labels[c][k].as_str();
+    let mut shown: Vec<Vec<&str>> = Vec::new();
+    for &c in cells {
+        let v: Vec<&str> = matters.iter().map(|&k| value(c, k)).collect();
+        if !shown.contains(&v) {
+            shown.push(v);
+        }
+    }
+    let noun = if shown.len() == 1 { "point" } else { "points" };
+    let list = if matters.len() == 1 {
+        let values: Vec<&str> = shown.iter().map(|v| v[0]).collect();
+        format!("{} = {}", keys[matters[0]], values.join(", "))
+    } else {
+        let each: Vec<String> = shown
+            .iter()
+            .map(|v| matters.iter().zip(v).map(|(&k, x)| format!("{} = {x}", keys[k])).collect::<Vec<_>>().join(", "))
+            .collect();
+        each.join("; ")
+    };
+    format!(" (sweep {noun} {list})")
 }
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid_2x3() -> (Vec<Vec<usize>>, Vec<Vec<String>>) {
+        let grid: Vec<Vec<usize>> = (0..2).flat_map(|a| (0..3).map(move |b| vec![a, b])).collect();
+        let labels = grid.iter().map(|p| vec![format!("a{}", p[0]), format!("b{}", p[1])]).collect();
+        (grid, labels)
+    }
+
+    #[test]
+    fn cells_are_named_by_the_keys_that_matter_only() {
+        let (grid, labels) = grid_2x3();
+        let keys = ["a", "b"];
+        let set = |cells: &[usize]| cells.iter().copied().collect::<BTreeSet<usize>>();
+        // a = a1 at every b: b does not matter.
+        assert_eq!(describe_cells(&set(&[3, 4, 5]), &keys, &grid, &labels), " (sweep point a = a1)");
+        // b = b2 at every a.
+        assert_eq!(describe_cells(&set(&[2, 5]), &keys, &grid, &labels), " (sweep point b = b2)");
+        assert_eq!(describe_cells(&set(&[1, 2, 4, 5]), &keys, &grid, &labels), " (sweep points b = b1, b2)");
+        // No key alone explains it: both are named, per cell.
+        assert_eq!(
+            describe_cells(&set(&[0, 4]), &keys, &grid, &labels),
+            " (sweep points a = a0, b = b0; a = a1, b = b1)"
+        );
+    }
 }

@@ -100,6 +100,9 @@ struct GrpcWorld<'a> {
     /// Per attempt index after a disconnect: the spread of (start − disconnect) times.
     spread: Vec<Running>,
     reconnect_ns: Vec<u64>,
+    /// Per reconnection, as `reconnect_ns` but counted from the server's return (see
+    /// `connected`).
+    after_up_ns: Vec<u64>,
     /// Disconnects (and first connections) that a reconnect may answer.
     disconnects: usize,
     attempts: u64,
@@ -218,6 +221,31 @@ impl GrpcWorld<'_> {
         }
     }
 
+    /// When the server last came back up at or before `t`: the end of the latest down
+    /// window (restart or outage) that is over by `t`; time zero if none is.
+    ///
+    /// The reconnect time "after up" of a reconnection is counted from the later of the
+    /// channel's disconnect (as it learned it, or its first attempt with `start =
+    /// "connecting"`) and this instant: the time the channel stayed disconnected while it
+    /// could have connected. So:
+    /// - several down windows during one disconnection: counted from the return after
+    ///   the last of them, the one the channel actually reconnected after;
+    /// - several disconnections (episodes): each reconnection counts once, from its own
+    ///   disconnect or the server's return within it, whichever is later;
+    /// - a channel that loses its connection while the server is up (a flapping server's
+    ///   `drop_after`, or a restart with `down = "0s"`) and reconnects before any down
+    ///   window ends: counted from its disconnect, exactly as `reconnect_*`;
+    /// - a connection cannot be made while the server is down, so no reconnection
+    ///   precedes the return it is counted from.
+    ///
+    /// Channels that never reconnect count as never, as in `reconnect_*`.
+    fn last_up(&self, t: SimTime) -> SimTime {
+        let windows = self.server.schedule().windows();
+        let over = windows.partition_point(|w| w.end <= t);
+        // Windows are disjoint and sorted by start, so their ends are sorted too.
+        over.checked_sub(1).map_or(SimTime::ZERO, |i| windows[i].end)
+    }
+
     fn one_way(&self, t: SimTime) -> SimDuration {
         SimDuration(self.paths[0].base_rtt_at(t).as_nanos() / 2)
     }
@@ -264,8 +292,10 @@ impl GrpcWorld<'_> {
         if self.spec.grpc.reset_on_settings {
             ch.backoff.on_connected(self.params);
         }
-        self.reconnect_ns.push(now.saturating_since(ch.since).as_nanos());
+        let since = ch.since;
+        self.reconnect_ns.push(now.saturating_since(since).as_nanos());
         ch.since = now;
+        self.after_up_ns.push(now.saturating_since(since.max(self.last_up(now))).as_nanos());
     }
 
     /// An established connection is gone at `now` (as the channel learns it).
@@ -383,6 +413,7 @@ pub fn run_replication(spec: &GrpcSpec, job: Job) -> Result<ReplicationResult, S
         bins: Bins::new(spec.grpc.bin, horizon),
         spread: vec![Running::default(); spec.grpc.spread_attempts as usize],
         reconnect_ns: Vec::new(),
+        after_up_ns: Vec::new(),
         disconnects: if spec.grpc.start == Start::Connecting { n as usize } else { 0 },
         attempts: 0,
         timeouts: 0,
@@ -407,6 +438,7 @@ fn finish(mut w: GrpcWorld<'_>, events: u64, end: SimTime) -> ReplicationResult 
     let connected_fraction = (w.connected_ns + open) as f64 / (n * end.as_nanos() as f64);
     let secs = |ns: u64| ns as f64 / 1e9;
     w.reconnect_ns.sort_unstable();
+    w.after_up_ns.sort_unstable();
     let back = w.channels.iter().filter(|c| c.state == State::Connected).count();
     // The herd that matters is the one the server must absorb: bins while it is up.
     let burst = w.bins.burst_stats_where(|from, to| w.server.is_up(from) && w.server.is_up(to));
@@ -424,6 +456,9 @@ fn finish(mut w: GrpcWorld<'_>, events: u64, end: SimTime) -> ReplicationResult 
         MetricValue::maybe("reconnect_p50", "s", quantile_of(&w.reconnect_ns, w.disconnects, 0.5).map(secs)),
         MetricValue::maybe("reconnect_p99", "s", quantile_of(&w.reconnect_ns, w.disconnects, 0.99).map(secs)),
         MetricValue::maybe("reconnect_all", "s", quantile_of(&w.reconnect_ns, w.disconnects, 1.0).map(secs)),
+        MetricValue::maybe("reconnect_after_up_p50", "s", quantile_of(&w.after_up_ns, w.disconnects, 0.5).map(secs)),
+        MetricValue::maybe("reconnect_after_up_p99", "s", quantile_of(&w.after_up_ns, w.disconnects, 0.99).map(secs)),
+        MetricValue::maybe("reconnect_after_up_all", "s", quantile_of(&w.after_up_ns, w.disconnects, 1.0).map(secs)),
     ];
     for (k, r) in w.spread.iter().enumerate() {
         metrics.push(MetricValue::maybe(&format!("spread_attempt{}", k + 1), "s", r.sd()));

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::engine::rng::{Purpose, SimRng};
 use crate::engine::run::{Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
+use crate::metrics::time_weighted::TimeWeighted;
 use crate::metrics::trace::TraceRow;
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::path::{Direction, Path, PathSpec};
@@ -31,6 +32,9 @@ struct Tally {
     spurious: u64,
     samples: u64,
     max_rto: SimDuration,
+    /// The RTO in force (the estimator's value, backoff included, whether or not the
+    /// timer is running) from the connection's start to its finish or the horizon.
+    rto_held: TimeWeighted,
     last_srtt: Option<SimDuration>,
     /// Sum over samples of |SRTT − the path's typical RTT at that moment|, in seconds.
     srtt_error_sum: f64,
@@ -89,6 +93,9 @@ impl TcpWorld<'_> {
         }
         self.actions = actions;
         let conn = &mut self.conns[c as usize];
+        // Every change of the RTO happens inside a sender call, and each is followed by
+        // this dispatch: reading it here sees every value it takes.
+        conn.tally.rto_held.set(now, conn.sender.snapshot().rto.as_nanos());
         let timer = conn.sender.timer();
         if timer != conn.armed {
             conn.armed = timer;
@@ -135,6 +142,8 @@ impl TcpWorld<'_> {
             ObservationKind::Established => ("established", None, None),
             ObservationKind::Finished => {
                 tally.finished_at = Some(now);
+                // A finished transfer's life ends here, with the RTO it had before.
+                tally.rto_held.finish(now);
                 ("finished", None, None)
             }
         };
@@ -262,6 +271,9 @@ pub fn run_replication(spec: &TcpSpec, job: Job) -> Result<ReplicationResult, Si
     let traced = (0..spec.tcp.clients).map(|c| traced_here && spec.trace.clients.contains(&c)).collect();
     let mut world = TcpWorld { spec, conns, traced, trace: Vec::new(), changes, extra, blackouts, actions: Vec::new() };
     let stats = run(&mut world, &mut sched, max_events)?;
+    for conn in &mut world.conns {
+        conn.tally.rto_held.finish(SimTime::ZERO + horizon);
+    }
     Ok(ReplicationResult {
         metrics: metrics(&world, horizon),
         trace: world.trace,
@@ -285,6 +297,9 @@ fn metrics(world: &TcpWorld<'_>, horizon: SimDuration) -> Vec<MetricValue> {
         MetricValue::new("spurious_retransmissions", "count", mean(&|c| c.tally.spurious as f64)),
         MetricValue::new("rtt_samples", "count", mean(&|c| c.tally.samples as f64)),
         MetricValue::new("max_rto", "s", mean(&|c| c.tally.max_rto.as_secs_f64())),
+        MetricValue::maybe("rto_mean", "s", mean_some(&|c| c.tally.rto_held.mean().map(|ns| ns / 1e9))),
+        MetricValue::maybe("rto_p50", "s", mean_some(&|c| c.tally.rto_held.quantile(0.5).map(|ns| ns as f64 / 1e9))),
+        MetricValue::maybe("rto_p99", "s", mean_some(&|c| c.tally.rto_held.quantile(0.99).map(|ns| ns as f64 / 1e9))),
         MetricValue::new(
             "goodput",
             "bytes/s",

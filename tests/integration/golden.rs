@@ -13,6 +13,9 @@ use super::common::{root, run, text};
 /// - 1.2 s: the timer restarted at 0.2 s expires: RTO 2 s (5.5), segment 2 resent into
 ///   the blackout (5.4); 3.2 s: expires again, RTO 4 s, resent; it arrives as a duplicate
 ///   (spurious) and ACK 4 at 3.3 s ends the transfer without a sample (Karn, section 3).
+/// - summary: the RTO held 1 s for 1.2 s, 2 s for 2 s and 4 s for 0.1 s of the 3.3 s:
+///   `rto_mean` 5.6/3.3 = 1.697 s; 1.2/3.3 = 36 % of the time at 1 s, 97 % at or below
+///   2 s, so `rto_p50` is 2 s and `rto_p99` 4 s.
 #[test]
 fn small_blackout_trace_matches_the_hand_checked_golden_file() {
     let tmp = tempfile::tempdir().unwrap();

@@ -32,6 +32,7 @@
 //! `initial_backoff > 0`, `initial_backoff ≤ max_backoff`, every duration at most one day
 //! (which keeps all arithmetic exact: below 2^53 ns, no overflow).
 
+use crate::model::fraction;
 use crate::model::setting::parse_f64;
 use std::fmt;
 use std::str::FromStr;
@@ -98,8 +99,8 @@ pub struct GrpcBackoffConfig {
     /// MULTIPLIER: the factor applied to the base after each failure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub multiplier: Option<f64>,
-    /// JITTER: delays are drawn uniformly within ±jitter of the base.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// JITTER: delays are drawn uniformly within ±jitter of the base (0.2 or "20%").
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "fraction::option")]
     pub jitter: Option<f64>,
     /// MAX_BACKOFF: the cap on the base.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -161,7 +162,7 @@ impl GrpcBackoffConfig {
             "profile" => v.parse().map(|p| self.profile = p),
             "initial_backoff" => dur(v).map(|d| self.initial_backoff = Some(d)),
             "multiplier" => parse_f64(v).map(|x| self.multiplier = Some(x)),
-            "jitter" => parse_f64(v).map(|x| self.jitter = Some(x)),
+            "jitter" => fraction::parse(v).map(|x| self.jitter = Some(x)),
             "max_backoff" => dur(v).map(|d| self.max_backoff = Some(d)),
             "min_connect_timeout" => dur(v).map(|d| self.min_connect_timeout = Some(d)),
             other => {
@@ -372,7 +373,9 @@ mod tests {
         assert!(c.resolve().is_ok());
 
         assert!(c.set("initial_backoff", "5").unwrap_err().starts_with("initial_backoff: `5` has no unit"));
-        assert_eq!(c.set("jitter", "NaN").unwrap_err(), "jitter: `NaN` is not a number");
+        assert!(c.set("jitter", "NaN").unwrap_err().starts_with("jitter: `NaN` is not a fraction"));
+        c.set("jitter", "15%").unwrap();
+        assert_eq!(c.jitter, Some(0.15));
         assert!(c.set("profile", "grpc-rust").unwrap_err().contains("spec, grpc-core, grpc-go or grpc-java"));
         assert!(c.set("max_delay", "1s").unwrap_err().contains("known: profile, initial_backoff"));
     }

@@ -1,11 +1,12 @@
 //! What a scenario writes under `[path]`, exactly as written, plus the semantic checks
 //! the type system cannot make. Durations are human strings ("100ms"); probabilities
-//! and shape parameters are plain numbers.
+//! are numbers or percentages (0.05 or "5%"); shape parameters are plain numbers.
 
 use serde::{Deserialize, Serialize};
 
 use super::Direction;
 use crate::engine::time::SimDuration;
+use crate::model::fraction;
 
 /// A network path between one client and the server, as a scenario writes it.
 ///
@@ -114,16 +115,21 @@ pub enum LossConfig {
     #[default]
     None,
     /// Each packet is lost independently with probability `p`.
-    Bernoulli { p: f64 },
+    Bernoulli {
+        #[serde(deserialize_with = "fraction::deserialize")]
+        p: f64,
+    },
     /// A two-state Markov chain (good, bad), one step per packet; a packet is lost with
     /// `loss_good` or `loss_bad` depending on the state it is sent in. With the defaults
     /// (0 and 1) losses come in bursts of mean length 1 / `p_leave_bad`.
     GilbertElliott {
+        #[serde(deserialize_with = "fraction::deserialize")]
         p_enter_bad: f64,
+        #[serde(deserialize_with = "fraction::deserialize")]
         p_leave_bad: f64,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "fraction::deserialize")]
         loss_good: f64,
-        #[serde(default = "one")]
+        #[serde(default = "one", deserialize_with = "fraction::deserialize")]
         loss_bad: f64,
     },
 }

@@ -40,6 +40,7 @@
 //! | `rate_limiter` | `none`, `aws-adaptive` | none |
 //! | `adaptive_min_fill_rate` | aws-adaptive: tokens/s floor | 0.5 |
 
+use crate::model::fraction;
 use crate::model::setting::{parse_bool, parse_f64, parse_u32};
 use std::fmt;
 
@@ -181,7 +182,7 @@ pub struct RetryPolicyConfig {
     pub cap_applies: Option<CapApplies>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jitter: Option<JitterMode>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "fraction::option")]
     pub jitter_fraction: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jitter_max: Option<SimDuration>,
@@ -233,7 +234,7 @@ pub struct RetryPolicyConfig {
     pub budget_ttl: Option<SimDuration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_min_retries_per_sec: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "fraction::option")]
     pub budget_percent_can_retry: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_max_retries_per_request: Option<f64>,
@@ -386,7 +387,7 @@ impl RetryPolicyConfig {
             "cap" => opt(v).map(|d| self.cap = Some(d)),
             "cap_applies" => v.parse().map(|x| self.cap_applies = Some(x)),
             "jitter" => v.parse().map(|x| self.jitter = Some(x)),
-            "jitter_fraction" => parse_f64(v).map(|x| self.jitter_fraction = Some(x)),
+            "jitter_fraction" => fraction::parse(v).map(|x| self.jitter_fraction = Some(x)),
             "jitter_max" => dur(v).map(|d| self.jitter_max = Some(d)),
             "max_attempts" => count(v).map(|n| {
                 self.max_attempts = Some(n);
@@ -421,7 +422,7 @@ impl RetryPolicyConfig {
             "max_concurrent_retries" => parse_u32(v).map(|x| self.max_concurrent_retries = Some(x)),
             "budget_ttl" => dur(v).map(|d| self.budget_ttl = Some(d)),
             "budget_min_retries_per_sec" => parse_u32(v).map(|x| self.budget_min_retries_per_sec = Some(x)),
-            "budget_percent_can_retry" => parse_f64(v).map(|x| self.budget_percent_can_retry = Some(x)),
+            "budget_percent_can_retry" => fraction::parse(v).map(|x| self.budget_percent_can_retry = Some(x)),
             "budget_max_retries_per_request" => parse_f64(v).map(|x| self.budget_max_retries_per_request = Some(x)),
             "rate_limiter" => v.parse().map(|x| self.rate_limiter = Some(x)),
             "adaptive_min_fill_rate" => parse_f64(v).map(|x| self.adaptive_min_fill_rate = Some(x)),

@@ -34,7 +34,8 @@
 //! Under linux the durations are rounded up to whole jiffies, as the kernel stores them
 //! (`usecs_to_jiffies` rounds up); [`RtoParams`] holds the rounded values.
 
-use crate::model::setting::{parse_bool, parse_f64, parse_u32};
+use crate::model::fraction;
+use crate::model::setting::{parse_bool, parse_u32};
 use std::fmt;
 use std::str::FromStr;
 
@@ -91,9 +92,9 @@ pub struct RtoConfig {
     /// timeout (rfc6298) or after a handshake without an RTT sample (linux).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback_rto: Option<SimDuration>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "fraction::option")]
     pub alpha: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "fraction::option")]
     pub beta: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub k: Option<u32>,
@@ -227,8 +228,8 @@ impl RtoConfig {
             "min_rto" => dur(v).map(|d| self.min_rto = Some(d)),
             "max_rto" => dur(v).map(|d| self.max_rto = Some(d)),
             "fallback_rto" => dur(v).map(|d| self.fallback_rto = Some(d)),
-            "alpha" => parse_f64(v).map(|x| self.alpha = Some(x)),
-            "beta" => parse_f64(v).map(|x| self.beta = Some(x)),
+            "alpha" => fraction::parse(v).map(|x| self.alpha = Some(x)),
+            "beta" => fraction::parse(v).map(|x| self.beta = Some(x)),
             "k" => parse_u32(v).map(|x| self.k = Some(x)),
             "granularity" => dur(v).map(|d| self.granularity = Some(d)),
             "hz" => parse_u32(v).map(|x| self.hz = Some(x)),
