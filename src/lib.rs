@@ -6,6 +6,7 @@
 //! written.
 pub mod cli;
 pub mod engine;
+pub mod human;
 pub mod metrics;
 pub mod model;
 pub mod output;
