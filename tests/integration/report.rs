@@ -349,3 +349,29 @@ fn the_report_redraws_from_the_directory_the_run_was_written_to() {
     let md = read(&tmp.path().join("results/tcp-blackout"), "report.md");
     assert!(md.contains("backoffsim plot rto results/tcp-blackout --variant"), "{md}");
 }
+
+/// Runs of different models are not compared: exit 2, each run's model named, and the
+/// metric names they share only by name listed; nothing is written.
+#[test]
+fn compare_refuses_runs_of_different_models_naming_each_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("cmp");
+    let o = run(&["compare", "results/tcp-blackout", "results/grpc-flapping", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    for needle in [
+        "cannot compare runs of different models",
+        "results/tcp-blackout ran model `tcp`",
+        "results/grpc-flapping ran model `grpc`",
+        "(`timeouts`) measure different things",
+    ] {
+        assert!(err.contains(needle), "`{needle}` missing from: {err}");
+    }
+    assert!(!out.exists(), "nothing is written");
+    let o = run(&["compare", "results/seed-loop", "results/brooker-occ", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("ran model `calls`") && text(&o.stderr).contains("ran model `occ`"));
+    let o = run(&["compare", "results/seed-loop", "results/grpc-blackhole", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("they share no metric"), "{}", text(&o.stderr));
+}
