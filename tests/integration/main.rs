@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod calls;
+mod cli;
 mod common;
 mod determinism;
 mod golden;
