@@ -5,6 +5,7 @@ pub mod check;
 pub mod compare;
 pub mod completions;
 pub mod explain;
+pub mod json;
 pub mod plot;
 pub mod presets;
 pub mod rto;
