@@ -21,7 +21,7 @@ pub struct RunArgs {
     /// Replications per variant; overrides the scenario's `replications`.
     #[arg(long)]
     pub replications: Option<u32>,
-    /// Results directory [default: results/<scenario name>].
+    /// Results directory [default: the scenario's name under results/].
     #[arg(long, short)]
     pub out: Option<PathBuf>,
     /// Worker threads [default: one per core]. Results do not depend on it.

@@ -1,14 +1,14 @@
 //! Plots of a finished run, as SVG or PNG.
 //!
-//! Every kind builds a [`Figure`] from a [`RunSet`] and draws it on either backend, so
+//! Every kind builds a `Figure` from a [`RunSet`] and draws it on either backend, so
 //! the SVG and the PNG of a plot are the same picture. The font is DejaVu Sans from the
 //! `dejavu` crate, registered with plotters once: no system font is read, and the same
 //! input files give byte-identical output.
 //!
 //! Large traces are thinned before drawing without changing the picture: lines keep the
-//! first, lowest, highest and last point of each of [`LINE_BUCKETS`] time slices, and
-//! scattered points keep one point per cell of a fine grid (see [`thin_line`] and
-//! [`thin_points`]), so a run with millions of trace rows still plots in milliseconds.
+//! first, lowest, highest and last point of each of `LINE_BUCKETS` time slices, and
+//! scattered points keep one point per cell of a fine grid (see `thin_line` and
+//! `thin_points`), so a run with millions of trace rows still plots in milliseconds.
 
 pub mod attempts;
 pub mod cdf;
