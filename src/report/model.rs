@@ -534,6 +534,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn directories_are_quoted_for_the_shell_only_when_they_need_it() {
+        assert_eq!(shell_word("results/tcp-blackout"), "results/tcp-blackout");
+        assert_eq!(shell_word("my runs/a"), "'my runs/a'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word("$HOME"), "'$HOME'");
+        assert_eq!(shell_word(""), "''");
+    }
+
+    #[test]
     fn relative_differences_read_naturally() {
         assert_eq!(relative(19.1, 6.5), "+194 %");
         assert_eq!(relative(6.5, 6.5), "±0 %");
