@@ -1,4 +1,5 @@
-//! `backoffsim compare RUN_DIR RUN_DIR… -o DIR`: one report across finished runs.
+//! `backoffsim compare RUN_DIR RUN_DIR… -o DIR`: one report across finished runs of one
+//! model; runs of different models are refused with exit 2 (see `report::compare`).
 
 use std::path::PathBuf;
 
@@ -9,8 +10,9 @@ use super::plot::usage;
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Run directories (what `backoffsim run` wrote); their variants are labelled by
-    /// directory name (`dir:variant`), or `run1:`, `run2:`, … when names repeat.
+    /// Run directories (what `backoffsim run` wrote), all of one model (tcp, grpc, occ
+    /// or calls); their variants are labelled by directory name (`dir:variant`), or
+    /// `run1:`, `run2:`, … when names repeat.
     #[arg(required = true, num_args = 1..)]
     pub run_dirs: Vec<PathBuf>,
     /// The directory the report, its plots and report.html go to (replaced whole).

@@ -102,7 +102,7 @@ pub fn explain(args: ExplainArgs) -> Result<(), CliError> {
             )));
         }
         outcome = outcome.with_retry_after(RetryAfter::Millis(d.as_nanos() / 1_000_000));
-        failing_with += &format!(" with Retry-After {d}");
+        failing_with += &format!(" with Retry-After {}", crate::human::duration(d));
     }
     let opts = Options { runs: args.runs, seed: args.seed, attempt_time, ..Options::default() };
     let source = FailingCalls { policy: &policy, outcome };
@@ -212,7 +212,7 @@ fn write_plot<S: DelaySource>(
     let subtitle = format!(
         "{} always-failing calls, each attempt failing with {failing_with} after {}; seed {}; % = calls that reached the attempt",
         runs.len(),
-        opts.attempt_time,
+        crate::human::duration(opts.attempt_time),
         opts.seed
     );
     let stats = attempt_stats(source, runs);

@@ -3,7 +3,9 @@
 
 pub mod check;
 pub mod compare;
+pub mod completions;
 pub mod explain;
+pub mod json;
 pub mod plot;
 pub mod presets;
 pub mod rto;
@@ -52,6 +54,10 @@ pub enum Command {
     Presets,
     /// Explain a retry policy: delays per attempt, worst cases, cap, attempts.
     Explain(explain::ExplainArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
+    Completions(completions::CompletionsArgs),
+    /// Print the man page (roff), e.g. `backoffsim man > backoffsim.1`.
+    Man,
 }
 
 /// Why a command failed, and so which exit code it gives.
@@ -99,5 +105,7 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
         Command::Explain(args) => explain::explain(args),
         Command::Plot(args) => plot::plot(args),
         Command::Compare(args) => compare::compare(args),
+        Command::Completions(args) => completions::completions(args),
+        Command::Man => completions::man(),
     }
 }

@@ -21,7 +21,7 @@ pub struct RunArgs {
     /// Replications per variant; overrides the scenario's `replications`.
     #[arg(long)]
     pub replications: Option<u32>,
-    /// Results directory [default: results/<scenario name>].
+    /// Results directory [default: the scenario's name under results/].
     #[arg(long, short)]
     pub out: Option<PathBuf>,
     /// Worker threads [default: one per core]. Results do not depend on it.
@@ -30,6 +30,10 @@ pub struct RunArgs {
     /// No progress or messages on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Print the summary as JSON Lines instead of the table: one
+    /// {"type":"summary","data":{…}} per row, then {"type":"run","data":{…}}.
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run(args: RunArgs) -> Result<(), CliError> {
@@ -72,6 +76,18 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
 
     let rows = summary_rows(&scenario, &outcome);
     let mut stdout = std::io::stdout().lock();
+    if args.json {
+        let files = super::json::manifest_files(&dir)
+            .map_err(|e| CliError::Failed(format!("cannot read {}: {e}", dir.join("manifest.json").display())))?;
+        let run = super::json::Run {
+            scenario: &scenario.name,
+            seed: scenario.seed,
+            replications: scenario.replications,
+            out_dir: out.display().to_string(),
+            files,
+        };
+        return super::json::write(&mut stdout, &scenario.sweep_keys, &rows, run).map_err(CliError::from_stdout);
+    }
     print_table(&mut stdout, &scenario.sweep_keys, &rows).map_err(CliError::from_stdout)
 }
 

@@ -149,7 +149,9 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Resu
 
     // Plots and reports are drawn from the files just written, as `backoffsim plot` and
     // `compare` draw them from finished runs; then the manifest lists them too.
-    let data = crate::report::data::RunSet::load(&staging.path(""))?;
+    let mut data = crate::report::data::RunSet::load(&staging.path(""))?;
+    // The report names the directory as the user gave it, not the staging directory.
+    data.runs[0].dir = dir.to_path_buf();
     let drawn = crate::report::write_report(&data, &mut |name, bytes| staging.write(name, bytes))?;
     manifest.files.extend(drawn);
     staging.write("manifest.json", &to_json(&manifest)?).map_err(io)?;

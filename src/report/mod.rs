@@ -30,6 +30,9 @@ pub enum ReportError {
     Io { file: String, source: std::io::Error },
     #[error("cannot draw the plot: {0}")]
     Draw(String),
+    /// Runs that cannot be put in one report (e.g. of different models).
+    #[error("{0}")]
+    Incomparable(String),
 }
 
 /// Draws every plot that applies to `data` (SVG and PNG), then `report.md` and

@@ -198,11 +198,7 @@ pub fn build(data: &RunSet, plots: &[Kind]) -> Report {
 
     let plot_refs = plots.iter().map(|k| plot_ref(*k, data)).collect();
     // `plot` draws from one run: name the first run and its own variant names.
-    let dir = match data.runs.first() {
-        Some(r) if multi_run => r.dir.display().to_string(),
-        Some(r) => format!("results/{}", r.scenario),
-        None => String::new(),
-    };
+    let dir = data.runs.first().map(|r| shell_word(&r.dir.display().to_string())).unwrap_or_default();
     let first_variant = data
         .variants
         .first()
@@ -245,6 +241,16 @@ pub fn build(data: &RunSet, plots: &[Kind]) -> Report {
         })
         .collect();
     Report { title, questions, facts, variants, params, tables, notes, plots: plot_refs, redraw }
+}
+
+/// `word` as one shell word: as it is when it is plain, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
 }
 
 /// Parameters whose values are not the same for every variant, in the manifest's key
@@ -549,6 +555,15 @@ fn plot_ref(kind: Kind, data: &RunSet) -> PlotRef {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn directories_are_quoted_for_the_shell_only_when_they_need_it() {
+        assert_eq!(shell_word("results/tcp-blackout"), "results/tcp-blackout");
+        assert_eq!(shell_word("my runs/a"), "'my runs/a'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word("$HOME"), "'$HOME'");
+        assert_eq!(shell_word(""), "''");
+    }
 
     #[test]
     fn relative_differences_read_naturally() {

@@ -21,14 +21,16 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Runs a shipped scenario into a fresh directory and returns it.
+/// Runs a shipped scenario into a fresh directory and returns it. The run is made from
+/// inside the temporary directory with a relative `--out`, so that the report (which
+/// names the directory as given) is the same bytes for every call.
 pub fn run_scenario(name: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join(name);
-    let file = format!("scenarios/{name}.toml");
-    let mut args = vec!["run", file.as_str(), "--quiet", "--out", out.to_str().unwrap()];
+    let file = root().join(format!("scenarios/{name}.toml"));
+    let mut args = vec!["run", file.to_str().unwrap(), "--quiet", "--out", name];
     args.extend_from_slice(extra);
-    let o = run(&args);
+    let o = bin().current_dir(tmp.path()).args(&args).output().expect("the binary runs");
     assert!(o.status.success(), "run {name} failed: {}", text(&o.stderr));
     (tmp, out)
 }

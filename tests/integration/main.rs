@@ -4,6 +4,7 @@
 mod bad_input;
 mod calls;
 mod cells;
+mod cli;
 mod common;
 mod determinism;
 mod golden;

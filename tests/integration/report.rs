@@ -334,3 +334,55 @@ fn compare_of_one_scenario_with_two_seeds_shows_the_seed_as_the_difference() {
     // The question is shared, so it is asked once.
     assert_eq!(md.matches("> A 100 ms path with 5 % random loss").count(), 1);
 }
+
+/// The re-draw commands at the end of a report name the directory the run was written
+/// to, as the user gave it (relative stays relative), quoted for the shell when needed.
+#[test]
+fn the_report_redraws_from_the_directory_the_run_was_written_to() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = root().join("scenarios/tcp-blackout.toml");
+    let run_in = |args: &[&str]| {
+        let o = super::common::bin().current_dir(tmp.path()).args(args).output().unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    };
+    run_in(&["run", scenario.to_str().unwrap(), "--quiet", "--out", "my runs/blackout"]);
+    let md = read(&tmp.path().join("my runs/blackout"), "report.md");
+    assert!(md.contains("backoffsim plot rto 'my runs/blackout' --variant rfc6298 "), "{md}");
+    assert!(!md.contains("results/tcp-blackout") && !md.contains("partial"), "{md}");
+    let html = read(&tmp.path().join("my runs/blackout"), "report.html");
+    assert!(html.contains("my runs/blackout"), "the HTML report names it too");
+
+    run_in(&["run", scenario.to_str().unwrap(), "--quiet", "--out", "elsewhere"]);
+    assert!(read(&tmp.path().join("elsewhere"), "report.md").contains("backoffsim plot rto elsewhere --variant"));
+
+    // Without --out the run goes to results/<name>, and the report says so.
+    run_in(&["run", scenario.to_str().unwrap(), "--quiet"]);
+    let md = read(&tmp.path().join("results/tcp-blackout"), "report.md");
+    assert!(md.contains("backoffsim plot rto results/tcp-blackout --variant"), "{md}");
+}
+
+/// Runs of different models are not compared: exit 2, each run's model named, and the
+/// metric names they share only by name listed; nothing is written.
+#[test]
+fn compare_refuses_runs_of_different_models_naming_each_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("cmp");
+    let o = run(&["compare", "results/tcp-blackout", "results/grpc-flapping", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    for needle in [
+        "cannot compare runs of different models",
+        "results/tcp-blackout ran model `tcp`",
+        "results/grpc-flapping ran model `grpc`",
+        "(`timeouts`) measure different things",
+    ] {
+        assert!(err.contains(needle), "`{needle}` missing from: {err}");
+    }
+    assert!(!out.exists(), "nothing is written");
+    let o = run(&["compare", "results/seed-loop", "results/brooker-occ", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("ran model `calls`") && text(&o.stderr).contains("ran model `occ`"));
+    let o = run(&["compare", "results/seed-loop", "results/grpc-blackhole", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("they share no metric"), "{}", text(&o.stderr));
+}

@@ -40,10 +40,22 @@ fn refused(args: &[&str]) -> String {
 }
 
 /// The number after `word ` in `line`, e.g. `mean 7.499 s` → 7.499.
-fn number_after(line: &str, word: &str) -> f64 {
+/// The duration after `word` (`max 14.6 s`, `case 2.02 min`), in seconds.
+fn secs_after(line: &str, word: &str) -> f64 {
     let rest =
         &line[line.find(&format!("{word} ")).unwrap_or_else(|| panic!("no `{word}` in {line}")) + word.len() + 1..];
-    rest.split_whitespace().next().unwrap().trim_end_matches(',').parse().unwrap()
+    let mut words = rest.split_whitespace();
+    let n: f64 = words.next().unwrap().parse().unwrap();
+    let scale = match words.next().unwrap().trim_end_matches([',', ';']) {
+        "µs" => 1e-6,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        "min" => 60.0,
+        "h" => 3600.0,
+        "d" => 86_400.0,
+        other => panic!("`{other}` is not a unit in {line}"),
+    };
+    n * scale
 }
 
 fn report_line<'a>(report: &'a str, label: &str) -> &'a str {
@@ -72,8 +84,8 @@ fn presets_lists_every_name_with_its_numbers_and_source() {
 fn explain_seed_loop_100000_runs_mean_7_5_max_below_15() {
     let out = ok(&["explain", "seed-loop", "--runs", "100000"]);
     let line = report_line(&out, "total sleep");
-    let mean = number_after(line, "mean");
-    let max = number_after(line, "max");
+    let mean = secs_after(line, "mean");
+    let max = secs_after(line, "max");
     assert!((mean - 7.5).abs() < 0.05, "{line}");
     assert!(max < 15.0, "{line}");
     assert!(report_line(&out, "attempts").contains("5 in every call"));
@@ -85,8 +97,9 @@ fn explain_seed_loop_100000_runs_mean_7_5_max_below_15() {
 fn explain_gcs_python_gives_up_by_the_deadline() {
     let out = ok(&["explain", "gcs-python", "--runs", "2000", "--attempt-time", "1s"]);
     let line = report_line(&out, "until give-up");
-    assert!(number_after(line, "max") <= 121.0, "{line}");
-    assert_eq!(number_after(line, "case"), 121.0, "{line}");
+    assert!(secs_after(line, "max") <= 121.0, "{line}");
+    // 121 s to three significant digits, as `2.02 min`.
+    assert!((secs_after(line, "case") - 121.0).abs() < 0.5, "{line}");
     assert!(report_line(&out, "gave up").contains("deadline 100.0%"));
     assert!(report_line(&out, "limit").contains("elapsed + sleep > deadline"));
 }
@@ -218,7 +231,7 @@ fn permanent_failures_and_retry_after_show_in_the_report() {
     assert!(report_line(&out, "attempts").contains("1 in every call"));
     // A 10 s Retry-After under a policy that replaces the backoff with it.
     let out = ok(&["explain", "seed-loop", "--set", "retry_after=replace", "--retry-after", "10s", "--runs", "10"]);
-    assert!(report_line(&out, "total sleep").contains("mean 40.000 s"), "{out}");
+    assert!(report_line(&out, "total sleep").contains("mean 40 s"), "{out}");
 }
 
 #[test]
@@ -252,7 +265,7 @@ fn explain_takes_the_grpc_connection_profiles_with_their_own_keys() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     // grpc-core: 200 ms × 1.6 per failure, truncated to ms: 200, 320, 512, 819, 1310, then the 2 s cap.
-    for nominal in ["200ms", "320ms", "512ms", "819ms", "1310ms"] {
+    for nominal in ["200 ms", "320 ms", "512 ms", "819 ms", "1.31 s"] {
         assert!(out.contains(nominal), "{nominal} missing:\n{out}");
     }
     assert!(out.contains("never gives up"), "{out}");
@@ -291,4 +304,41 @@ fn plot_draws_the_delays_per_attempt_and_refuses_other_extensions() {
     let bad = tmp.path().join("x.txt");
     assert!(refused(&["explain", "seed-loop", "--plot", bad.to_str().unwrap()]).contains(".svg or .png"));
     assert!(!bad.exists());
+}
+
+/// Durations in `explain`'s report read as a person says them, never as the raw
+/// `3276800us` or `13421772800ns` of the scenario syntax.
+#[test]
+fn explain_reports_durations_for_people_and_csv_keeps_plain_seconds() {
+    let raw_unit = |out: &str| {
+        out.split(|c: char| !c.is_ascii_alphanumeric() && c != '.')
+            .find(|w| {
+                let unit = w.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+                unit.len() < w.len() && ["ns", "us", "ms", "s", "min"].contains(&unit)
+            })
+            .map(str::to_string)
+    };
+    for args in [
+        &["explain", "grpc-connection-core", "--runs", "200"][..],
+        &["explain", "grpc-connection-spec", "--runs", "200", "--set", "initial_backoff=2.048s"],
+        &["explain", "gcs-cpp", "--runs", "200"],
+        &["explain", "gcloud", "--runs", "200"],
+        &["explain", "seed-loop", "--set", "base=100ms", "--runs", "200"],
+        &["explain", "aws-standard", "--set", "base=3.2768s", "--runs", "200", "--attempt-time", "250ms"],
+    ] {
+        let out = ok(args);
+        assert_eq!(raw_unit(&out), None, "{args:?} prints a raw duration:\n{out}");
+    }
+    let out = ok(&["explain", "grpc-connection-core", "--runs", "200"]);
+    assert!(report_line(&out, "sleep").contains("base 1 s ×1.6 per failure up to 2 min, jitter ±20 %"), "{out}");
+    // 1 s·1.6^2 = 2.56 s and 1 s·1.6^4 = 6.5536 s in the nominal column.
+    assert!(out.contains(" 2.56 s ") && out.contains(" 6.55 s "), "{out}");
+    let out = ok(&["explain", "aws-standard", "--set", "base=3.2768s", "--runs", "200"]);
+    assert!(report_line(&out, "sleep").contains("U(0, min(3.28 s × 2^k, 20 s))"), "{out}");
+    assert!(report_line(&out, "total sleep").contains("; worst case 9.83 s"), "{out}");
+    let out = ok(&["explain", "gcs-cpp", "--runs", "200"]);
+    assert!(report_line(&out, "until give-up").ends_with("; worst case 20 min"), "{out}");
+    // Machine output keeps seconds as plain numbers.
+    let out = ok(&["explain", "grpc-connection-core", "--runs", "2", "--csv", "attempts"]);
+    assert!(out.lines().nth(3).unwrap().starts_with("0,3,1."), "{out}");
 }

@@ -5,6 +5,7 @@
 use super::{GrpcBackoff, GrpcBackoffParams};
 use crate::engine::rng::{Purpose, Seeds, SimRng};
 use crate::engine::time::{SimDuration, SimTime};
+use crate::human::duration as human;
 use crate::model::retry::explain::{DelaySource, Facts, Next};
 
 pub struct ConnectionSource {
@@ -53,7 +54,7 @@ impl DelaySource for ConnectionSource {
             }
         };
         let deadline = match p.min_connect_timeout {
-            Some(mct) => format!("each attempt gets at least {mct} (MIN_CONNECT_TIMEOUT)"),
+            Some(mct) => format!("each attempt gets at least {} (MIN_CONNECT_TIMEOUT)", human(mct)),
             None => "no connect deadline of its own (the transport's applies)".into(),
         };
         Facts {
@@ -66,8 +67,11 @@ impl DelaySource for ConnectionSource {
                 (
                     "sleep",
                     format!(
-                        "base {} ×{} per failure up to {}, jitter ±{}",
-                        p.initial_backoff, p.multiplier, p.max_backoff, p.jitter
+                        "base {} ×{} per failure up to {}, jitter ±{} %",
+                        human(p.initial_backoff),
+                        p.multiplier,
+                        human(p.max_backoff),
+                        crate::human::fmt_num(p.jitter * 100.0, 3)
                     ),
                 ),
                 ("limit", "never gives up: a channel reconnects for ever; the table follows it for 20 attempts".into()),
@@ -75,9 +79,9 @@ impl DelaySource for ConnectionSource {
                 (
                     "cap",
                     format!(
-                        "{} on the base, not a hard cap: jitter takes a delay up to {:.0} % above it",
-                        p.max_backoff,
-                        p.jitter * 100.0
+                        "{} on the base, not a hard cap: jitter takes a delay up to {} % above it",
+                        human(p.max_backoff),
+                        crate::human::fmt_num(p.jitter * 100.0, 3)
                     ),
                 ),
             ],

@@ -97,8 +97,9 @@ impl BudgetPolicy {
                 format!("at most {max_retries} retries outstanding per cluster")
             }
             BudgetPolicy::Finagle { ttl, min_retries_per_sec, percent_can_retry, max_retries_per_request } => format!(
-                "finagle RetryBudget: {}% of requests plus {min_retries_per_sec} retries/s, over {ttl}; one request may use {}% of the balance",
+                "finagle RetryBudget: {}% of requests plus {min_retries_per_sec} retries/s, over {}; one request may use {}% of the balance",
                 percent_can_retry * 100.0,
+                crate::human::duration(ttl),
                 max_retries_per_request * 100.0
             ),
         }

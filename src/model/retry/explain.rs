@@ -32,6 +32,8 @@ use super::retry_after::RetryAfterMode;
 use super::{Decision, RetryState};
 use crate::engine::rng::{Purpose, Seeds, SimRng};
 use crate::engine::time::{SimDuration, SimTime};
+use crate::human::{duration as human, fmt_secs_sig};
+use crate::metrics::trace::secs as exact_secs;
 
 /// What comes after a failed attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -290,48 +292,50 @@ fn deadline_bounds(p: &RetryPolicy, a: SimDuration) -> (Option<SimDuration>, Opt
 }
 
 fn growth(base: SimDuration, m: f64) -> String {
-    if m == 1.0 { format!("{base}") } else { format!("{base}·{m}^k") }
+    if m == 1.0 { human(base) } else { format!("{} × {m}^k", human(base)) }
 }
 
 /// The sleep formula in words.
 pub fn formula_text(p: &RetryPolicy) -> String {
     let g = growth(p.base, p.multiplier);
     let after = p.cap_applies == CapApplies::AfterJitter;
-    let d = match (p.cap, after) {
+    let cap = p.cap.map(human);
+    let base = human(p.base);
+    let d = match (&cap, after) {
         (Some(c), false) => format!("min({g}, {c})"),
         _ => g.clone(),
     };
-    let clamp = |x: String| match (p.cap, after) {
+    let clamp = |x: String| match (&cap, after) {
         (Some(c), true) => format!("min({x}, {c})"),
         _ => x,
     };
     let mut text = match p.jitter {
-        Jitter::None => match p.cap {
+        Jitter::None => match &cap {
             Some(c) => format!("min({g}, {c})"),
             None => g.clone(),
         },
         Jitter::Full => clamp(format!("U(0, {d})")),
         Jitter::Equal => clamp("d/2 + U(0, d/2)".to_string()) + &format!(", d = {d}"),
         Jitter::Proportional { fraction } => clamp(format!("{d}·U({}, {})", 1.0 - fraction, 1.0 + fraction)),
-        Jitter::Additive { max } => clamp(format!("{d} + U(0, {max})")),
+        Jitter::Additive { max } => clamp(format!("{d} + U(0, {})", human(max))),
         Jitter::Half => clamp("U(d, 2d)".to_string()) + &format!(", d = {d}"),
-        Jitter::Decorrelated => match p.cap {
-            Some(c) => format!("min({c}, U({}, 3 × previous sleep)), previous from {}", p.base, p.base),
-            None => format!("U({}, 3 × previous sleep), previous from {}", p.base, p.base),
+        Jitter::Decorrelated => match &cap {
+            Some(c) => format!("min({c}, U({base}, 3 × previous sleep)), previous from {base}"),
+            None => format!("U({base}, 3 × previous sleep), previous from {base}"),
         },
         Jitter::Span => {
             let m = p.multiplier;
-            match p.cap {
+            match &cap {
                 Some(c) => {
                     let (lo, hi) = p.formula().span_range(SimDuration::MAX, p.base);
-                    format!("U(d, {m}·d), d = {g}; once {m}·d ≥ {c}: U({lo}, {hi})")
+                    format!("U(d, {m}·d), d = {g}; once {m}·d ≥ {c}: U({}, {})", human(lo), human(hi))
                 }
                 None => format!("U(d, {m}·d), d = {g}"),
             }
         }
     };
     if let Some(t) = p.truncate_to {
-        text += &format!(", truncated to a multiple of {t}");
+        text += &format!(", truncated to a multiple of {}", human(t));
     }
     if let Some(tb) = p.throttle_base {
         text += &format!("; from {} after a throttling error", growth(tb, p.multiplier));
@@ -370,7 +374,8 @@ fn policy_facts(p: &RetryPolicy, outcome: &Outcome, a: SimDuration) -> Facts {
     let mut limit = p.limit.to_string();
     match p.deadline {
         Some(d) => {
-            limit += &format!("; deadline {d} ({}); {}", p.deadline_clock.describe(), p.deadline_rule.describe());
+            limit +=
+                &format!("; deadline {} ({}); {}", human(d), p.deadline_clock.describe(), p.deadline_rule.describe());
         }
         None => limit += "; no deadline",
     }
@@ -385,12 +390,13 @@ fn policy_facts(p: &RetryPolicy, outcome: &Outcome, a: SimDuration) -> Facts {
         }
         (None, _) => "none: the delay grows without bound".to_string(),
         (Some(c), bound) => {
+            let c = human(c);
             let hard = if fm.hard_cap() {
                 format!("{c}, a hard cap: no backoff sleep exceeds it")
             } else {
                 format!(
                     "{c}, not a hard cap: the jitter goes on top, so sleeps reach {}",
-                    bound.map_or("any length".to_string(), |b| b.to_string())
+                    bound.map_or("any length".to_string(), human)
                 )
             };
             let piles = if !fm.piles_at_cap() {
@@ -426,7 +432,7 @@ fn policy_facts(p: &RetryPolicy, outcome: &Outcome, a: SimDuration) -> Facts {
                 if p.retry_after.resets_backoff { " and resets it" } else { "" }
             ),
             RetryAfterMode::Max => match p.retry_after.max_extra {
-                Some(x) => format!("max(backoff, min(hint, backoff + {x}))"),
+                Some(x) => format!("max(backoff, min(hint, backoff + {}))", human(x)),
                 None => "max(backoff, hint) (not capped)".to_string(),
             },
         },
@@ -464,6 +470,7 @@ pub fn quantile(sorted: &[u64], q: f64) -> u64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
+/// Seconds to the millisecond, for the table's aligned columns headed `… s`.
 fn secs(ns: u64) -> String {
     format!("{:.3}", ns as f64 / 1e9)
 }
@@ -508,7 +515,7 @@ pub fn write_report<S: DelaySource, W: Write>(
         out,
         "{} always-failing calls (each attempt fails with {failing_with} after {}), seed {}:",
         runs.len(),
-        opts.attempt_time,
+        human(opts.attempt_time),
         opts.seed
     )?;
     let max_attempts = runs.iter().map(Run::attempts).max().unwrap_or(0);
@@ -529,7 +536,7 @@ pub fn write_report<S: DelaySource, W: Write>(
             )?;
             continue;
         }
-        let nominal = source.nominal(j as u32 - 1).map_or("-".to_string(), |d| d.to_string());
+        let nominal = source.nominal(j as u32 - 1).map_or("-".to_string(), human);
         let at_cap = match facts.cap {
             Some(c) => {
                 let k = sleeps.iter().filter(|&&s| s == c.as_nanos()).count();
@@ -560,13 +567,16 @@ pub fn write_report<S: DelaySource, W: Write>(
         format!("min {}, mean {:.2}, max {}", a.min, a.mean, a.max)
     };
     let worst = |w: Option<SimDuration>| match w {
-        Some(w) => format!("; worst case {} s", secs(w.as_nanos())),
+        Some(w) => format!("; worst case {}", human(w)),
         None => "; no worst case: unbounded".to_string(),
     };
     let sleep = dist(runs.iter().map(|r| r.total_sleep(opts.attempt_time).as_nanos()).collect());
     let until = dist(runs.iter().map(|r| r.give_up.as_nanos()).collect());
+    // Four digits, one more than the worst case gets, so that a maximum just under it
+    // (119.7 s against 2 min) still reads as under it.
+    let s4 = |ns: f64| fmt_secs_sig(ns / 1e9, 4);
     let line = |d: &Dist| {
-        format!("mean {:.3} s, p50 {} s, p99 {} s, max {} s", d.mean / 1e9, secs(d.p50), secs(d.p99), secs(d.max))
+        format!("mean {}, p50 {}, p99 {}, max {}", s4(d.mean), s4(d.p50 as f64), s4(d.p99 as f64), s4(d.max as f64))
     };
     writeln!(out, "  attempts        {attempts_line}")?;
     writeln!(out, "  total sleep     {}{}", line(&sleep), worst(facts.worst_sleep))?;
@@ -610,10 +620,9 @@ pub fn write_runs_csv<W: Write>(out: &mut W, runs: &[Run], attempt_time: SimDura
     Ok(())
 }
 
-/// Seconds with nanosecond precision, exact (no float rounding).
+/// Seconds with nanosecond precision, exact (no float rounding), as the trace writes them.
 fn csv_secs(d: SimDuration) -> String {
-    let ns = d.as_nanos();
-    format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000)
+    exact_secs(d.as_nanos())
 }
 
 #[cfg(test)]
@@ -698,16 +707,16 @@ mod tests {
 
     #[test]
     fn formula_texts() {
-        assert_eq!(formula_text(&policy("seed-loop", &[])), "U(0, min(1s·2^k, 30s))");
-        assert_eq!(formula_text(&policy("gcloud", &[])), "min(1s·2^k + U(0, 1s), 32s)");
+        assert_eq!(formula_text(&policy("seed-loop", &[])), "U(0, min(1 s × 2^k, 30 s))");
+        assert_eq!(formula_text(&policy("gcloud", &[])), "min(1 s × 2^k + U(0, 1 s), 32 s)");
         assert_eq!(
             formula_text(&policy("gcs-cpp", &[])),
-            "U(d, 2·d), d = 1s·2^k; once 2·d ≥ 5min: U(150s, 5min), truncated to a multiple of 1ms"
+            "U(d, 2·d), d = 1 s × 2^k; once 2·d ≥ 5 min: U(2.5 min, 5 min), truncated to a multiple of 1 ms"
         );
         assert_eq!(
             formula_text(&policy("aws-standard", &[])),
-            "U(0, min(50ms·2^k, 20s)); from 1s·2^k after a throttling error"
+            "U(0, min(50 ms × 2^k, 20 s)); from 1 s × 2^k after a throttling error"
         );
-        assert_eq!(formula_text(&policy("backon", &[])), "min(1s·2^k, 1min)");
+        assert_eq!(formula_text(&policy("backon", &[])), "min(1 s × 2^k, 60 s)");
     }
 }

@@ -1,14 +1,14 @@
 //! Plots of a finished run, as SVG or PNG.
 //!
-//! Every kind builds a [`Figure`] from a [`RunSet`] and draws it on either backend, so
+//! Every kind builds a `Figure` from a [`RunSet`] and draws it on either backend, so
 //! the SVG and the PNG of a plot are the same picture. The font is DejaVu Sans from the
 //! `dejavu` crate, registered with plotters once: no system font is read, and the same
 //! input files give byte-identical output.
 //!
 //! Large traces are thinned before drawing without changing the picture: lines keep the
-//! first, lowest, highest and last point of each of [`LINE_BUCKETS`] time slices, and
-//! scattered points keep one point per cell of a fine grid (see [`thin_line`] and
-//! [`thin_points`]), so a run with millions of trace rows still plots in milliseconds.
+//! first, lowest, highest and last point of each of `LINE_BUCKETS` time slices, and
+//! scattered points keep one point per cell of a fine grid (see `thin_line` and
+//! `thin_points`), so a run with millions of trace rows still plots in milliseconds.
 
 pub mod attempts;
 pub mod cdf;
@@ -458,37 +458,11 @@ where
         .d()
 }
 
-/// A number for a tick label or a table: at most `sig` significant digits, no trailing
-/// zeros, never scientific notation for the magnitudes plots show.
-pub fn fmt_num(v: f64, sig: usize) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return if v == 0.0 { "0".into() } else { format!("{v}") };
-    }
-    let mag = v.abs().log10().floor() as i32;
-    let decimals = (sig as i32 - 1 - mag).max(0) as usize;
-    let s = format!("{v:.decimals$}");
-    let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
-    if s == "-0" { "0".into() } else { s }
-}
+pub use crate::human::{fmt_num, fmt_secs};
 
 /// Tick labels: ticks are round numbers, so four significant digits show them exactly.
 pub(crate) fn tick(v: &f64) -> String {
     fmt_num(*v, 4)
-}
-
-/// Seconds as a person says them: `300 ms`, `1.5 s`, `2 min`.
-pub fn fmt_secs(s: f64) -> String {
-    if s == 0.0 {
-        "0 s".into()
-    } else if s.abs() < 1e-3 {
-        format!("{} µs", fmt_num(s * 1e6, 3))
-    } else if s.abs() < 1.0 {
-        format!("{} ms", fmt_num(s * 1e3, 3))
-    } else if s.abs() < 120.0 {
-        format!("{} s", fmt_num(s, 3))
-    } else {
-        format!("{} min", fmt_num(s / 60.0, 3))
-    }
 }
 
 /// Whether positive data from `lo` to `hi` spans enough of a range (a factor of 20 or
@@ -581,18 +555,6 @@ pub(crate) fn grid_rows(n: usize, cols: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_keep_four_significant_digits_and_drop_trailing_zeros() {
-        assert_eq!(fmt_num(0.1, 4), "0.1");
-        assert_eq!(fmt_num(14600.0, 4), "14600");
-        assert_eq!(fmt_num(28331.3, 4), "28331");
-        assert_eq!(fmt_num(0.078587, 4), "0.07859");
-        assert_eq!(fmt_num(-0.5, 2), "-0.5");
-        assert_eq!(fmt_num(0.0, 4), "0");
-        assert_eq!(fmt_secs(0.3), "300 ms");
-        assert_eq!(fmt_secs(32.0), "32 s");
-    }
 
     #[test]
     fn thinning_a_line_keeps_its_extremes_in_order() {
