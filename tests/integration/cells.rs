@@ -174,7 +174,8 @@ fn plot_cell_selects_cells_by_full_or_short_key() {
     };
     // The report offers a redraw of one cell.
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(report.contains("backoffsim plot attempts results/cells --cell max_backoff=60s"), "{report}");
+    let redraw = format!("backoffsim plot attempts {} --cell max_backoff=60s", out.display());
+    assert!(report.contains(&redraw), "{report}");
     let o = plot(&["--cell", "max_backoff=20s"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let labels = |p: &Path| attempts_panels(&std::fs::read_to_string(p).unwrap());
