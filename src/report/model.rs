@@ -371,7 +371,7 @@ fn metric_tables(data: &RunSet, names: &[String]) -> (Vec<MetricTable>, Vec<Stri
     let mut tables = Vec::new();
     if !sweep {
         let point = points.first().cloned().unwrap_or_default();
-        let rows = metrics.iter().map(|(m, u)| row_for(m, u, &point, vec![m.clone()])).collect();
+        let rows = metrics.iter().map(|(m, u)| row_for(m, u, &point, vec![metric_label(m, &models)])).collect();
         tables.push(MetricTable {
             heading: None,
             first: vec!["metric".into()],
@@ -437,6 +437,13 @@ fn metric_tables(data: &RunSet, names: &[String]) -> (Vec<MetricTable>, Vec<Stri
         });
     }
     (tables, notes)
+}
+
+/// A metric as a table row names it: its title and its id, which is what
+/// `summary.csv` and `plot --metric` use (`Peak attempt rate (peak_attempt_rate)`).
+fn metric_label(id: &str, models: &[catalogue::Model]) -> String {
+    let title = catalogue::title(id, models);
+    if title == id { id.to_string() } else { format!("{title} ({id})") }
 }
 
 pub fn point_text(keys: &[String], point: &[String]) -> String {

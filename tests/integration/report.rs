@@ -222,10 +222,13 @@ fn every_run_ends_in_plots_and_a_report_listed_in_the_manifest() {
     assert!(md.contains("| `rto.profile` | rfc6298 | **linux** |"), "{md}");
     assert!(!md.contains("`path.base_rtt`"), "shared parameters are not listed");
     assert!(md.contains("| metric | unit | better | rfc6298 (baseline) | linux | best |"), "{md}");
-    let row = md.lines().find(|l| l.starts_with("| convergence_time_change1 |")).expect("a convergence row");
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| Convergence time after RTT change 1 (convergence_time_change1) |"))
+        .expect("a convergence row");
     assert!(row.contains(" ± ") && row.contains(" %)") && row.contains("| lower |"), "{row}");
     assert!(row.trim_end().ends_with("| linux |"), "linux converges faster: {row}");
-    assert!(md.contains("| rtt_samples | count | — |") && md.contains("not ranked"));
+    assert!(md.contains("| RTT samples (rtt_samples) | count | — |") && md.contains("not ranked"));
     assert!(md.contains("![RTO trace](rto.png)"));
 
     let html = read(&dir, "report.html");
@@ -294,7 +297,7 @@ fn compare_labels_variants_by_run_and_lists_metrics_only_one_side_has() {
     for metric in ["recovery_lag_blackout1", "convergence_time_change1"] {
         let row = md
             .lines()
-            .find(|l| l.starts_with(&format!("| {metric} |")))
+            .find(|l| l.starts_with("| ") && l.contains(&format!(" ({metric}) |")))
             .unwrap_or_else(|| panic!("no row for {metric}:\n{md}"));
         assert!(row.contains("| — |"), "{row}");
         assert!(md.contains(&format!("`{metric}` has no value for")), "{md}");

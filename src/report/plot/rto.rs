@@ -14,8 +14,9 @@ use plotters::style::FontStyle;
 use plotters::style::text_anchor;
 
 use super::{
-    Drawn, FONT, Figure, Glyph, INK, MUTED, PlotOptions, WIDTH, axis_range, fit, fmt_secs, header, mesh, panel_heights,
-    series, spans_decades, stack_heights, stacked_size, thin_line, thin_points, tick,
+    Drawn, FONT, Figure, Glyph, INK, LOG_Y_LABELS, MUTED, PlotOptions, WIDTH, axis_range, fit, fmt_secs, header,
+    log_tick, mesh, mesh_with, panel_heights, series, spans_decades, stack_heights, stacked_size, thin_line,
+    thin_points, tick,
 };
 use crate::report::ReportError;
 use crate::report::data::{RunSet, TraceRow};
@@ -422,7 +423,11 @@ where
         .build_cartesian_2d(x0..x1, y_spec)
         .d()?;
     let x_desc = if last && !fig.rug { "time (s)" } else { "" };
-    mesh(&mut chart, x_desc, "RTT, SRTT, RTO (s)", &tick, &tick)?;
+    if fig.log {
+        mesh_with(&mut chart, x_desc, "RTT, SRTT, RTO (s)", &tick, &log_tick, LOG_Y_LABELS)?;
+    } else {
+        mesh(&mut chart, x_desc, "RTT, SRTT, RTO (s)", &tick, &tick)?;
+    }
     if fig.rug {
         draw_rug(&strip, p, fig, last, axis_h)?;
     }
