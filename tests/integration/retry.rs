@@ -231,7 +231,7 @@ fn permanent_failures_and_retry_after_show_in_the_report() {
     assert!(report_line(&out, "attempts").contains("1 in every call"));
     // A 10 s Retry-After under a policy that replaces the backoff with it.
     let out = ok(&["explain", "seed-loop", "--set", "retry_after=replace", "--retry-after", "10s", "--runs", "10"]);
-    assert!(report_line(&out, "total sleep").contains("mean 40 s"), "{out}");
+    assert!(report_line(&out, "total sleep").contains("mean 40.000 s"), "{out}");
 }
 
 #[test]
@@ -335,9 +335,9 @@ fn explain_reports_durations_for_people_and_csv_keeps_plain_seconds() {
     assert!(out.contains(" 2.56 s ") && out.contains(" 6.55 s "), "{out}");
     let out = ok(&["explain", "aws-standard", "--set", "base=3.2768s", "--runs", "200"]);
     assert!(report_line(&out, "sleep").contains("U(0, min(3.28 s × 2^k, 20 s))"), "{out}");
-    assert!(report_line(&out, "total sleep").contains("; worst case 9.83 s"), "{out}");
+    assert!(report_line(&out, "total sleep").contains("; worst case 9.830 s"), "{out}");
     let out = ok(&["explain", "gcs-cpp", "--runs", "200"]);
-    assert!(report_line(&out, "until give-up").ends_with("; worst case 20 min"), "{out}");
+    assert!(report_line(&out, "until give-up").ends_with("; worst case 1200.000 s (20 min)"), "{out}");
     // Machine output keeps seconds as plain numbers.
     let out = ok(&["explain", "grpc-connection-core", "--runs", "2", "--csv", "attempts"]);
     assert!(out.lines().nth(3).unwrap().starts_with("0,3,1."), "{out}");

@@ -32,7 +32,7 @@ use super::retry_after::RetryAfterMode;
 use super::{Decision, RetryState};
 use crate::engine::rng::{Purpose, Seeds, SimRng};
 use crate::engine::time::{SimDuration, SimTime};
-use crate::human::{duration as human, fmt_secs_sig};
+use crate::human::duration as human;
 use crate::metrics::trace::secs as exact_secs;
 
 /// What comes after a failed attempt.
@@ -566,17 +566,26 @@ pub fn write_report<S: DelaySource, W: Write>(
     } else {
         format!("min {}, mean {:.2}, max {}", a.min, a.mean, a.max)
     };
+    // Seconds to the millisecond, one unit for the whole line, so that a maximum just
+    // under the worst case (119.996 s against 120.000 s) reads as under it; the worst
+    // case is said in words too where seconds are not what a person would say.
+    let ms = |ns: f64| format!("{:.3} s", ns / 1e9);
     let worst = |w: Option<SimDuration>| match w {
-        Some(w) => format!("; worst case {}", human(w)),
+        Some(w) => {
+            let words = human(w);
+            let secs = ms(w.as_nanos() as f64);
+            if words.ends_with(" s") || words.ends_with("ms") || words.ends_with("µs") {
+                format!("; worst case {secs}")
+            } else {
+                format!("; worst case {secs} ({words})")
+            }
+        }
         None => "; no worst case: unbounded".to_string(),
     };
     let sleep = dist(runs.iter().map(|r| r.total_sleep(opts.attempt_time).as_nanos()).collect());
     let until = dist(runs.iter().map(|r| r.give_up.as_nanos()).collect());
-    // Four digits, one more than the worst case gets, so that a maximum just under it
-    // (119.7 s against 2 min) still reads as under it.
-    let s4 = |ns: f64| fmt_secs_sig(ns / 1e9, 4);
     let line = |d: &Dist| {
-        format!("mean {}, p50 {}, p99 {}, max {}", s4(d.mean), s4(d.p50 as f64), s4(d.p99 as f64), s4(d.max as f64))
+        format!("mean {}, p50 {}, p99 {}, max {}", ms(d.mean), ms(d.p50 as f64), ms(d.p99 as f64), ms(d.max as f64))
     };
     writeln!(out, "  attempts        {attempts_line}")?;
     writeln!(out, "  total sleep     {}{}", line(&sleep), worst(facts.worst_sleep))?;
