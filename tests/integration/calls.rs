@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::common::{run, run_scenario, text};
+use super::common::{run, run_scenario, run_text, text};
 
 /// `summary.csv` (with or without one sweep column) as (variant, cell, metric) → mean.
 fn summary(dir: &Path) -> BTreeMap<(String, String, String), f64> {
@@ -124,19 +124,6 @@ fn library_defaults_gcloud_survives_10min_only_on_its_24th_and_last_attempt() {
     // server's return; api-core's refuses to.
     assert!(get(&s, "tenacity", "2min", "success_rate") > 0.99);
     assert_eq!(get(&s, "gcs-python", "2min", "success_rate"), 0.0);
-}
-
-/// Runs a scenario given as text and returns its directory (inside the temp dir).
-fn run_text(source: &str, extra: &[&str]) -> (tempfile::TempDir, std::path::PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("calls.toml");
-    std::fs::write(&file, source).unwrap();
-    let out = tmp.path().join("out");
-    let mut args = vec!["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    let o = run(&args);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    (tmp, out)
 }
 
 const TIERED: &str = r#"

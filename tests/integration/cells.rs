@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::common::{run, text};
+use super::common::{run, run_text, text};
 
 const SWEPT: &str = r#"
 name = "cells"
@@ -36,13 +36,7 @@ base_rtt = "50ms"
 const CELLS: [&str; 3] = ["5s", "20s", "60s"];
 
 fn run_swept(scenario: &str) -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("cells.toml");
-    std::fs::write(&file, scenario).unwrap();
-    let out = tmp.path().join("out");
-    let o = run(&["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    (tmp, out)
+    run_text(scenario, &[])
 }
 
 /// The text of every `<text>` element of an SVG, unescaped.

@@ -35,6 +35,20 @@ pub fn run_scenario(name: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) 
     (tmp, out)
 }
 
+/// Runs a scenario given as text (with `extra` arguments) into a fresh temporary
+/// directory and returns it with the run's directory inside it.
+pub fn run_text(source: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("scenario.toml");
+    std::fs::write(&file, source).unwrap();
+    let out = tmp.path().join("out");
+    let mut args = vec!["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    (tmp, out)
+}
+
 /// `summary.csv` as (variant, metric) → mean.
 pub fn summary(dir: &Path) -> Vec<(String, String, f64)> {
     let mut r = csv::Reader::from_path(dir.join("summary.csv")).unwrap();

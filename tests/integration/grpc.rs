@@ -3,18 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::common::{metric, run, run_scenario, summary, text};
-
-/// Runs a scenario given as text and returns its directory (inside the temp dir).
-fn run_text(source: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("herd.toml");
-    std::fs::write(&file, source).unwrap();
-    let out = tmp.path().join("out");
-    let o = run(&["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    (tmp, out)
-}
+use super::common::{metric, run_scenario, run_text, summary};
 
 /// Start times (s) of each channel's attempts, by attempt number, from `connections.csv`.
 fn starts(dir: &std::path::Path) -> BTreeMap<u32, Vec<f64>> {
@@ -70,7 +59,7 @@ first_clients = 50
 
 #[test]
 fn grpc_core_jitters_the_first_delay_so_attempt_2_is_already_spread() {
-    let (_t, dir) = run_text(&failing_fast("grpc-core"));
+    let (_t, dir) = run_text(&failing_fast("grpc-core"), &[]);
     let s = starts(&dir);
     // Attempt 1: everyone learns of the drop one one-way delay after the restart.
     assert_eq!(s[&1].len(), 50);
@@ -84,7 +73,7 @@ fn grpc_core_jitters_the_first_delay_so_attempt_2_is_already_spread() {
 
 #[test]
 fn grpc_go_keeps_attempts_1_and_2_together_because_its_first_delay_is_unjittered() {
-    let (_t, dir) = run_text(&failing_fast("grpc-go"));
+    let (_t, dir) = run_text(&failing_fast("grpc-go"), &[]);
     let s = starts(&dir);
     assert_eq!(spread(&s[&1]), 0.0);
     // grpc-go backoff.go: retries == 0 returns BaseDelay exactly, counted from the end
@@ -111,6 +100,7 @@ base_rtt = "20ms"
 [trace]
 first_clients = 50
 "#,
+        &[],
     );
     let s = starts(&dir);
     // spec: the attempt lasts max(deadline, now + 20 s); while the jittered backoff stays

@@ -1,15 +1,10 @@
 //! The RTO's distribution over a connection's life and the reconnect time counted from
 //! the server's return, on cases small enough to work out by hand.
 
-use super::common::{metric, run, summary, text};
+use super::common::{metric, run_text, summary};
 
-fn run_text(source: &str) -> Vec<(String, String, f64)> {
-    let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("m.toml");
-    std::fs::write(&file, source).unwrap();
-    let out = tmp.path().join("out");
-    let o = run(&["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
+fn summary_of(source: &str) -> Vec<(String, String, f64)> {
+    let (_tmp, out) = run_text(source, &[]);
     summary(&out)
 }
 
@@ -27,7 +22,7 @@ fn close(got: f64, want: f64, what: &str) {
 /// the time the RTO is at or below 1.0625 s (p50) and it reaches 1.5 s (p99).
 #[test]
 fn rto_mean_and_quantiles_weight_each_timer_value_by_how_long_it_held() {
-    let rows = run_text(
+    let rows = summary_of(
         r#"
 name = "rto-weighted"
 description = "three segments, window 1, 500 ms RTT"
@@ -49,7 +44,7 @@ base_rtt = "500ms"
 /// less than 1 s, rounded up to it (2.4), so it is 1 s at every instant.
 #[test]
 fn a_constant_rto_is_its_own_mean_median_and_p99() {
-    let rows = run_text(
+    let rows = summary_of(
         r#"
 name = "rto-flat"
 description = "constant 100 ms path"
@@ -76,7 +71,7 @@ base_rtt = "100ms"
 /// 200 reconnections, half of each kind: the median is the smaller, p99 and all the larger.
 #[test]
 fn reconnect_after_up_counts_each_episode_from_the_servers_return() {
-    let rows = run_text(
+    let rows = summary_of(
         r#"
 name = "after-up"
 description = "two restarts, no jitter"
@@ -106,7 +101,7 @@ down = "2s"
 /// server is up all along, so the time after its return is the time after the drop.
 #[test]
 fn reconnects_while_the_server_never_went_down_count_from_the_drop() {
-    let rows = run_text(
+    let rows = summary_of(
         r#"
 name = "flap"
 description = "drop_after without down time"
