@@ -11,6 +11,7 @@ mod golden;
 mod grpc;
 mod metrics;
 mod occ;
+mod redraw;
 mod report;
 mod retry;
 mod rto_replay;
