@@ -1,7 +1,8 @@
-//! Loading finished runs: everything a plot or a report shows comes from the files of a
-//! run directory (`manifest.json`, `summary.csv`, `trace.csv`, and, where the model
-//! writes them, `attempts.csv` and `cdf.csv`), never from the engine, so `plot` and
-//! `compare` work on runs made earlier, elsewhere or by another version.
+//! What plots and reports read: everything they show is what the files of a run
+//! directory hold (`manifest.json`, `summary.csv`, `trace.csv`, and, where the model
+//! writes them, `attempts.csv` and `cdf.csv`), never more from the engine, so `plot` and
+//! `compare` work on runs made earlier, elsewhere or by another version. A run hands the
+//! same values over in memory (`output::handover`) rather than re-reading its files.
 //!
 //! Several runs load into one [`RunSet`] whose variants are labelled by run
 //! (`run1:linux`), so a comparison across runs is the same report as one run's.

@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod calls;
+mod catalogue;
 mod cells;
 mod cli;
 mod common;
