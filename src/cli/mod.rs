@@ -6,6 +6,7 @@ pub mod compare;
 pub mod completions;
 pub mod explain;
 pub mod json;
+pub mod metrics;
 pub mod plot;
 pub mod presets;
 pub mod rto;
@@ -52,6 +53,8 @@ pub enum Command {
     },
     /// List the retry presets: real libraries' retry behaviour, with their sources.
     Presets,
+    /// List the metrics a run writes: id, title, unit, which way is better, what it measures.
+    Metrics(metrics::MetricsArgs),
     /// Explain a retry policy: delays per attempt, worst cases, cap, attempts.
     Explain(explain::ExplainArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
@@ -103,6 +106,7 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
         Command::Rto { command } => rto::rto(command),
         Command::Presets => presets::presets(),
         Command::Explain(args) => explain::explain(args),
+        Command::Metrics(args) => metrics::metrics(args),
         Command::Plot(args) => plot::plot(args),
         Command::Compare(args) => compare::compare(args),
         Command::Completions(args) => completions::completions(args),

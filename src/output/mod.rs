@@ -2,6 +2,7 @@
 //! produced (`trace.csv`, `attempts.csv`, `cdf.csv`, `connections.csv`), written together
 //! and swapped in atomically.
 
+mod handover;
 pub mod staging;
 pub mod summary;
 mod tables;
@@ -95,10 +96,11 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Resu
     staging.write("summary.csv", &summary::write_csv(keys, &rows)?).map_err(io)?;
     let tcp = scenario.variants.iter().any(|v| v.cells.iter().any(|c| matches!(c.spec, ModelSpec::Tcp(_))));
     let has = |f: &dyn Fn(&crate::metrics::ReplicationResult) -> bool| groups.iter().any(|g| g.reps.iter().any(f));
+    let written = handover::Written { attempts: has(&|r| r.bins.is_some()), cdf: has(&|r| !r.quantiles.is_empty()) };
     let tables: [(&'static str, bool, tables::Writer); 4] = [
         ("trace.csv", tcp || has(&|r| !r.trace.is_empty()), tables::trace),
-        ("attempts.csv", has(&|r| r.bins.is_some()), tables::attempts),
-        ("cdf.csv", has(&|r| !r.quantiles.is_empty()), tables::cdf),
+        ("attempts.csv", written.attempts, tables::attempts),
+        ("cdf.csv", written.cdf, tables::cdf),
         ("connections.csv", has(&|r| !r.connections.is_empty()), tables::connections),
     ];
     for (name, wanted, write) in tables {
@@ -147,11 +149,10 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Resu
     };
     staging.write("manifest.json", &to_json(&manifest)?).map_err(io)?;
 
-    // Plots and reports are drawn from the files just written, as `backoffsim plot` and
-    // `compare` draw them from finished runs; then the manifest lists them too.
-    let mut data = crate::report::data::RunSet::load(&staging.path(""))?;
-    // The report names the directory as the user gave it, not the staging directory.
-    data.runs[0].dir = dir.to_path_buf();
+    // Plots and reports are drawn from the results in memory, the same values `plot` and
+    // `compare` read from the files; the report names the directory as the user gave it,
+    // not the staging directory. Then the manifest lists them too.
+    let data = handover::run_set(&serde_json::to_value(&manifest)?, dir, keys, &groups, &rows, written);
     let drawn = crate::report::write_report(&data, &mut |name, bytes| staging.write(name, bytes))?;
     manifest.files.extend(drawn);
     staging.write("manifest.json", &to_json(&manifest)?).map_err(io)?;

@@ -3,7 +3,7 @@
 
 use super::summary::{Group, num};
 use crate::metrics::QUANTILE_STEP;
-use crate::metrics::trace::{opt_secs, secs};
+use crate::metrics::trace::{TraceRow, opt_secs, secs};
 
 /// Renders one table of a run from its groups of replications.
 pub type Writer = fn(&[String], &[Group<'_>]) -> Result<Vec<u8>, csv::Error>;
@@ -42,41 +42,53 @@ impl Table {
     }
 }
 
+/// Every traced row in the order `trace.csv` lists them: by group, replication, time.
+pub fn traced<'g, 'a>(groups: &'g [Group<'a>]) -> impl Iterator<Item = (&'g Group<'a>, usize, &'a TraceRow)> + 'g {
+    groups
+        .iter()
+        .flat_map(|g| g.reps.iter().enumerate().flat_map(move |(r, rep)| rep.trace.iter().map(move |row| (g, r, row))))
+}
+
 /// `trace.csv`: `time_s, client, variant, <sweep keys…>, replication, event, segment,
 /// sample_s, srtt_s, rttvar_s, rto_s, backoffs`.
 pub fn trace(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
     let rest = ["replication", "event", "segment", "sample_s", "srtt_s", "rttvar_s", "rto_s", "backoffs"];
     let mut t = Table::new(sweep_keys, &["time_s", "client"], &rest)?;
-    for g in groups {
-        for (r, rep) in g.reps.iter().enumerate() {
-            for row in &rep.trace {
-                let lead = [secs(row.time.as_nanos()), row.client.to_string()];
-                t.row(
-                    g,
-                    &lead,
-                    [
-                        r.to_string(),
-                        row.event.to_string(),
-                        row.segment.map(|s| s.to_string()).unwrap_or_default(),
-                        opt_secs(row.sample),
-                        opt_secs(row.srtt),
-                        opt_secs(row.rttvar),
-                        secs(row.rto.as_nanos()),
-                        row.backoffs.to_string(),
-                    ],
-                )?;
-            }
-        }
+    for (g, r, row) in traced(groups) {
+        let lead = [secs(row.time.as_nanos()), row.client.to_string()];
+        t.row(
+            g,
+            &lead,
+            [
+                r.to_string(),
+                row.event.to_string(),
+                row.segment.map(|s| s.to_string()).unwrap_or_default(),
+                opt_secs(row.sample),
+                opt_secs(row.srtt),
+                opt_secs(row.rttvar),
+                secs(row.rto.as_nanos()),
+                row.backoffs.to_string(),
+            ],
+        )?;
     }
     t.finish()
 }
 
-/// `attempts.csv`: `variant, <sweep keys…>, replication, bin_start_s, bin_width_s,
-/// attempts, refused` — connection attempts reaching the server per time bin, from 0 to
-/// the last bin of the group that saw an attempt.
-pub fn attempts(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
-    let rest = ["replication", "bin_start_s", "bin_width_s", "attempts", "refused"];
-    let mut t = Table::new(sweep_keys, &[], &rest)?;
+/// One row of `attempts.csv`: a time bin of one replication.
+pub struct Bin<'g, 'a> {
+    pub group: &'g Group<'a>,
+    pub replication: usize,
+    /// The bin's start and width, in nanoseconds.
+    pub start: u64,
+    pub width: u64,
+    pub attempts: u32,
+    pub refused: u32,
+}
+
+/// The bins `attempts.csv` lists, in its order: from 0 to the last bin in which any
+/// replication of the group saw an attempt.
+pub fn bins<'g, 'a>(groups: &'g [Group<'a>]) -> Vec<Bin<'g, 'a>> {
+    let mut out = Vec::new();
     for g in groups {
         let last =
             g.reps.iter().filter_map(|r| r.bins.as_ref().and_then(|b| b.attempts.iter().rposition(|&c| c > 0))).max();
@@ -85,30 +97,52 @@ pub fn attempts(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, 
             let Some(bins) = &rep.bins else { continue };
             let width = bins.width.as_nanos();
             for i in 0..=last.min(bins.attempts.len() - 1) {
-                t.row(
-                    g,
-                    &[],
-                    [
-                        r.to_string(),
-                        secs(i as u64 * width),
-                        secs(width),
-                        bins.attempts[i].to_string(),
-                        bins.refused[i].to_string(),
-                    ],
-                )?;
+                out.push(Bin {
+                    group: g,
+                    replication: r,
+                    start: i as u64 * width,
+                    width,
+                    attempts: bins.attempts[i],
+                    refused: bins.refused[i],
+                });
             }
         }
+    }
+    out
+}
+
+/// `attempts.csv`: `variant, <sweep keys…>, replication, bin_start_s, bin_width_s,
+/// attempts, refused` — connection attempts reaching the server per time bin, from 0 to
+/// the last bin of the group that saw an attempt.
+pub fn attempts(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
+    let rest = ["replication", "bin_start_s", "bin_width_s", "attempts", "refused"];
+    let mut t = Table::new(sweep_keys, &[], &rest)?;
+    for b in bins(groups) {
+        t.row(
+            b.group,
+            &[],
+            [b.replication.to_string(), secs(b.start), secs(b.width), b.attempts.to_string(), b.refused.to_string()],
+        )?;
     }
     t.finish()
 }
 
-/// `cdf.csv`: `variant, <sweep keys…>, metric, fraction, value_s` — per-client
-/// distributions as quantiles, each the mean over replications of that replication's
-/// quantile (quantile averaging keeps every replication's weight equal).
-pub fn cdf(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
-    let mut t = Table::new(sweep_keys, &[], &["metric", "fraction", "value_s"])?;
+/// One row of `cdf.csv`: a quantile of one per-client distribution of a group.
+pub struct Quantile<'g, 'a> {
+    pub group: &'g Group<'a>,
+    pub metric: &'a str,
+    /// The fraction as the CSV prints it (`0.07`).
+    pub fraction: String,
+    /// The mean over replications of each replication's quantile.
+    pub value: f64,
+}
+
+/// The quantiles `cdf.csv` lists, in its order; a series stops at the highest fraction
+/// every replication reached.
+pub fn quantiles<'g, 'a>(groups: &'g [Group<'a>]) -> Vec<Quantile<'g, 'a>> {
+    let mut out = Vec::new();
     for g in groups {
-        let mut names: Vec<&str> = Vec::new();
+        let mut names: Vec<&'a str> = Vec::new();
         for rep in g.reps {
             for (name, _) in &rep.quantiles {
                 if !names.contains(&name.as_str()) {
@@ -123,9 +157,20 @@ pub fn cdf(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::
             for i in 0..points {
                 let mean = series.iter().map(|q| q[i]).sum::<f64>() / series.len() as f64;
                 let fraction = i as f64 * QUANTILE_STEP;
-                t.row(g, &[], [name.to_string(), format!("{fraction:.2}"), num(Some(mean))])?;
+                out.push(Quantile { group: g, metric: name, fraction: format!("{fraction:.2}"), value: mean });
             }
         }
+    }
+    out
+}
+
+/// `cdf.csv`: `variant, <sweep keys…>, metric, fraction, value_s` — per-client
+/// distributions as quantiles, each the mean over replications of that replication's
+/// quantile (quantile averaging keeps every replication's weight equal).
+pub fn cdf(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
+    let mut t = Table::new(sweep_keys, &[], &["metric", "fraction", "value_s"])?;
+    for q in quantiles(groups) {
+        t.row(q.group, &[], [q.metric.to_string(), q.fraction, num(Some(q.value))])?;
     }
     t.finish()
 }

@@ -1,7 +1,8 @@
-//! Loading finished runs: everything a plot or a report shows comes from the files of a
-//! run directory (`manifest.json`, `summary.csv`, `trace.csv`, and, where the model
-//! writes them, `attempts.csv` and `cdf.csv`), never from the engine, so `plot` and
-//! `compare` work on runs made earlier, elsewhere or by another version.
+//! What plots and reports read: everything they show is what the files of a run
+//! directory hold (`manifest.json`, `summary.csv`, `trace.csv`, and, where the model
+//! writes them, `attempts.csv` and `cdf.csv`), never more from the engine, so `plot` and
+//! `compare` work on runs made earlier, elsewhere or by another version. A run hands the
+//! same values over in memory (`output::handover`) rather than re-reading its files.
 //!
 //! Several runs load into one [`RunSet`] whose variants are labelled by run
 //! (`run1:linux`), so a comparison across runs is the same report as one run's.
@@ -311,25 +312,7 @@ fn load_run(dir: &Path, label: String) -> Result<RunSet, ReportError> {
     let prefix = |name: &str| {
         if label.is_empty() { name.to_string() } else { format!("{label}:{name}") }
     };
-    let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let horizon = str_of(&manifest, "horizon");
-    let run = RunInfo {
-        label: label.clone(),
-        dir: dir.to_path_buf(),
-        scenario: str_of(&manifest, "scenario"),
-        description: str_of(&manifest, "description"),
-        seed: manifest.get("seed").and_then(Value::as_u64),
-        replications: manifest.get("replications").and_then(Value::as_u64),
-        horizon_s: SimDuration::parse(&horizon).ok().map(|d| d.as_secs_f64()),
-        horizon,
-        version: str_of(&manifest, "backoffsim_version"),
-        scenario_sha256: str_of(&manifest, "scenario_sha256"),
-    };
-    let variants: Vec<VariantInfo> = manifest
-        .get("variants")
-        .and_then(Value::as_array)
-        .map(|vs| vs.iter().map(|v| variant_info(v, &prefix)).collect())
-        .unwrap_or_default();
+    let (run, variants) = of_manifest(&manifest, dir, label.clone());
 
     let summary_path = dir.join("summary.csv");
     let (sweep_keys, summary) =
@@ -345,6 +328,36 @@ fn load_run(dir: &Path, label: String) -> Result<RunSet, ReportError> {
     let cdf_path = dir.join("cdf.csv");
     let cdf = if cdf_path.is_file() { Some(read_cdf(&cdf_path, keys, &prefix)?) } else { None };
     Ok(RunSet { runs: vec![run], variants, sweep_keys, summary, trace, attempts, cdf })
+}
+
+/// A run's facts and variants as its manifest states them: the value read from
+/// `manifest.json`, or the one a run is about to write, which it hands over to the
+/// report with its results in memory instead of re-reading them. Variants are labelled
+/// `label:name` when `label` is not empty.
+pub fn of_manifest(manifest: &Value, dir: &Path, label: String) -> (RunInfo, Vec<VariantInfo>) {
+    let prefix = |name: &str| {
+        if label.is_empty() { name.to_string() } else { format!("{label}:{name}") }
+    };
+    let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let horizon = str_of(manifest, "horizon");
+    let variants: Vec<VariantInfo> = manifest
+        .get("variants")
+        .and_then(Value::as_array)
+        .map(|vs| vs.iter().map(|v| variant_info(v, &prefix)).collect())
+        .unwrap_or_default();
+    let run = RunInfo {
+        label: label.clone(),
+        dir: dir.to_path_buf(),
+        scenario: str_of(manifest, "scenario"),
+        description: str_of(manifest, "description"),
+        seed: manifest.get("seed").and_then(Value::as_u64),
+        replications: manifest.get("replications").and_then(Value::as_u64),
+        horizon_s: SimDuration::parse(&horizon).ok().map(|d| d.as_secs_f64()),
+        horizon,
+        version: str_of(manifest, "backoffsim_version"),
+        scenario_sha256: str_of(manifest, "scenario_sha256"),
+    };
+    (run, variants)
 }
 
 fn variant_info(v: &Value, prefix: &dyn Fn(&str) -> String) -> VariantInfo {

@@ -1,8 +1,9 @@
 //! Plots and reports of finished runs: what a user looks at.
 //!
-//! Everything here reads the files of run directories ([`data::RunSet`]), so the same
-//! code serves `run` (which ends by rendering into the results it is about to commit),
-//! `plot` (one picture from a finished run) and `compare` (one report across runs).
+//! Everything here reads a [`data::RunSet`]: the one a run hands over in memory as it
+//! ends (rendering into the results it is about to commit), or one loaded from the files
+//! of finished run directories, for `plot` (one picture) and `compare` (one report
+//! across runs). Both hold the same values, so a re-drawn plot is the run's own.
 
 pub mod compare;
 pub mod data;

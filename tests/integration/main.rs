@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod calls;
+mod catalogue;
 mod cells;
 mod cli;
 mod common;
@@ -11,6 +12,7 @@ mod golden;
 mod grpc;
 mod metrics;
 mod occ;
+mod redraw;
 mod report;
 mod retry;
 mod rto_replay;

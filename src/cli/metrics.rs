@@ -1,0 +1,94 @@
+//! `backoffsim metrics [--model M]`: the metric catalogue as an aligned table, so what a
+//! metric id in `summary.csv` means is one command away and cannot drift from what the
+//! plots and reports use.
+
+use std::io::Write;
+
+use clap::Args;
+
+use super::CliError;
+use crate::metrics::catalogue::{CATALOGUE, Model};
+use crate::report::model::better_text;
+
+#[derive(Debug, Args)]
+pub struct MetricsArgs {
+    /// Only the metrics of this model: tcp, grpc, calls or occ [default: every model's].
+    #[arg(long, value_name = "M", value_parser = model)]
+    pub model: Option<Model>,
+}
+
+fn model(s: &str) -> Result<Model, String> {
+    Model::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = Model::ALL.iter().map(|m| m.name()).collect();
+        format!("`{s}` is not a model; the models are {}", names.join(", "))
+    })
+}
+
+/// The table's rows, header first: model (without `--model`), id, title, unit, which way
+/// is better and the doc. A numbered family's `{k}` reads `K` (`recovery_lag_blackoutK`
+/// stands for `recovery_lag_blackout1`, `…2`, …).
+pub fn rows(only: Option<Model>) -> Vec<Vec<String>> {
+    let mut header = vec!["ID", "TITLE", "UNIT", "BETTER", "WHAT IT MEASURES"];
+    if only.is_none() {
+        header.insert(0, "MODEL");
+    }
+    let mut rows = vec![header.into_iter().map(String::from).collect::<Vec<_>>()];
+    for m in only.map_or(Model::ALL.to_vec(), |m| vec![m]) {
+        for e in CATALOGUE.iter().filter(|e| e.models.contains(&m)) {
+            let mut row = vec![
+                e.id.replace("{k}", "K"),
+                e.title.replace("{k}", "K"),
+                e.unit.to_string(),
+                better_text(e.better).to_string(),
+                e.doc.to_string(),
+            ];
+            if only.is_none() {
+                row.insert(0, m.name().to_string());
+            }
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+pub fn metrics(args: MetricsArgs) -> Result<(), CliError> {
+    let rows = rows(args.model);
+    let last = rows[0].len() - 1;
+    let widths: Vec<usize> = (0..last).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for r in &rows {
+        let mut line = String::new();
+        for (cell, width) in r.iter().zip(&widths) {
+            line += &format!("{cell:width$}  ");
+        }
+        line += &r[last];
+        writeln!(out, "{line}").map_err(CliError::from_stdout)?;
+    }
+    out.flush().map_err(CliError::from_stdout)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_models_table_lists_its_metrics_once_and_no_others() {
+        let grpc = rows(Some(Model::Grpc));
+        assert_eq!(grpc[0], ["ID", "TITLE", "UNIT", "BETTER", "WHAT IT MEASURES"]);
+        let ids: Vec<&str> = grpc[1..].iter().map(|r| r[0].as_str()).collect();
+        assert!(ids.contains(&"peak_attempt_rate") && ids.contains(&"spread_attemptK"), "{ids:?}");
+        assert!(!ids.contains(&"retransmissions"), "{ids:?}");
+        let timeouts = grpc.iter().find(|r| r[0] == "timeouts").unwrap();
+        assert_eq!(timeouts[1..4], ["Connect timeouts", "count", "lower"]);
+    }
+
+    #[test]
+    fn the_whole_table_names_each_rows_model_so_a_shared_id_reads_twice() {
+        let all = rows(None);
+        assert_eq!(all[0][0], "MODEL");
+        let calls: Vec<(&str, &str)> =
+            all.iter().filter(|r| r[1] == "calls").map(|r| (r[0].as_str(), r[4].as_str())).collect();
+        assert_eq!(calls, [("calls", "—"), ("occ", "lower")]);
+        assert_eq!(all.len() - 1, CATALOGUE.iter().map(|e| e.models.len()).sum::<usize>());
+    }
+}

@@ -1,0 +1,121 @@
+//! The run hands its results to the plots and the report in memory, in the shape
+//! `report::data` reads from a finished run's files, so nothing the run just wrote is
+//! parsed again.
+//!
+//! `plot` and `compare` still read the files, and a re-drawn plot must be the same bytes
+//! as the run's own, so every number handed over is the one a reader parses from the
+//! CSV: the shortest round-trip form (`{}`) of a mean, interval or quantile parses back
+//! to the same `f64`, so those go over as they are; a time the CSV prints as exact
+//! nanoseconds becomes [`seconds`], which rounds like the parser does; a quantile's
+//! fraction, which the CSV rounds to two decimals, goes over as the parsed text.
+
+use serde_json::Value;
+use std::path::Path;
+
+use super::summary::{Group, SummaryRow};
+use super::tables;
+use crate::report::data::{self, AttemptRow, CdfRow, RunSet, TraceRow};
+
+/// Which of the optional tables the run wrote: a table the run did not write is absent
+/// from the data too, as it is for a reader of the files.
+pub struct Written {
+    pub attempts: bool,
+    pub cdf: bool,
+}
+
+/// The run in `dir` as the report reads it. `manifest` is the value `manifest.json`
+/// holds; `rows` are the rows of `summary.csv`.
+pub fn run_set(
+    manifest: &Value,
+    dir: &Path,
+    sweep_keys: &[String],
+    groups: &[Group<'_>],
+    rows: &[SummaryRow],
+    written: Written,
+) -> RunSet {
+    let (run, variants) = data::of_manifest(manifest, dir, String::new());
+    let summary = rows
+        .iter()
+        .map(|r| data::SummaryRow {
+            variant: r.variant.clone(),
+            point: r.sweep.clone(),
+            metric: r.metric.clone(),
+            unit: r.unit.clone(),
+            n: r.estimate.n as u64,
+            mean: r.estimate.mean,
+            sd: r.estimate.sd,
+            ci: r.estimate.ci95,
+        })
+        .collect();
+    let trace = tables::traced(groups)
+        .map(|(g, r, row)| TraceRow {
+            time: seconds(row.time.as_nanos()),
+            client: row.client,
+            variant: g.variant.to_string(),
+            point: g.sweep.to_vec(),
+            replication: r as u32,
+            event: row.event.to_string(),
+            sample: row.sample.map(|d| seconds(d.as_nanos())),
+            srtt: row.srtt.map(|d| seconds(d.as_nanos())),
+            rto: Some(seconds(row.rto.as_nanos())),
+        })
+        .collect();
+    let attempts = written.attempts.then(|| {
+        tables::bins(groups)
+            .into_iter()
+            .map(|b| AttemptRow {
+                variant: b.group.variant.to_string(),
+                point: b.group.sweep.to_vec(),
+                replication: b.replication as u32,
+                bin_start: seconds(b.start),
+                bin_width: seconds(b.width),
+                attempts: f64::from(b.attempts),
+                refused: f64::from(b.refused),
+            })
+            .collect()
+    });
+    let cdf = written.cdf.then(|| {
+        tables::quantiles(groups)
+            .into_iter()
+            .map(|q| CdfRow {
+                variant: q.group.variant.to_string(),
+                point: q.group.sweep.to_vec(),
+                metric: q.metric.to_string(),
+                // The text is a number `{:.2}` printed; the fallback is never taken.
+                fraction: q.fraction.parse().unwrap_or(f64::NAN),
+                value: q.value,
+            })
+            .collect()
+    });
+    RunSet { runs: vec![run], variants, sweep_keys: sweep_keys.to_vec(), summary, trace, attempts, cdf }
+}
+
+/// `ns` nanoseconds in seconds, the same `f64` a reader parses from the CSV's exact
+/// `secs(ns)`: below 2^53 both `ns` and 1e9 are exact doubles, so the division rounds
+/// the exact quotient once, to nearest, as parsing the exact decimal does. Beyond (104
+/// days of simulated time) it goes through the text.
+pub fn seconds(ns: u64) -> f64 {
+    if ns < 1 << 53 { ns as f64 / 1e9 } else { crate::metrics::trace::secs(ns).parse().unwrap_or(ns as f64 / 1e9) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::trace::secs;
+
+    #[test]
+    fn seconds_equal_what_a_reader_parses_from_the_csv() {
+        // A deterministic spread over every magnitude, and the edges of the fast path.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut values = vec![0, 1, 999_999_999, 1_000_000_000, (1 << 53) - 1, 1 << 53, (1 << 53) + 1, u64::MAX];
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push(x >> (x % 64));
+        }
+        for ns in values {
+            assert_eq!(seconds(ns).to_bits(), secs(ns).parse::<f64>().unwrap().to_bits(), "{ns} ns");
+        }
+    }
+}

@@ -1,0 +1,51 @@
+//! The README's list of metrics and `backoffsim metrics`, which prints the catalogue the
+//! plots and reports use, name the same metrics for every model.
+
+use std::collections::BTreeSet;
+
+use super::common::{root, run, text};
+
+/// The ids `backoffsim metrics --model MODEL` lists (families end in `K`).
+fn catalogue(model: &str) -> BTreeSet<String> {
+    let o = run(&["metrics", "--model", model]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let mut lines = out.lines();
+    assert!(lines.next().is_some_and(|h| h.starts_with("ID ")), "{out}");
+    lines.map(|l| l.split_whitespace().next().unwrap().to_string()).collect()
+}
+
+/// The ids in backticks in the README's sub-bullet of `summary.csv` that begins
+/// `  - <label>` in the section "Output files".
+fn readme(label: &str) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let section = text.split("\n## Output files\n").nth(1).expect("README has an Output files section");
+    let section = section.split("\n## ").next().unwrap();
+    let mut lines = section.lines().skip_while(|l| !l.starts_with(&format!("  - {label}")));
+    let first = lines.next().unwrap_or_else(|| panic!("no `  - {label}` bullet under Output files"));
+    let bullet: Vec<&str> = [first].into_iter().chain(lines.take_while(|l| l.starts_with("    "))).collect();
+    bullet.join(" ").split('`').skip(1).step_by(2).map(str::to_string).collect()
+}
+
+#[test]
+fn the_readme_lists_exactly_the_catalogues_metrics_of_each_model() {
+    for (model, label) in [("tcp", "TCP"), ("grpc", "gRPC"), ("calls", "calls"), ("occ", "OCC")] {
+        let (listed, known) = (readme(label), catalogue(model));
+        assert!(known.len() >= 5, "{model}: {known:?}");
+        let unknown: Vec<&String> = listed.difference(&known).collect();
+        assert!(unknown.is_empty(), "README lists {unknown:?} for {model}, which `backoffsim metrics` does not know");
+        let unlisted: Vec<&String> = known.difference(&listed).collect();
+        assert!(unlisted.is_empty(), "README's {label} metrics lack {unlisted:?}");
+    }
+}
+
+#[test]
+fn metrics_refuses_an_unknown_model_with_exit_2() {
+    let o = run(&["metrics", "--model", "udp"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("`udp` is not a model; the models are tcp, grpc, calls, occ"),
+        "{}",
+        text(&o.stderr)
+    );
+}
