@@ -45,9 +45,14 @@ use crate::model::retry::{
 };
 use crate::model::server::{ConnectAnswer, Server};
 use crate::scenario::CallsSpec;
+use crate::scenario::calls::CallsConfig;
+use crate::scenario::model::{Model, Section, Shared, Use};
 use crate::scenario::calls::MAX_TIERS;
 
-use super::{Job, SimError};
+use super::Job;
+use crate::scenario::model::prefixed;
+use crate::engine::run::EngineError;
+use crate::metrics::catalogue;
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -330,8 +335,43 @@ impl World for CallsWorld<'_> {
     }
 }
 
+impl Model for CallsConfig {
+    const TAG: catalogue::Model = catalogue::Model::Calls;
+    type Spec = CallsSpec;
+
+    fn uses(section: Section) -> Use {
+        match section {
+            Section::Path => Use::Refused(
+                "[path] does not apply to [calls]: attempt_time, fail_time and timeout give each attempt's duration",
+            ),
+            Section::Server => Use::Optional,
+            Section::Trace => Use::Refused("[trace] does not apply to [calls]: it has no per-client trace"),
+        }
+    }
+
+    fn check(&self) -> Vec<(String, String)> {
+        self.validate()
+    }
+
+    fn clients(&self) -> u32 {
+        self.clients
+    }
+
+    /// The policy resolved, the server's down times merged with `outage`.
+    fn resolve(&self, shared: Shared<'_>) -> Result<CallsSpec, Vec<(String, String)>> {
+        let policy = self.policy.resolve().map_err(|e| prefixed("calls.policy", e))?;
+        let server = self.server(shared.server)?;
+        Ok(CallsSpec { calls: self.clone(), policy, server })
+    }
+
+    fn run(spec: &CallsSpec, job: Job) -> Result<ReplicationResult, EngineError> {
+        run_replication(spec, job)
+    }
+}
+
+
 /// Runs one replication of one `[calls]` variant.
-pub fn run_replication(spec: &CallsSpec, job: Job) -> Result<ReplicationResult, SimError> {
+pub fn run_replication(spec: &CallsSpec, job: Job) -> Result<ReplicationResult, EngineError> {
     let Job { seeds, replication, horizon, max_events } = job;
     let rep = u64::from(replication);
     let cfg = &spec.calls;
