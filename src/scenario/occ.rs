@@ -20,7 +20,6 @@ use crate::engine::time::SimDuration;
 use crate::model::occ::{Backoff, Strategy};
 use crate::model::path::DelayConfig;
 
-
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct OccConfig {

@@ -46,13 +46,13 @@ use crate::model::retry::{
 use crate::model::server::{ConnectAnswer, Server};
 use crate::scenario::CallsSpec;
 use crate::scenario::calls::CallsConfig;
-use crate::scenario::model::{Model, Section, Shared, Use};
 use crate::scenario::calls::MAX_TIERS;
+use crate::scenario::model::{Model, Section, Shared, Use};
 
 use super::Job;
-use crate::scenario::model::prefixed;
 use crate::engine::run::EngineError;
 use crate::metrics::catalogue;
+use crate::scenario::model::prefixed;
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -368,7 +368,6 @@ impl Model for CallsConfig {
         run_replication(spec, job)
     }
 }
-
 
 /// Runs one replication of one `[calls]` variant.
 pub fn run_replication(spec: &CallsSpec, job: Job) -> Result<ReplicationResult, EngineError> {

@@ -28,13 +28,13 @@ use crate::model::path::{Direction, Path, PathSpec};
 use crate::model::server::{ConnectAnswer, Server};
 use crate::scenario::GrpcSpec;
 use crate::scenario::grpc::GrpcConfig;
-use crate::scenario::model::{Model, Section, Shared, Use};
 use crate::scenario::grpc::{Record, Start};
+use crate::scenario::model::{Model, Section, Shared, Use};
 
 use super::Job;
-use crate::scenario::model::prefixed;
 use crate::engine::run::EngineError;
 use crate::metrics::catalogue;
+use crate::scenario::model::prefixed;
 
 /// What happens to a channel whose profile sets no connect deadline (grpc-java) when
 /// the server never answers: the transport's own connect timeout ends the attempt.
@@ -393,7 +393,6 @@ impl Model for GrpcConfig {
         run_replication(spec, job)
     }
 }
-
 
 /// Runs one replication of one gRPC variant.
 pub fn run_replication(spec: &GrpcSpec, job: Job) -> Result<ReplicationResult, EngineError> {

@@ -143,7 +143,6 @@ impl Model for OccConfig {
     }
 }
 
-
 /// Runs one replication: every client starts at t = 0 with a read one hop away.
 pub fn run_replication(spec: &OccSpec, job: Job) -> Result<ReplicationResult, EngineError> {
     let Job { seeds, replication, horizon, max_events } = job;

@@ -10,15 +10,15 @@ use crate::metrics::time_weighted::TimeWeighted;
 use crate::metrics::trace::TraceRow;
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::path::{Direction, Path, PathSpec};
-use crate::model::tcp::{Action, ObservationKind, Segment, Supply, TcpReceiver, TcpSender, Workload};
 use crate::model::tcp::TcpConfig;
-use crate::scenario::model::{Model, Section, Shared, Use};
+use crate::model::tcp::{Action, ObservationKind, Segment, Supply, TcpReceiver, TcpSender, Workload};
 use crate::scenario::TcpSpec;
+use crate::scenario::model::{Model, Section, Shared, Use};
 
 use super::Job;
-use crate::scenario::model::prefixed;
 use crate::engine::run::EngineError;
 use crate::metrics::catalogue;
+use crate::scenario::model::prefixed;
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -255,7 +255,8 @@ impl Model for TcpConfig {
 
     fn resolve(&self, shared: Shared<'_>) -> Result<TcpSpec, Vec<(String, String)>> {
         let rto = self.rto.resolve().map_err(|e| prefixed("tcp.rto", e))?;
-        let path = shared.path.cloned().ok_or_else(|| vec![(String::new(), "missing required table [path]".to_string())])?;
+        let path =
+            shared.path.cloned().ok_or_else(|| vec![(String::new(), "missing required table [path]".to_string())])?;
         Ok(TcpSpec { tcp: self.clone(), rto, path, trace: shared.trace.clone() })
     }
 
@@ -263,7 +264,6 @@ impl Model for TcpConfig {
         run_replication(spec, job)
     }
 }
-
 
 /// Runs one replication of one TCP variant.
 pub fn run_replication(spec: &TcpSpec, job: Job) -> Result<ReplicationResult, EngineError> {

@@ -10,6 +10,7 @@ mod determinism;
 mod golden;
 mod grpc;
 mod metrics;
+mod models;
 mod occ;
 mod report;
 mod retry;
