@@ -66,7 +66,7 @@ fn metric_catalogue(scenario: &Scenario) -> Vec<ManifestMetric> {
     models
         .into_iter()
         .flat_map(|m| {
-            crate::scenario::model::metrics(m).into_iter().map(move |e| ManifestMetric {
+            crate::scenario::models::metrics(m).into_iter().map(move |e| ManifestMetric {
                 model: m.name(),
                 id: e.id,
                 title: e.title,

@@ -11,7 +11,7 @@ pub mod calls;
 pub mod diag;
 pub mod grpc;
 pub mod load;
-pub mod model;
+pub mod models;
 pub mod occ;
 mod resolve;
 pub mod schema;
@@ -28,7 +28,7 @@ use crate::model::tcp::TcpConfig;
 
 pub use calls::CallsSpec;
 pub use diag::{Diagnostic, ScenarioError};
-pub use model::{Job, Model, ModelSpec};
+pub use models::{Job, Model, ModelSpec};
 pub use resolve::{Overrides, STDIN_LABEL, arg_label, load_arg, load_arg_with, load_file, load_str, load_str_with};
 pub use schema::TraceConfig;
 

@@ -14,7 +14,7 @@ use super::diag::{Diagnostic, ScenarioError};
 use super::load::{Document, join, locate, merge, sets_key};
 use super::schema::{RawScenario, SHARED_KEYS, VARIANT_OWN_KEYS};
 use super::{Cell, ModelSpec, Scenario, Variant};
-use super::{model, sweep};
+use super::{models, sweep};
 
 /// What `run -` and `check -` call standard input in diagnostics.
 pub const STDIN_LABEL: &str = "<stdin>";
@@ -228,13 +228,13 @@ impl Context<'_, '_> {
         let model = self.one_model(&raw, diags);
         let mut problems = check(&raw);
         if let Some(m) = model {
-            problems.extend(model::check(m, &raw));
+            problems.extend(models::check(m, &raw));
         }
         for (key, message) in &problems {
             self.push(diags, key, &self.overrides.note(key, message));
         }
-        let model = model.filter(|_| problems.is_empty() && model::present(&raw).len() == 1)?;
-        match model::resolve(model, &raw) {
+        let model = model.filter(|_| problems.is_empty() && models::present(&raw).len() == 1)?;
+        match models::resolve(model, &raw) {
             Ok(spec) => Some((raw, spec)),
             Err(errors) => {
                 for (key, message) in errors {
@@ -248,7 +248,7 @@ impl Context<'_, '_> {
     /// The one model the cell runs. A second model section is refused at its place,
     /// naming both; the first, in file order, is then checked as if alone.
     fn one_model(&self, raw: &RawScenario, diags: &mut Vec<Found>) -> Option<catalogue::Model> {
-        let mut found = model::present(raw);
+        let mut found = models::present(raw);
         found.sort_by_key(|m| locate(self.table, m.name()).start);
         let (&first, rest) = found.split_first()?;
         for second in rest {
@@ -335,14 +335,8 @@ fn check(raw: &RawScenario) -> Vec<(String, String)> {
     if raw.max_events == 0 {
         errors.push(("max_events".into(), "must be at least 1".into()));
     }
-    if model::present(raw).is_empty() {
-        errors.push((
-            "".into(),
-            "no model section: add a [tcp] table (connections with RFC 6298 timers), a [grpc] table \
-             (channels reconnecting to one server), a [calls] table (calls retried by a policy) or an \
-             [occ] table (clients contending for one row)"
-                .into(),
-        ));
+    if models::present(raw).is_empty() {
+        errors.push(("".into(), format!("no model section: add {}", models::choices())));
     }
     errors
 }

@@ -36,9 +36,10 @@
 use rand::RngExt;
 
 use crate::engine::rng::{CounterRng, Purpose};
-use crate::engine::run::{Scheduler, World, run};
+use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::metrics::bursts::quantile_of;
+use crate::metrics::catalogue;
 use crate::metrics::{MetricValue, QUANTILE_STEP, ReplicationResult};
 use crate::model::retry::{
     AttemptLimit, BudgetPolicy, Decision, GiveUpReason, Outcome, RetryBudget, RetryPolicy, RetryState, StopRule,
@@ -47,12 +48,9 @@ use crate::model::server::{ConnectAnswer, Server};
 use crate::scenario::CallsSpec;
 use crate::scenario::calls::CallsConfig;
 use crate::scenario::calls::MAX_TIERS;
-use crate::scenario::model::{Model, Section, Shared, Use};
+use crate::scenario::models::{Model, Section, Shared, Use, prefixed};
 
 use super::Job;
-use crate::engine::run::EngineError;
-use crate::metrics::catalogue;
-use crate::scenario::model::prefixed;
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -338,6 +336,7 @@ impl World for CallsWorld<'_> {
 impl Model for CallsConfig {
     const TAG: catalogue::Model = catalogue::Model::Calls;
     type Spec = CallsSpec;
+    const ABOUT: &'static str = "calls retried by a policy";
 
     fn uses(section: Section) -> Use {
         match section {

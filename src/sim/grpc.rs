@@ -19,9 +19,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::engine::rng::{CounterRng, Purpose, Seeds};
-use crate::engine::run::{Scheduler, World, run};
+use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::metrics::bursts::{Bins, Running, quantile_of};
+use crate::metrics::catalogue;
 use crate::metrics::{ConnectionRow, MetricValue, QUANTILE_STEP, ReplicationResult};
 use crate::model::grpc::{GrpcBackoff, GrpcBackoffParams};
 use crate::model::path::{Direction, Path, PathSpec};
@@ -29,12 +30,9 @@ use crate::model::server::{ConnectAnswer, Server};
 use crate::scenario::GrpcSpec;
 use crate::scenario::grpc::GrpcConfig;
 use crate::scenario::grpc::{Record, Start};
-use crate::scenario::model::{Model, Section, Shared, Use};
+use crate::scenario::models::{Model, Section, Shared, Use, prefixed};
 
 use super::Job;
-use crate::engine::run::EngineError;
-use crate::metrics::catalogue;
-use crate::scenario::model::prefixed;
 
 /// What happens to a channel whose profile sets no connect deadline (grpc-java) when
 /// the server never answers: the transport's own connect timeout ends the attempt.
@@ -363,6 +361,7 @@ impl World for GrpcWorld<'_> {
 impl Model for GrpcConfig {
     const TAG: catalogue::Model = catalogue::Model::Grpc;
     type Spec = GrpcSpec;
+    const ABOUT: &'static str = "channels reconnecting to one server";
 
     /// Every shared section is optional: the path defaults to `scenario::grpc::default_path`
     /// and the server to one that is always up.

@@ -23,18 +23,17 @@
 use rand::Rng;
 
 use crate::engine::rng::{Purpose, SimRng};
-use crate::engine::run::{Scheduler, World, run};
+use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::SimTime;
+use crate::metrics::catalogue;
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::occ::{Backoff, Client, Row};
 use crate::model::path::{DelayConfig, open_unit};
 use crate::scenario::OccSpec;
-use crate::scenario::model::{Model, Section, Shared, Use};
+use crate::scenario::models::{Model, Section, Shared, Use};
 use crate::scenario::occ::OccConfig;
 
 use super::Job;
-use crate::engine::run::EngineError;
-use crate::metrics::catalogue;
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -116,6 +115,7 @@ impl World for OccWorld<'_> {
 impl Model for OccConfig {
     const TAG: catalogue::Model = catalogue::Model::Occ;
     type Spec = OccSpec;
+    const ABOUT: &'static str = "clients contending for one row";
 
     /// The hops are `occ.hop` and the server answers at once: nothing shared applies.
     fn uses(section: Section) -> Use {

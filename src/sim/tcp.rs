@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use crate::engine::rng::{Purpose, SimRng};
-use crate::engine::run::{Scheduler, World, run};
+use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
+use crate::metrics::catalogue;
 use crate::metrics::time_weighted::TimeWeighted;
 use crate::metrics::trace::TraceRow;
 use crate::metrics::{MetricValue, ReplicationResult};
@@ -13,12 +14,9 @@ use crate::model::path::{Direction, Path, PathSpec};
 use crate::model::tcp::TcpConfig;
 use crate::model::tcp::{Action, ObservationKind, Segment, Supply, TcpReceiver, TcpSender, Workload};
 use crate::scenario::TcpSpec;
-use crate::scenario::model::{Model, Section, Shared, Use};
+use crate::scenario::models::{Model, Section, Shared, Use, prefixed};
 
 use super::Job;
-use crate::engine::run::EngineError;
-use crate::metrics::catalogue;
-use crate::scenario::model::prefixed;
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -230,6 +228,7 @@ impl World for TcpWorld<'_> {
 impl Model for TcpConfig {
     const TAG: catalogue::Model = catalogue::Model::Tcp;
     type Spec = TcpSpec;
+    const ABOUT: &'static str = "connections with RFC 6298 timers";
 
     fn uses(section: Section) -> Use {
         match section {

@@ -86,6 +86,9 @@ pub trait Model: Sized {
     const TAG: catalogue::Model;
     /// Everything one replication needs, resolved: no defaults or presets left to look up.
     type Spec: Clone + Debug + Serialize + Send + Sync;
+    /// What the section sets up, for a user who has not written one yet
+    /// ("connections with RFC 6298 timers").
+    const ABOUT: &'static str;
 
     /// How the model treats the shared `section`.
     fn uses(section: Section) -> Use;
@@ -134,6 +137,23 @@ macro_rules! models {
             }
         }
 
+        /// "a [tcp] table (connections with RFC 6298 timers), …, or an [occ] table (…)":
+        /// the sections a scenario may choose from.
+        pub fn choices() -> String {
+            let each: Vec<String> = [$((<$config as Model>::TAG.name(), <$config as Model>::ABOUT)),*]
+                .iter()
+                .map(|(name, about)| {
+                    let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+                    format!("{article} [{name}] table ({about})")
+                })
+                .collect();
+            match each.split_last() {
+                Some((last, [])) => last.clone(),
+                Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                None => String::new(),
+            }
+        }
+
         /// The model sections `raw` has, in list order.
         pub fn present(raw: &RawScenario) -> Vec<catalogue::Model> {
             let mut found = Vec::new();
@@ -174,8 +194,8 @@ macro_rules! models {
 models! {
     Tcp(tcp: TcpConfig),
     Grpc(grpc: GrpcConfig),
-    Occ(occ: OccConfig),
     Calls(calls: CallsConfig),
+    Occ(occ: OccConfig),
 }
 
 /// The problems of a scenario running `config`'s model, besides the top-level keys'.
@@ -250,6 +270,15 @@ mod tests {
         let mut listed = MODELS.to_vec();
         listed.sort();
         assert_eq!(listed, catalogue::Model::ALL.to_vec());
+    }
+
+    #[test]
+    fn the_choices_name_every_section_with_its_article() {
+        assert_eq!(
+            choices(),
+            "a [tcp] table (connections with RFC 6298 timers), a [grpc] table (channels reconnecting to one \
+             server), a [calls] table (calls retried by a policy) or an [occ] table (clients contending for one row)"
+        );
     }
 
     #[test]
