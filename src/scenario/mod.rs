@@ -6,6 +6,9 @@
 //! the variants (the first is the baseline of comparisons); without, the base runs as
 //! one variant named `base`. A `[sweep]` grid (see `sweep`) multiplies every variant
 //! into cells.
+//!
+//! A file runs exactly one model, chosen by its section (`[tcp]`, `[grpc]`, `[calls]`,
+//! `[occ]`); what each model checks, reads and runs is its `models::Model` impl.
 
 pub mod calls;
 pub mod diag;
