@@ -4,10 +4,10 @@ use std::io::Write;
 use std::path::Path;
 
 use super::CliError;
-use crate::scenario::{arg_label, load_arg};
+use crate::scenario::{arg_label, load_arg_with};
 
-pub fn check(file: &Path) -> Result<(), CliError> {
-    let scenario = load_arg(file)?;
+pub fn check(file: &Path, overrides: super::run::OverrideArgs) -> Result<(), CliError> {
+    let scenario = load_arg_with(file, overrides.overrides()?)?;
     let names: Vec<&str> = scenario.variants.iter().map(|v| v.name.as_str()).collect();
     writeln!(
         std::io::stdout(),

@@ -41,6 +41,8 @@ pub enum Command {
     Check {
         /// The scenario file (TOML); `-` reads it from standard input.
         file: PathBuf,
+        #[command(flatten)]
+        overrides: run::OverrideArgs,
     },
     /// Re-draw one plot (SVG or PNG) from a finished run directory.
     Plot(plot::PlotArgs),
@@ -102,7 +104,7 @@ impl CliError {
 pub fn dispatch(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Run(args) => run::run(args),
-        Command::Check { file } => check::check(&file),
+        Command::Check { file, overrides } => check::check(&file, overrides),
         Command::Rto { command } => rto::rto(command),
         Command::Presets => presets::presets(),
         Command::Explain(args) => explain::explain(args),

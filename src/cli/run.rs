@@ -8,19 +8,15 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::CliError;
 use crate::output::{summary, summary_rows, write_results};
-use crate::scenario::load_arg;
+use crate::scenario::{Overrides, load_arg_with};
 use crate::sim::{RunOptions, run_scenario};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The scenario file (TOML); `-` reads it from standard input.
     pub file: PathBuf,
-    /// Master seed; overrides the scenario's `seed`.
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Replications per variant; overrides the scenario's `replications`.
-    #[arg(long)]
-    pub replications: Option<u32>,
+    #[command(flatten)]
+    pub overrides: OverrideArgs,
     /// Results directory [default: the scenario's name under results/].
     #[arg(long, short)]
     pub out: Option<PathBuf>,
@@ -36,20 +32,35 @@ pub struct RunArgs {
     pub json: bool,
 }
 
-pub fn run(args: RunArgs) -> Result<(), CliError> {
-    let mut scenario = load_arg(&args.file)?;
-    if let Some(seed) = args.seed {
-        scenario.seed = seed;
-    }
-    if let Some(r) = args.replications {
-        if r == 0 {
+/// The scenario keys a command line may set; `check` takes them too, so that it checks
+/// what `run` would run.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct OverrideArgs {
+    /// Master seed; overrides the scenario's `seed`.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Replications per variant; overrides the scenario's `replications`.
+    #[arg(long)]
+    pub replications: Option<u32>,
+}
+
+impl OverrideArgs {
+    pub fn overrides(self) -> Result<Overrides, CliError> {
+        if self.replications == Some(0) {
             return Err(CliError::Usage("--replications must be at least 1".into()));
         }
-        scenario.replications = r;
+        Ok(Overrides { seed: self.seed, replications: self.replications })
     }
+}
+
+pub fn run(args: RunArgs) -> Result<(), CliError> {
+    let overrides = args.overrides.overrides()?;
     if args.threads == Some(0) {
         return Err(CliError::Usage("--threads must be at least 1".into()));
     }
+    // Laid over the file before it is checked: a `[trace]` that names a replication the
+    // override removes is refused, not silently left empty.
+    let scenario = load_arg_with(&args.file, overrides)?;
     let out = args.out.unwrap_or_else(|| PathBuf::from("results").join(&scenario.name));
 
     let jobs = scenario.jobs();

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::metrics::catalogue;
 use crate::scenario::{ModelSpec, Scenario};
 use crate::sim::Outcome;
 
@@ -38,7 +39,47 @@ struct Manifest<'a> {
     max_events: u64,
     sweep_keys: &'a [String],
     variants: Vec<ManifestVariant<'a>>,
+    /// What every metric the run's models can write means, in catalogue order, so that
+    /// a reader of `summary.csv` needs nothing else.
+    metrics: Vec<ManifestMetric>,
     files: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct ManifestMetric {
+    /// The model that writes it: an id may mean different things in two models.
+    model: &'static str,
+    /// A numbered family (`spread_attempt{k}`) keeps `{k}` for the number.
+    id: &'static str,
+    title: &'static str,
+    unit: &'static str,
+    /// `lower`, `higher`, or null when neither is better.
+    better: Option<&'static str>,
+    doc: &'static str,
+}
+
+/// The catalogue entries of the models `scenario` runs, each model's in catalogue order.
+fn metric_catalogue(scenario: &Scenario) -> Vec<ManifestMetric> {
+    let mut models: Vec<catalogue::Model> =
+        scenario.variants.iter().flat_map(|v| v.cells.iter().map(|c| c.spec.model())).collect();
+    models.sort();
+    models.dedup();
+    models
+        .into_iter()
+        .flat_map(|m| {
+            crate::scenario::models::metrics(m).into_iter().map(move |e| ManifestMetric {
+                model: m.name(),
+                id: e.id,
+                title: e.title,
+                unit: e.unit,
+                better: e.better.map(|b| match b {
+                    catalogue::Better::Lower => "lower",
+                    catalogue::Better::Higher => "higher",
+                }),
+                doc: e.doc,
+            })
+        })
+        .collect()
 }
 
 #[derive(Serialize)]
@@ -140,6 +181,7 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Resu
                     .collect(),
             })
             .collect(),
+        metrics: metric_catalogue(scenario),
         files: files.into_iter().map(String::from).collect(),
     };
     let to_json = |m: &Manifest| -> Result<Vec<u8>, OutputError> {

@@ -6,11 +6,15 @@
 //! the variants (the first is the baseline of comparisons); without, the base runs as
 //! one variant named `base`. A `[sweep]` grid (see `sweep`) multiplies every variant
 //! into cells.
+//!
+//! A file runs exactly one model, chosen by its section (`[tcp]`, `[grpc]`, `[calls]`,
+//! `[occ]`); what each model checks, reads and runs is its `models::Model` impl.
 
 pub mod calls;
 pub mod diag;
 pub mod grpc;
 pub mod load;
+pub mod models;
 pub mod occ;
 mod resolve;
 pub mod schema;
@@ -27,7 +31,8 @@ use crate::model::tcp::TcpConfig;
 
 pub use calls::CallsSpec;
 pub use diag::{Diagnostic, ScenarioError};
-pub use resolve::{STDIN_LABEL, arg_label, load_arg, load_file, load_str};
+pub use models::{Job, Model, ModelSpec};
+pub use resolve::{Overrides, STDIN_LABEL, arg_label, load_arg, load_arg_with, load_file, load_str, load_str_with};
 pub use schema::TraceConfig;
 
 /// A checked scenario, every default filled in.
@@ -68,17 +73,6 @@ pub struct Cell {
     /// The swept values as result files show them, in the order of `sweep_keys`.
     pub sweep: Vec<String>,
     pub spec: ModelSpec,
-}
-
-/// The model a scenario runs, fully resolved.
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "model", rename_all = "kebab-case")]
-pub enum ModelSpec {
-    Tcp(TcpSpec),
-    Grpc(GrpcSpec),
-    Occ(OccSpec),
-    /// Boxed: the policy, as written and resolved, makes it the largest by far.
-    Calls(Box<CallsSpec>),
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -8,26 +8,53 @@ use std::collections::BTreeSet;
 
 use toml::de::{DeTable, DeValue};
 
-use super::calls::{CallsConfig, CallsSpec};
+use crate::metrics::catalogue;
+
 use super::diag::{Diagnostic, ScenarioError};
 use super::load::{Document, join, locate, merge, sets_key};
-use super::schema::{RawScenario, SHARED_KEYS, TraceConfig, VARIANT_OWN_KEYS};
-use super::sweep;
-use super::{Cell, GrpcSpec, ModelSpec, OccSpec, Scenario, TcpSpec, Variant};
+use super::schema::{RawScenario, SHARED_KEYS, VARIANT_OWN_KEYS};
+use super::{Cell, ModelSpec, Scenario, Variant};
+use super::{models, sweep};
 
 /// What `run -` and `check -` call standard input in diagnostics.
 pub const STDIN_LABEL: &str = "<stdin>";
 
+/// Values a command line sets in place of the file's. They are laid over the file before
+/// it is checked, so that what depends on them (`[trace] replications`) is checked
+/// against them, and a problem they cause says so.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    pub seed: Option<u64>,
+    pub replications: Option<u32>,
+}
+
+impl Overrides {
+    /// `message`, naming the override when it is what `key` was checked against.
+    fn note(&self, key: &str, message: &str) -> String {
+        match self.replications {
+            Some(n) if key == "replications" || key.starts_with("trace.replications") => {
+                format!("{message} (`--replications {n}` replaces the file's `replications`)")
+            }
+            _ => message.to_string(),
+        }
+    }
+}
+
 /// The file a command line names: `-` is standard input, anything else a path.
 pub fn load_arg(arg: &std::path::Path) -> Result<Scenario, ScenarioError> {
+    load_arg_with(arg, Overrides::default())
+}
+
+/// `load_arg` with a command line's overrides applied before checking.
+pub fn load_arg_with(arg: &std::path::Path, overrides: Overrides) -> Result<Scenario, ScenarioError> {
     if arg.as_os_str() != "-" {
-        return load_file(arg);
+        return load_file_with(arg, overrides);
     }
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(|e| {
         ScenarioError::single(Diagnostic::at(STDIN_LABEL, "", None, "", &format!("cannot read standard input: {e}")))
     })?;
-    load_bytes(STDIN_LABEL, bytes)
+    load_bytes(STDIN_LABEL, bytes, overrides)
 }
 
 /// How a command line's scenario argument is named in messages.
@@ -36,22 +63,31 @@ pub fn arg_label(arg: &std::path::Path) -> String {
 }
 
 pub fn load_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
+    load_file_with(path, Overrides::default())
+}
+
+fn load_file_with(path: &std::path::Path, overrides: Overrides) -> Result<Scenario, ScenarioError> {
     let label = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| {
         ScenarioError::single(Diagnostic::at(&label, "", None, "", &format!("cannot read the scenario file: {e}")))
     })?;
-    load_bytes(&label, bytes)
+    load_bytes(&label, bytes, overrides)
 }
 
-fn load_bytes(label: &str, bytes: Vec<u8>) -> Result<Scenario, ScenarioError> {
+fn load_bytes(label: &str, bytes: Vec<u8>, overrides: Overrides) -> Result<Scenario, ScenarioError> {
     let source = String::from_utf8(bytes).map_err(|_| {
         ScenarioError::single(Diagnostic::at(label, "", None, "", "the file is not UTF-8 text: is it a TOML scenario?"))
     })?;
-    load_str(label, &source)
+    load_str_with(label, &source, overrides)
 }
 
 /// Loads a scenario from text; `label` names it in diagnostics.
 pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
+    load_str_with(label, source, Overrides::default())
+}
+
+/// `load_str` with a command line's overrides applied before checking.
+pub fn load_str_with(label: &str, source: &str, overrides: Overrides) -> Result<Scenario, ScenarioError> {
     let doc = Document::parse(label, source).map_err(ScenarioError::single)?;
     let (mut base, variant_tables) = doc.split_variants().map_err(ScenarioError::single)?;
     let axes = sweep::take_axes(&doc, &mut base).map_err(ScenarioError::single)?;
@@ -108,6 +144,7 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
                 axes.iter().zip(point).map(|(a, &i)| sweep::display(a.values[i].get_ref())).collect();
             let ctx = Context {
                 doc: &doc,
+                overrides,
                 table: &cell_table,
                 variant: index.map(|i| &variant_tables[i].table),
                 index,
@@ -146,6 +183,7 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
 /// Where one (variant, sweep cell) comes from, for resolving it and placing its errors.
 struct Context<'d, 'a> {
     doc: &'d Document<'a>,
+    overrides: Overrides,
     table: &'d Spanned<DeTable<'a>>,
     variant: Option<&'d Spanned<DeTable<'a>>>,
     index: Option<usize>,
@@ -171,7 +209,7 @@ impl Context<'_, '_> {
     }
 
     fn resolve(&self, diags: &mut Vec<Found>) -> Option<(RawScenario, ModelSpec)> {
-        let raw: RawScenario = match self.doc.deserialize_all(self.table.clone(), &stand_in) {
+        let mut raw: RawScenario = match self.doc.deserialize_all(self.table.clone(), &stand_in) {
             Ok(raw) => raw,
             Err(found) => {
                 for mut d in found {
@@ -181,52 +219,51 @@ impl Context<'_, '_> {
                 return None;
             }
         };
-        let problems = check(&raw);
+        if let Some(seed) = self.overrides.seed {
+            raw.seed = seed;
+        }
+        if let Some(replications) = self.overrides.replications {
+            raw.replications = replications;
+        }
+        let model = self.one_model(&raw, diags);
+        let mut problems = check(&raw);
+        if let Some(m) = model {
+            problems.extend(models::check(m, &raw));
+        }
         for (key, message) in &problems {
-            self.push(diags, key, message);
+            self.push(diags, key, &self.overrides.note(key, message));
         }
-        if !problems.is_empty() {
-            return None;
-        }
-        if let Some(occ) = raw.occ.clone() {
-            return Some((raw, ModelSpec::Occ(OccSpec { occ })));
-        }
-        if let Some(calls) = &raw.calls {
-            let spec = self.calls(diags, &raw, calls)?;
-            return Some((raw, ModelSpec::Calls(Box::new(spec))));
-        }
-        let spec = if let Some(tcp) = raw.tcp.clone() {
-            let path = raw.path.clone()?;
-            let rto = self.resolved(diags, "tcp.rto", tcp.rto.resolve())?;
-            ModelSpec::Tcp(TcpSpec { tcp, rto, path, trace: raw.trace.clone() })
-        } else {
-            let grpc = raw.grpc.clone()?;
-            let path = raw.path.clone().unwrap_or_else(super::grpc::default_path);
-            let backoff = self.resolved(diags, "grpc.backoff", grpc.backoff.resolve())?;
-            let server = raw.server.clone().unwrap_or_default();
-            ModelSpec::Grpc(GrpcSpec { grpc, backoff, server, path, trace: raw.trace.clone() })
-        };
-        Some((raw, spec))
-    }
-
-    /// `[calls]`: the policy resolved, the server's down times merged.
-    fn calls(&self, diags: &mut Vec<Found>, raw: &RawScenario, calls: &CallsConfig) -> Option<CallsSpec> {
-        let policy = self.resolved(diags, "calls.policy", calls.policy.resolve())?;
-        let server = self.resolved(diags, "", calls.server(raw.server.as_ref()))?;
-        Some(CallsSpec { calls: calls.clone(), policy, server })
-    }
-
-    /// A sub-config's resolution, its errors placed under `prefix`.
-    fn resolved<T>(&self, diags: &mut Vec<Found>, prefix: &str, r: Result<T, Vec<(String, String)>>) -> Option<T> {
-        match r {
-            Ok(v) => Some(v),
+        let model = model.filter(|_| problems.is_empty() && models::present(&raw).len() == 1)?;
+        match models::resolve(model, &raw) {
+            Ok(spec) => Some((raw, spec)),
             Err(errors) => {
                 for (key, message) in errors {
-                    self.push(diags, &join(prefix, &key), &message);
+                    self.push(diags, &key, &message);
                 }
                 None
             }
         }
+    }
+
+    /// The one model the cell runs. A second model section is refused at its place,
+    /// naming both; the first, in file order, is then checked as if alone.
+    fn one_model(&self, raw: &RawScenario, diags: &mut Vec<Found>) -> Option<catalogue::Model> {
+        let mut found = models::present(raw);
+        found.sort_by_key(|m| locate(self.table, m.name()).start);
+        let (&first, rest) = found.split_first()?;
+        for second in rest {
+            self.push(
+                diags,
+                second.name(),
+                &format!(
+                    "a scenario runs one model: [{}] and [{}] are both here; keep one of them (or make each a \
+                     separate scenario file)",
+                    first.name(),
+                    second.name()
+                ),
+            );
+        }
+        Some(first)
     }
 }
 
@@ -298,102 +335,8 @@ fn check(raw: &RawScenario) -> Vec<(String, String)> {
     if raw.max_events == 0 {
         errors.push(("max_events".into(), "must be at least 1".into()));
     }
-    if let Some(calls) = &raw.calls {
-        errors.extend(check_calls(raw, calls));
-        return errors;
-    }
-    let occ_clients = super::occ::check(raw, &mut errors);
-    let clients = match (&raw.tcp, &raw.grpc) {
-        (None, None) if raw.occ.is_some() => occ_clients,
-        (None, None) => {
-            errors.push((
-                "".into(),
-                "no model section: add a [tcp] table (connections with RFC 6298 timers), a [grpc] table \
-                 (channels reconnecting to one server), a [calls] table (calls retried by a policy) or an \
-                 [occ] table (clients contending for one row)"
-                    .into(),
-            ));
-            None
-        }
-        (Some(_), Some(_)) => {
-            errors.push(("grpc".into(), "a scenario runs one model: [tcp] or [grpc], not both".into()));
-            None
-        }
-        (Some(tcp), None) => {
-            errors.extend(tcp.validate().into_iter().map(|(k, m)| (join("tcp", &k), m)));
-            if raw.server.is_some() {
-                errors.push((
-                    "server".into(),
-                    "[server] belongs to [grpc] scenarios; a TCP receiver has no capacity model".into(),
-                ));
-            }
-            Some(tcp.clients)
-        }
-        (None, Some(grpc)) => {
-            errors.extend(grpc.validate().into_iter().map(|(k, m)| (join("grpc", &k), m)));
-            if let Some(server) = &raw.server {
-                errors.extend(server.validate().into_iter().map(|(k, m)| (join("server", &k), m)));
-            }
-            Some(grpc.clients)
-        }
-    };
-    match &raw.path {
-        // [occ] has no path: its hops are `occ.hop` (its check refuses a [path]), and
-        // [grpc] has a default one (`grpc::default_path`).
-        None if raw.occ.is_some() || raw.tcp.is_none() => {}
-        None => errors.push((
-            "".into(),
-            "missing required table [path]: a TCP connection's timer depends on the round-trip time, so say \
-             what it is, e.g. `[path]` with `base_rtt = \"100ms\"` (delay, loss, RTT changes and blackouts are \
-             optional)"
-                .into(),
-        )),
-        Some(path) => errors.extend(path.validate().into_iter().map(|(k, m)| (join("path", &k), m))),
-    }
-    if let Some(n) = clients {
-        for (i, c) in raw.trace.clients.iter().enumerate() {
-            if *c >= n {
-                errors.push((
-                    format!("trace.clients[{i}]"),
-                    format!("client {c} does not exist: clients are numbered 0 to {}", n - 1),
-                ));
-            }
-        }
-    }
-    for (i, r) in raw.trace.replications.iter().enumerate() {
-        if *r >= raw.replications {
-            errors.push((
-                format!("trace.replications[{i}]"),
-                format!(
-                    "replication {r} does not exist: replications are numbered 0 to {}",
-                    raw.replications.saturating_sub(1)
-                ),
-            ));
-        }
-    }
-    errors
-}
-
-/// `[calls]` runs alone, on `[server]`, without a path or traces.
-fn check_calls(raw: &RawScenario, calls: &CallsConfig) -> Vec<(String, String)> {
-    let mut errors: Vec<(String, String)> = calls.validate().into_iter().map(|(k, m)| (join("calls", &k), m)).collect();
-    let one = "a scenario runs one model: [calls] runs alone";
-    for (key, present) in [("tcp", raw.tcp.is_some()), ("grpc", raw.grpc.is_some())] {
-        if present {
-            errors.push((key.into(), one.into()));
-        }
-    }
-    if raw.path.is_some() {
-        errors.push((
-            "path".into(),
-            "[path] does not apply to [calls]: attempt_time, fail_time and timeout give each attempt's duration".into(),
-        ));
-    }
-    if raw.trace != TraceConfig::default() {
-        errors.push(("trace".into(), "[trace] does not apply to [calls]: it has no per-client trace".into()));
-    }
-    if let Some(server) = &raw.server {
-        errors.extend(server.validate().into_iter().map(|(k, m)| (join("server", &k), m)));
+    if models::present(raw).is_empty() {
+        errors.push(("".into(), format!("no model section: add {}", models::choices())));
     }
     errors
 }

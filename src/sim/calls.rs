@@ -36,18 +36,21 @@
 use rand::RngExt;
 
 use crate::engine::rng::{CounterRng, Purpose};
-use crate::engine::run::{Scheduler, World, run};
+use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::metrics::bursts::quantile_of;
+use crate::metrics::catalogue;
 use crate::metrics::{MetricValue, QUANTILE_STEP, ReplicationResult};
 use crate::model::retry::{
     AttemptLimit, BudgetPolicy, Decision, GiveUpReason, Outcome, RetryBudget, RetryPolicy, RetryState, StopRule,
 };
 use crate::model::server::{ConnectAnswer, Server};
 use crate::scenario::CallsSpec;
+use crate::scenario::calls::CallsConfig;
 use crate::scenario::calls::MAX_TIERS;
+use crate::scenario::models::{Model, Section, Shared, Use, prefixed};
 
-use super::{Job, SimError};
+use super::Job;
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -330,8 +333,43 @@ impl World for CallsWorld<'_> {
     }
 }
 
+impl Model for CallsConfig {
+    const TAG: catalogue::Model = catalogue::Model::Calls;
+    type Spec = CallsSpec;
+    const ABOUT: &'static str = "calls retried by a policy";
+
+    fn uses(section: Section) -> Use {
+        match section {
+            Section::Path => Use::Refused(
+                "[path] does not apply to [calls]: attempt_time, fail_time and timeout give each attempt's duration",
+            ),
+            Section::Server => Use::Optional,
+            Section::Trace => Use::Refused("[trace] does not apply to [calls]: it has no per-client trace"),
+        }
+    }
+
+    fn check(&self) -> Vec<(String, String)> {
+        self.validate()
+    }
+
+    fn clients(&self) -> u32 {
+        self.clients
+    }
+
+    /// The policy resolved, the server's down times merged with `outage`.
+    fn resolve(&self, shared: Shared<'_>) -> Result<CallsSpec, Vec<(String, String)>> {
+        let policy = self.policy.resolve().map_err(|e| prefixed("calls.policy", e))?;
+        let server = self.server(shared.server)?;
+        Ok(CallsSpec { calls: self.clone(), policy, server })
+    }
+
+    fn run(spec: &CallsSpec, job: Job) -> Result<ReplicationResult, EngineError> {
+        run_replication(spec, job)
+    }
+}
+
 /// Runs one replication of one `[calls]` variant.
-pub fn run_replication(spec: &CallsSpec, job: Job) -> Result<ReplicationResult, SimError> {
+pub fn run_replication(spec: &CallsSpec, job: Job) -> Result<ReplicationResult, EngineError> {
     let Job { seeds, replication, horizon, max_events } = job;
     let rep = u64::from(replication);
     let cfg = &spec.calls;

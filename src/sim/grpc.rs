@@ -19,17 +19,20 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::engine::rng::{CounterRng, Purpose, Seeds};
-use crate::engine::run::{Scheduler, World, run};
+use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::metrics::bursts::{Bins, Running, quantile_of};
+use crate::metrics::catalogue;
 use crate::metrics::{ConnectionRow, MetricValue, QUANTILE_STEP, ReplicationResult};
 use crate::model::grpc::{GrpcBackoff, GrpcBackoffParams};
 use crate::model::path::{Direction, Path, PathSpec};
 use crate::model::server::{ConnectAnswer, Server};
 use crate::scenario::GrpcSpec;
+use crate::scenario::grpc::GrpcConfig;
 use crate::scenario::grpc::{Record, Start};
+use crate::scenario::models::{Model, Section, Shared, Use, prefixed};
 
-use super::{Job, SimError};
+use super::Job;
 
 /// What happens to a channel whose profile sets no connect deadline (grpc-java) when
 /// the server never answers: the transport's own connect timeout ends the attempt.
@@ -355,8 +358,43 @@ impl World for GrpcWorld<'_> {
     }
 }
 
+impl Model for GrpcConfig {
+    const TAG: catalogue::Model = catalogue::Model::Grpc;
+    type Spec = GrpcSpec;
+    const ABOUT: &'static str = "channels reconnecting to one server";
+
+    /// Every shared section is optional: the path defaults to `scenario::grpc::default_path`
+    /// and the server to one that is always up.
+    fn uses(_: Section) -> Use {
+        Use::Optional
+    }
+
+    fn check(&self) -> Vec<(String, String)> {
+        self.validate()
+    }
+
+    fn clients(&self) -> u32 {
+        self.clients
+    }
+
+    fn resolve(&self, shared: Shared<'_>) -> Result<GrpcSpec, Vec<(String, String)>> {
+        let backoff = self.backoff.resolve().map_err(|e| prefixed("grpc.backoff", e))?;
+        Ok(GrpcSpec {
+            grpc: self.clone(),
+            backoff,
+            server: shared.server.cloned().unwrap_or_default(),
+            path: shared.path.cloned().unwrap_or_else(crate::scenario::grpc::default_path),
+            trace: shared.trace.clone(),
+        })
+    }
+
+    fn run(spec: &GrpcSpec, job: Job) -> Result<ReplicationResult, EngineError> {
+        run_replication(spec, job)
+    }
+}
+
 /// Runs one replication of one gRPC variant.
-pub fn run_replication(spec: &GrpcSpec, job: Job) -> Result<ReplicationResult, SimError> {
+pub fn run_replication(spec: &GrpcSpec, job: Job) -> Result<ReplicationResult, EngineError> {
     let Job { seeds, replication, horizon, max_events } = job;
     let rep = u64::from(replication);
     let n = spec.grpc.clients;

@@ -12,7 +12,8 @@ use rayon::prelude::*;
 use crate::engine::rng::Seeds;
 use crate::engine::run::EngineError;
 use crate::metrics::ReplicationResult;
-use crate::scenario::{ModelSpec, Scenario};
+pub use crate::scenario::Job;
+use crate::scenario::Scenario;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SimError {
@@ -34,15 +35,6 @@ pub enum SimError {
 #[derive(Debug)]
 pub struct Outcome {
     pub results: Vec<Vec<Vec<ReplicationResult>>>,
-}
-
-/// One replication to run: what every model's `run_replication` takes besides its spec.
-#[derive(Clone, Copy, Debug)]
-pub struct Job {
-    pub seeds: Seeds,
-    pub replication: u32,
-    pub horizon: crate::engine::time::SimDuration,
-    pub max_events: u64,
 }
 
 /// Options of one run that are not part of the scenario.
@@ -74,14 +66,13 @@ pub fn run_scenario(scenario: &Scenario, opts: RunOptions, progress: &(dyn Fn() 
             .map(|&(v, c, r)| {
                 let variant = &scenario.variants[v];
                 let job = Job { seeds, replication: r, horizon: scenario.horizon, max_events: scenario.max_events };
-                let result = match &variant.cells[c].spec {
-                    ModelSpec::Tcp(spec) => tcp::run_replication(spec, job),
-                    ModelSpec::Grpc(spec) => grpc::run_replication(spec, job),
-                    ModelSpec::Occ(spec) => occ::run_replication(spec, job),
-                    ModelSpec::Calls(spec) => calls::run_replication(spec, job),
-                };
+                let result = variant.cells[c].spec.run(job);
                 progress();
-                result.map_err(|e| SimError::In { variant: variant.name.clone(), replication: r, source: Box::new(e) })
+                result.map_err(|e| SimError::In {
+                    variant: variant.name.clone(),
+                    replication: r,
+                    source: Box::new(SimError::Engine(e)),
+                })
             })
             .collect()
     });

@@ -23,14 +23,17 @@
 use rand::Rng;
 
 use crate::engine::rng::{Purpose, SimRng};
-use crate::engine::run::{Scheduler, World, run};
+use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::SimTime;
+use crate::metrics::catalogue;
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::occ::{Backoff, Client, Row};
 use crate::model::path::{DelayConfig, open_unit};
 use crate::scenario::OccSpec;
+use crate::scenario::models::{Model, Section, Shared, Use};
+use crate::scenario::occ::OccConfig;
 
-use super::{Job, SimError};
+use super::Job;
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -109,8 +112,39 @@ impl World for OccWorld<'_> {
     }
 }
 
+impl Model for OccConfig {
+    const TAG: catalogue::Model = catalogue::Model::Occ;
+    type Spec = OccSpec;
+    const ABOUT: &'static str = "clients contending for one row";
+
+    /// The hops are `occ.hop` and the server answers at once: nothing shared applies.
+    fn uses(section: Section) -> Use {
+        Use::Refused(match section {
+            Section::Path => "[path] does not apply to [occ]: set the delay of every hop with occ.hop",
+            Section::Server => "[server] does not apply to [occ]: its server answers at once",
+            Section::Trace => "[trace] does not apply to [occ]: it has no per-client trace",
+        })
+    }
+
+    fn check(&self) -> Vec<(String, String)> {
+        self.validate()
+    }
+
+    fn clients(&self) -> u32 {
+        self.clients
+    }
+
+    fn resolve(&self, _: Shared<'_>) -> Result<OccSpec, Vec<(String, String)>> {
+        Ok(OccSpec { occ: self.clone() })
+    }
+
+    fn run(spec: &OccSpec, job: Job) -> Result<ReplicationResult, EngineError> {
+        run_replication(spec, job)
+    }
+}
+
 /// Runs one replication: every client starts at t = 0 with a read one hop away.
-pub fn run_replication(spec: &OccSpec, job: Job) -> Result<ReplicationResult, SimError> {
+pub fn run_replication(spec: &OccSpec, job: Job) -> Result<ReplicationResult, EngineError> {
     let Job { seeds, replication, horizon, max_events } = job;
     let rep = u64::from(replication);
     let cfg = &spec.occ;

@@ -4,16 +4,19 @@
 use std::sync::Arc;
 
 use crate::engine::rng::{Purpose, SimRng};
-use crate::engine::run::{Scheduler, World, run};
+use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
+use crate::metrics::catalogue;
 use crate::metrics::time_weighted::TimeWeighted;
 use crate::metrics::trace::TraceRow;
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::path::{Direction, Path, PathSpec};
+use crate::model::tcp::TcpConfig;
 use crate::model::tcp::{Action, ObservationKind, Segment, Supply, TcpReceiver, TcpSender, Workload};
 use crate::scenario::TcpSpec;
+use crate::scenario::models::{Model, Section, Shared, Use, prefixed};
 
-use super::{Job, SimError};
+use super::Job;
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -222,8 +225,47 @@ impl World for TcpWorld<'_> {
     }
 }
 
+impl Model for TcpConfig {
+    const TAG: catalogue::Model = catalogue::Model::Tcp;
+    type Spec = TcpSpec;
+    const ABOUT: &'static str = "connections with RFC 6298 timers";
+
+    fn uses(section: Section) -> Use {
+        match section {
+            Section::Path => Use::Required(
+                "missing required table [path]: a TCP connection's timer depends on the round-trip time, so say \
+                 what it is, e.g. `[path]` with `base_rtt = \"100ms\"` (delay, loss, RTT changes and blackouts are \
+                 optional)",
+            ),
+            Section::Server => {
+                Use::Refused("[server] belongs to [grpc] scenarios; a TCP receiver has no capacity model")
+            }
+            Section::Trace => Use::Optional,
+        }
+    }
+
+    fn check(&self) -> Vec<(String, String)> {
+        self.validate()
+    }
+
+    fn clients(&self) -> u32 {
+        self.clients
+    }
+
+    fn resolve(&self, shared: Shared<'_>) -> Result<TcpSpec, Vec<(String, String)>> {
+        let rto = self.rto.resolve().map_err(|e| prefixed("tcp.rto", e))?;
+        let path =
+            shared.path.cloned().ok_or_else(|| vec![(String::new(), "missing required table [path]".to_string())])?;
+        Ok(TcpSpec { tcp: self.clone(), rto, path, trace: shared.trace.clone() })
+    }
+
+    fn run(spec: &TcpSpec, job: Job) -> Result<ReplicationResult, EngineError> {
+        run_replication(spec, job)
+    }
+}
+
 /// Runs one replication of one TCP variant.
-pub fn run_replication(spec: &TcpSpec, job: Job) -> Result<ReplicationResult, SimError> {
+pub fn run_replication(spec: &TcpSpec, job: Job) -> Result<ReplicationResult, EngineError> {
     let Job { seeds, replication, horizon, max_events } = job;
     let rep = u64::from(replication);
     let supply = match spec.tcp.workload {

@@ -11,6 +11,7 @@ mod determinism;
 mod golden;
 mod grpc;
 mod metrics;
+mod models;
 mod occ;
 mod redraw;
 mod report;
