@@ -19,9 +19,9 @@ use toml::de::DeValue;
 
 use super::CliError;
 use crate::engine::time::SimDuration;
+use crate::explain::grpc::ConnectionSource;
+use crate::explain::{self, DelaySource, FailingCalls, Options, Run};
 use crate::model::grpc::GrpcBackoffConfig;
-use crate::model::grpc::explain::ConnectionSource;
-use crate::model::retry::explain::{self, DelaySource, FailingCalls, Options, Run};
 use crate::model::retry::{Outcome, RetryAfter, RetryPolicy, RetryPolicyConfig, presets};
 use crate::report::plot::Format;
 use crate::report::plot::delays::{self, AttemptStats};

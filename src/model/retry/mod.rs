@@ -127,7 +127,6 @@ pub(crate) use keyword_enum;
 
 pub mod budget;
 pub mod config;
-pub mod explain;
 pub mod jitter;
 pub mod limits;
 pub mod outcome;

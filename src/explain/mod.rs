@@ -17,23 +17,24 @@
 //! the results depend on the seed and not on the thread count (rayon over runs,
 //! collected in order).
 
+pub mod grpc;
+
 use std::io::{self, Write};
 
 use rayon::prelude::*;
 
-use super::GiveUpReason;
-use super::budget::RetryBudget;
-use super::config::RetryPolicy;
-use super::jitter::{CapApplies, Jitter};
-use super::limits::{AttemptLimit, DeadlineClock, StopRule};
-use super::outcome::Outcome;
-use super::presets;
-use super::retry_after::RetryAfterMode;
-use super::{Decision, RetryState};
 use crate::engine::rng::{Purpose, Seeds, SimRng};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::human::duration as human;
 use crate::metrics::trace::secs as exact_secs;
+use crate::model::retry::budget::RetryBudget;
+use crate::model::retry::config::RetryPolicy;
+use crate::model::retry::jitter::{CapApplies, Jitter};
+use crate::model::retry::limits::{AttemptLimit, DeadlineClock, StopRule};
+use crate::model::retry::outcome::Outcome;
+use crate::model::retry::presets;
+use crate::model::retry::retry_after::RetryAfterMode;
+use crate::model::retry::{Decision, GiveUpReason, RetryState};
 
 /// What comes after a failed attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -385,7 +386,7 @@ fn policy_facts(p: &RetryPolicy, outcome: &Outcome, a: SimDuration) -> Facts {
     lines.push(("limit", limit));
     let fm = p.formula();
     let cap_text = match (p.cap, fm.sleep_bound()) {
-        (None, _) if p.multiplier == 1.0 && p.jitter.mode() != super::JitterMode::Decorrelated => {
+        (None, _) if p.multiplier == 1.0 && p.jitter.mode() != crate::model::retry::JitterMode::Decorrelated => {
             "none (the delay does not grow)".to_string()
         }
         (None, _) => "none: the delay grows without bound".to_string(),
@@ -412,7 +413,7 @@ fn policy_facts(p: &RetryPolicy, outcome: &Outcome, a: SimDuration) -> Facts {
         }
     };
     lines.push(("cap", cap_text));
-    let mut retried = if p.retry_on.0.contains(&super::Condition::Any) {
+    let mut retried = if p.retry_on.0.contains(&crate::model::retry::Condition::Any) {
         "every failure".to_string()
     } else {
         format!("{}; anything else fails at once", p.retry_on)
@@ -437,7 +438,7 @@ fn policy_facts(p: &RetryPolicy, outcome: &Outcome, a: SimDuration) -> Facts {
             },
         },
     ));
-    if p.budget.kind() != super::BudgetKind::None {
+    if p.budget.kind() != crate::model::retry::BudgetKind::None {
         lines.push(("budget", p.budget.describe()));
     }
     if let Some(l) = &p.rate_limiter {

@@ -25,8 +25,8 @@
 use std::fmt::Write as _;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 
-use super::{Phase, RtoEstimator, RtoParams, RtoProfile, RtoSnapshot, SeqInfo};
 use crate::engine::time::{SimDuration, SimTime};
+use crate::model::rto::{Phase, RtoEstimator, RtoParams, RtoProfile, RtoSnapshot, SeqInfo};
 
 /// A replay failure, naming where in the input it is.
 #[derive(Debug, thiserror::Error)]
