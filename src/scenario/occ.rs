@@ -20,9 +20,6 @@ use crate::engine::time::SimDuration;
 use crate::model::occ::{Backoff, Strategy};
 use crate::model::path::DelayConfig;
 
-use super::load::join;
-use super::schema::RawScenario;
-
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct OccConfig {
@@ -73,21 +70,4 @@ impl OccConfig {
         self.hop.validate("hop", &mut errors);
         errors
     }
-}
-
-/// The checks of a scenario with `[occ]`: its own section, and no section of another
-/// model. Returns the client count when `[occ]` is there.
-pub(super) fn check(raw: &RawScenario, errors: &mut Vec<(String, String)>) -> Option<u32> {
-    let occ = raw.occ.as_ref()?;
-    errors.extend(occ.validate().into_iter().map(|(k, m)| (join("occ", &k), m)));
-    if raw.tcp.is_some() || raw.grpc.is_some() {
-        errors.push(("occ".into(), "a scenario runs one model: [occ], [tcp] or [grpc], not several".into()));
-    }
-    if raw.path.is_some() {
-        errors.push(("path".into(), "[path] does not apply to [occ]: set the delay of every hop with occ.hop".into()));
-    }
-    if raw.server.is_some() {
-        errors.push(("server".into(), "[server] does not apply to [occ]: its server answers at once".into()));
-    }
-    Some(occ.clients)
 }

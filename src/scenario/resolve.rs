@@ -302,7 +302,7 @@ fn check(raw: &RawScenario) -> Vec<(String, String)> {
         errors.extend(check_calls(raw, calls));
         return errors;
     }
-    let occ_clients = super::occ::check(raw, &mut errors);
+    let occ_clients = check_occ(raw, &mut errors);
     let clients = match (&raw.tcp, &raw.grpc) {
         (None, None) if raw.occ.is_some() => occ_clients,
         (None, None) => {
@@ -396,6 +396,23 @@ fn check_calls(raw: &RawScenario, calls: &CallsConfig) -> Vec<(String, String)> 
         errors.extend(server.validate().into_iter().map(|(k, m)| (join("server", &k), m)));
     }
     errors
+}
+
+/// The checks of a scenario with `[occ]`: its own section, and no section of another
+/// model. Returns the client count when `[occ]` is there.
+fn check_occ(raw: &RawScenario, errors: &mut Vec<(String, String)>) -> Option<u32> {
+    let occ = raw.occ.as_ref()?;
+    errors.extend(occ.validate().into_iter().map(|(k, m)| (join("occ", &k), m)));
+    if raw.tcp.is_some() || raw.grpc.is_some() {
+        errors.push(("occ".into(), "a scenario runs one model: [occ], [tcp] or [grpc], not several".into()));
+    }
+    if raw.path.is_some() {
+        errors.push(("path".into(), "[path] does not apply to [occ]: set the delay of every hop with occ.hop".into()));
+    }
+    if raw.server.is_some() {
+        errors.push(("server".into(), "[server] does not apply to [occ]: its server answers at once".into()));
+    }
+    Some(occ.clients)
 }
 
 fn check_name(name: &str) -> Result<(), String> {

@@ -131,6 +131,7 @@ pub mod jitter;
 pub mod limits;
 pub mod outcome;
 pub mod presets;
+mod resolve;
 pub mod retry_after;
 
 #[cfg(test)]
