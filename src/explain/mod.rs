@@ -26,7 +26,8 @@ use rayon::prelude::*;
 use crate::engine::rng::{Purpose, Seeds, SimRng};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::human::duration as human;
-use crate::metrics::trace::secs as exact_secs;
+use crate::metrics::quantile::quantile;
+use crate::metrics::trace;
 use crate::model::retry::budget::RetryBudget;
 use crate::model::retry::config::RetryPolicy;
 use crate::model::retry::jitter::{CapApplies, Jitter};
@@ -461,16 +462,6 @@ fn policy_facts(p: &RetryPolicy, outcome: &Outcome, a: SimDuration) -> Facts {
     }
 }
 
-/// Nearest-rank quantile of sorted values: the smallest value with at least q of them
-/// at or below it.
-pub fn quantile(sorted: &[u64], q: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    let rank = (q * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
 /// Seconds to the millisecond, for the table's aligned columns headed `… s`.
 fn secs(ns: u64) -> String {
     format!("{:.3}", ns as f64 / 1e9)
@@ -490,8 +481,8 @@ fn dist(mut v: Vec<u64>) -> Dist {
     let mean = v.iter().map(|&x| x as f64).sum::<f64>() / v.len().max(1) as f64;
     Dist {
         min: v.first().copied().unwrap_or(0),
-        p50: quantile(&v, 0.5),
-        p99: quantile(&v, 0.99),
+        p50: quantile(&v, 0.5).unwrap_or(0),
+        p99: quantile(&v, 0.99).unwrap_or(0),
         max: v.last().copied().unwrap_or(0),
         mean,
     }
@@ -608,7 +599,7 @@ pub fn write_attempts_csv<W: Write>(out: &mut W, runs: &[Run]) -> io::Result<()>
     writeln!(out, "run,attempt,sleep_s,elapsed_s")?;
     for (i, r) in runs.iter().enumerate() {
         for (j, (sleep, start)) in r.sleeps.iter().zip(&r.starts).enumerate() {
-            writeln!(out, "{i},{},{},{}", j + 1, csv_secs(*sleep), csv_secs(*start))?;
+            writeln!(out, "{i},{},{},{}", j + 1, trace::secs(sleep.as_nanos()), trace::secs(start.as_nanos()))?;
         }
     }
     Ok(())
@@ -622,17 +613,12 @@ pub fn write_runs_csv<W: Write>(out: &mut W, runs: &[Run], attempt_time: SimDura
             out,
             "{i},{},{},{},{}",
             r.attempts(),
-            csv_secs(r.total_sleep(attempt_time)),
-            csv_secs(r.give_up),
+            trace::secs(r.total_sleep(attempt_time).as_nanos()),
+            trace::secs(r.give_up.as_nanos()),
             r.reason
         )?;
     }
     Ok(())
-}
-
-/// Seconds with nanosecond precision, exact (no float rounding), as the trace writes them.
-fn csv_secs(d: SimDuration) -> String {
-    exact_secs(d.as_nanos())
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::model::path::{Direction, Path, PathSpec};
 use crate::model::tcp::{Action, ObservationKind, Segment, Supply, TcpReceiver, TcpSender, Workload};
 use crate::scenario::TcpSpec;
 
-use super::{Job, SimError};
+use super::{Job, SimError, start};
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -244,13 +244,7 @@ pub fn run_replication(spec: &TcpSpec, job: Job) -> Result<ReplicationResult, Si
     let mut conns = Vec::with_capacity(spec.tcp.clients as usize);
     for c in 0..spec.tcp.clients {
         let id = u64::from(c);
-        let mut workload = seeds.stream(rep, id, Purpose::Workload);
-        let start = if spec.tcp.start_spread > SimDuration::ZERO {
-            use rand::RngExt;
-            SimDuration(workload.random_range(0..spec.tcp.start_spread.as_nanos()))
-        } else {
-            SimDuration::ZERO
-        };
+        let start = start::offset(spec.tcp.start_spread, &mut seeds.stream(rep, id, Purpose::Workload));
         sched.at(SimTime::ZERO + start, Ev::Start(c));
         conns.push(Conn {
             sender: TcpSender::new(spec.tcp.sender_options(), &spec.rto, supply),
