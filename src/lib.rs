@@ -3,7 +3,10 @@
 //! Data flows one way: a scenario file is checked into a [`scenario::Scenario`], [`sim`]
 //! runs its models ([`model`]) on the discrete-event [`engine`], [`metrics`] records what
 //! happened, [`output`] writes it, and [`report`] draws plots and reports from what was
-//! written. [`cli`] is the command line on top; [`human`] formats numbers for people.
+//! written; both write through [`staging`], so a directory appears whole or not at all.
+//! Two tools use the models without a scenario: [`explain`] follows one policy's calls
+//! that always fail, and [`replay`] drives an RTO estimator from a captured trace.
+//! [`cli`] is the command line on top; [`human`] formats numbers for people.
 //!
 //! # The RFC 6298 estimator on its own
 //!
@@ -44,10 +47,13 @@
 //! sample series, and `examples/run_scenario.rs` runs a whole scenario from code.
 pub mod cli;
 pub mod engine;
+pub mod explain;
 pub mod human;
 pub mod metrics;
 pub mod model;
 pub mod output;
+pub mod replay;
 pub mod report;
 pub mod scenario;
 pub mod sim;
+pub mod staging;

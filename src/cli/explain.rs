@@ -19,9 +19,11 @@ use toml::de::DeValue;
 
 use super::CliError;
 use crate::engine::time::SimDuration;
+use crate::explain::grpc::ConnectionSource;
+use crate::explain::retry::FailingCalls;
+use crate::explain::{self, DelaySource, Options, Run};
+use crate::metrics::quantile::quantile;
 use crate::model::grpc::GrpcBackoffConfig;
-use crate::model::grpc::explain::ConnectionSource;
-use crate::model::retry::explain::{self, DelaySource, FailingCalls, Options, Run};
 use crate::model::retry::{Outcome, RetryAfter, RetryPolicy, RetryPolicyConfig, presets};
 use crate::report::plot::Format;
 use crate::report::plot::delays::{self, AttemptStats};
@@ -186,9 +188,9 @@ pub fn attempt_stats<S: DelaySource>(source: &S, runs: &[Run]) -> Vec<AttemptSta
                 attempt: j as u32 + 1,
                 reached: sleeps.len() as f64 / n,
                 min: secs(sleeps[0]),
-                p1: secs(explain::quantile(&sleeps, 0.01)),
-                p50: secs(explain::quantile(&sleeps, 0.5)),
-                p99: secs(explain::quantile(&sleeps, 0.99)),
+                p1: secs(quantile(&sleeps, 0.01).unwrap_or(0)),
+                p50: secs(quantile(&sleeps, 0.5).unwrap_or(0)),
+                p99: secs(quantile(&sleeps, 0.99).unwrap_or(0)),
                 max: secs(sleeps[sleeps.len() - 1]),
                 nominal: source.nominal(j as u32 - 1).map(|d| d.as_secs_f64()),
             }

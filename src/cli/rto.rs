@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::Subcommand;
 
 use super::CliError;
-use crate::model::rto::replay::{ReplayError, replay};
 use crate::model::rto::{RtoConfig, RtoProfile};
+use crate::replay::{ReplayError, replay};
 
 #[derive(Debug, Subcommand)]
 pub enum RtoCommand {

@@ -93,24 +93,6 @@ impl Running {
     }
 }
 
-/// The `f`-quantile (0 ≤ f ≤ 1) of sorted values by the nearest-rank rule: the smallest
-/// value with at least a fraction `f` of the values at or below it.
-pub fn quantile(sorted: &[u64], f: f64) -> Option<u64> {
-    quantile_of(sorted, sorted.len(), f)
-}
-
-/// The `f`-quantile of a population of `population` members of which only `sorted`
-/// finished (the rest never did, as if infinite): `None` when fewer than a fraction `f`
-/// finished. "Time until 50 % reconnected" must not be computed over those who did.
-pub fn quantile_of(sorted: &[u64], population: usize, f: f64) -> Option<u64> {
-    let population = population.max(sorted.len());
-    if population == 0 {
-        return None;
-    }
-    let rank = ((f * population as f64).ceil() as usize).max(1);
-    sorted.get(rank - 1).copied()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,24 +127,5 @@ mod tests {
         let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 4.0).sqrt();
         assert!((r.sd().unwrap() - sd).abs() < 1e-12);
         assert_eq!(Running::default().sd(), None);
-    }
-
-    #[test]
-    fn nearest_rank_quantiles() {
-        let v: Vec<u64> = (1..=100).collect();
-        assert_eq!(quantile(&v, 0.5), Some(50));
-        assert_eq!(quantile(&v, 0.99), Some(99));
-        assert_eq!(quantile(&v, 1.0), Some(100));
-        assert_eq!(quantile(&v, 0.0), Some(1));
-        assert_eq!(quantile(&[], 0.5), None);
-    }
-
-    #[test]
-    fn quantiles_of_a_population_count_the_unfinished_as_never() {
-        let done = [10, 20, 30];
-        // 3 of 10 finished: the 30 % quantile exists, the median does not.
-        assert_eq!(quantile_of(&done, 10, 0.3), Some(30));
-        assert_eq!(quantile_of(&done, 10, 0.5), None);
-        assert_eq!(quantile_of(&done, 3, 1.0), Some(30));
     }
 }

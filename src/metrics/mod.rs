@@ -1,6 +1,7 @@
 //! What a run records and how it is summarized.
 pub mod bursts;
 pub mod catalogue;
+pub mod quantile;
 pub mod stats;
 pub mod time_weighted;
 pub mod trace;

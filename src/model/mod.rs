@@ -1,6 +1,7 @@
 //! Sans-IO state machines: they take time and randomness from the engine and never do I/O.
 pub mod fraction;
 pub mod grpc;
+pub mod jitter;
 pub mod occ;
 pub mod path;
 pub mod retry;

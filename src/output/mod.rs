@@ -3,7 +3,6 @@
 //! and swapped in atomically.
 
 mod handover;
-pub mod staging;
 pub mod summary;
 mod tables;
 
@@ -128,7 +127,7 @@ pub fn summary_rows(scenario: &Scenario, outcome: &Outcome) -> Vec<summary::Summ
 /// all of it is written.
 pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Result<PathBuf, OutputError> {
     let io = |source| OutputError::Io { dir: dir.display().to_string(), source };
-    let staging = staging::Staging::begin(dir).map_err(io)?;
+    let staging = crate::staging::Staging::begin(dir).map_err(io)?;
     let groups = groups(scenario, outcome);
 
     let rows = summary::summarize(&groups);

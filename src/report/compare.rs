@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::data::RunSet;
 use super::{ReportError, write_report};
-use crate::output::staging::Staging;
+use crate::staging::Staging;
 
 /// Loads `runs`, labels each one's variants by run, and writes the plots and reports
 /// into `out` (replacing it only once all is written). Returns the files written.

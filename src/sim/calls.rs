@@ -33,14 +33,12 @@
 //! started (a curve stops at the share of calls that got there) and `total_sleep` over
 //! the finished calls.
 
-use rand::RngExt;
-
 use crate::engine::rng::{CounterRng, Purpose};
 use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
-use crate::metrics::bursts::quantile_of;
 use crate::metrics::catalogue;
-use crate::metrics::{MetricValue, QUANTILE_STEP, ReplicationResult};
+use crate::metrics::quantile::cdf_secs;
+use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::retry::{
     AttemptLimit, BudgetPolicy, Decision, GiveUpReason, Outcome, RetryBudget, RetryPolicy, RetryState, StopRule,
 };
@@ -50,7 +48,7 @@ use crate::scenario::calls::CallsConfig;
 use crate::scenario::calls::MAX_TIERS;
 use crate::scenario::models::{Model, Section, Shared, Use, prefixed};
 
-use super::Job;
+use super::{Job, start};
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -378,12 +376,8 @@ pub fn run_replication(spec: &CallsSpec, job: Job) -> Result<ReplicationResult, 
     let mut first = Vec::with_capacity(n as usize);
     let clients = (0..n)
         .map(|c| {
-            let offset = if cfg.start_spread > SimDuration::ZERO {
-                let key = seeds.counter_key(rep, u64::from(c), Purpose::Workload);
-                SimDuration(CounterRng::at(key, 0).random_range(0..cfg.start_spread.as_nanos()))
-            } else {
-                SimDuration::ZERO
-            };
+            let key = seeds.counter_key(rep, u64::from(c), Purpose::Workload);
+            let offset = start::offset(cfg.start_spread, &mut CounterRng::at(key, 0));
             let at = (SimTime::ZERO + cfg.start).saturating_add(offset);
             first.push(at);
             sched.at(at, Ev::Start(c));
@@ -453,7 +447,6 @@ fn finish(mut w: CallsWorld<'_>, events: u64) -> ReplicationResult {
     let max_sleep = w.sleep_ns.iter().max().map(|&v| v as f64 / 1e9);
     metrics.push(MetricValue::maybe("total_sleep_max", "s", max_sleep));
 
-    let points = (1.0 / QUANTILE_STEP).round() as usize + 1;
     let started = w.started as usize;
     let mut quantiles = Vec::new();
     for (name, ns, population) in [
@@ -462,9 +455,7 @@ fn finish(mut w: CallsWorld<'_>, events: u64) -> ReplicationResult {
         ("total_sleep", &mut w.sleep_ns, 0),
     ] {
         ns.sort_unstable();
-        let q: Vec<f64> = (0..points)
-            .map_while(|i| quantile_of(ns, population, i as f64 * QUANTILE_STEP).map(|v| v as f64 / 1e9))
-            .collect();
+        let q = cdf_secs(ns, population);
         if !q.is_empty() {
             quantiles.push((name.to_string(), q));
         }

@@ -21,9 +21,10 @@ use std::sync::Arc;
 use crate::engine::rng::{CounterRng, Purpose, Seeds};
 use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
-use crate::metrics::bursts::{Bins, Running, quantile_of};
+use crate::metrics::bursts::{Bins, Running};
 use crate::metrics::catalogue;
-use crate::metrics::{ConnectionRow, MetricValue, QUANTILE_STEP, ReplicationResult};
+use crate::metrics::quantile::{cdf_secs, quantile_of};
+use crate::metrics::{ConnectionRow, MetricValue, ReplicationResult};
 use crate::model::grpc::{GrpcBackoff, GrpcBackoffParams};
 use crate::model::path::{Direction, Path, PathSpec};
 use crate::model::server::{ConnectAnswer, Server};
@@ -32,7 +33,7 @@ use crate::scenario::grpc::GrpcConfig;
 use crate::scenario::grpc::{Record, Start};
 use crate::scenario::models::{Model, Section, Shared, Use, prefixed};
 
-use super::Job;
+use super::{Job, start};
 
 /// What happens to a channel whose profile sets no connect deadline (grpc-java) when
 /// the server never answers: the transport's own connect timeout ends the attempt.
@@ -419,13 +420,8 @@ pub fn run_replication(spec: &GrpcSpec, job: Job) -> Result<ReplicationResult, E
         match spec.grpc.start {
             Start::Connected => ch.state = State::Connected,
             Start::Connecting => {
-                let start = if spec.grpc.start_spread > SimDuration::ZERO {
-                    use rand::RngExt;
-                    let key = seeds.counter_key(rep, c as u64, Purpose::Workload);
-                    SimDuration(CounterRng::at(key, 0).random_range(0..spec.grpc.start_spread.as_nanos()))
-                } else {
-                    SimDuration::ZERO
-                };
+                let key = seeds.counter_key(rep, c as u64, Purpose::Workload);
+                let start = start::offset(spec.grpc.start_spread, &mut CounterRng::at(key, 0));
                 ch.since = SimTime::ZERO + start;
                 sched.at(SimTime::ZERO + start, Ev::Attempt(c as u32));
             }
@@ -502,10 +498,7 @@ fn finish(mut w: GrpcWorld<'_>, events: u64, end: SimTime) -> ReplicationResult 
         metrics.push(MetricValue::maybe(&format!("spread_attempt{}", k + 1), "s", r.sd()));
     }
     // The CDF stops where the reconnected fraction does.
-    let points = (1.0 / QUANTILE_STEP).round() as usize + 1;
-    let cdf: Vec<f64> = (0..points)
-        .map_while(|i| quantile_of(&w.reconnect_ns, w.disconnects, i as f64 * QUANTILE_STEP).map(secs))
-        .collect();
+    let cdf = cdf_secs(&w.reconnect_ns, w.disconnects);
     let cdf = if cdf.is_empty() { Vec::new() } else { vec![("reconnect_time".to_string(), cdf)] };
     ReplicationResult { metrics, trace: Vec::new(), events, bins: Some(w.bins), quantiles: cdf, connections: w.rows }
 }

@@ -5,6 +5,7 @@
 pub mod calls;
 pub mod grpc;
 pub mod occ;
+pub mod start;
 pub mod tcp;
 
 use rayon::prelude::*;

@@ -16,7 +16,7 @@ use crate::model::tcp::{Action, ObservationKind, Segment, Supply, TcpReceiver, T
 use crate::scenario::TcpSpec;
 use crate::scenario::models::{Model, Section, Shared, Use, prefixed};
 
-use super::Job;
+use super::{Job, start};
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -286,13 +286,7 @@ pub fn run_replication(spec: &TcpSpec, job: Job) -> Result<ReplicationResult, En
     let mut conns = Vec::with_capacity(spec.tcp.clients as usize);
     for c in 0..spec.tcp.clients {
         let id = u64::from(c);
-        let mut workload = seeds.stream(rep, id, Purpose::Workload);
-        let start = if spec.tcp.start_spread > SimDuration::ZERO {
-            use rand::RngExt;
-            SimDuration(workload.random_range(0..spec.tcp.start_spread.as_nanos()))
-        } else {
-            SimDuration::ZERO
-        };
+        let start = start::offset(spec.tcp.start_spread, &mut seeds.stream(rep, id, Purpose::Workload));
         sched.at(SimTime::ZERO + start, Ev::Start(c));
         conns.push(Conn {
             sender: TcpSender::new(spec.tcp.sender_options(), &spec.rto, supply),

@@ -128,7 +128,6 @@
 
 pub mod config;
 mod core;
-pub mod explain;
 mod go;
 mod java;
 mod spec;

@@ -34,6 +34,7 @@ use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::time::SimDuration;
+use crate::model::jitter;
 
 /// How a client that lost the race waits before reading again. n is the client's failure
 /// count, from 1; `expo(n)` = min(cap, base·2ⁿ).
@@ -84,22 +85,6 @@ pub struct Backoff {
     pub cap: SimDuration,
 }
 
-/// f64 nanoseconds of a duration.
-fn f(d: SimDuration) -> f64 {
-    d.as_nanos() as f64
-}
-
-/// Whole nanoseconds of an f64, truncated toward zero, saturating; negatives give 0.
-fn ns(x: f64) -> SimDuration {
-    if x.is_nan() || x <= 0.0 {
-        SimDuration::ZERO
-    } else if x >= u64::MAX as f64 {
-        SimDuration::MAX
-    } else {
-        SimDuration(x as u64)
-    }
-}
-
 impl Backoff {
     /// min(cap, base·2ⁿ) (`Backoff.expo`, l. 27–28), exact in integers, saturating.
     pub fn expo(&self, n: u32) -> SimDuration {
@@ -122,20 +107,12 @@ impl Backoff {
             // l. 36: `return self.expo(n)`.
             Strategy::Exponential => self.expo(n),
             // l. 45–46: `v = self.expo(n); return random.uniform(0, v)`.
-            Strategy::Full => {
-                let v = f(self.expo(n));
-                ns(v * rng.random::<f64>())
-            }
+            Strategy::Full => jitter::full(self.expo(n), rng.random::<f64>()),
             // l. 40–41: `v = self.expo(n); return v/2 + random.uniform(0, v/2)`.
-            Strategy::Equal => {
-                let half = f(self.expo(n)) / 2.0;
-                ns(half + half * rng.random::<f64>())
-            }
-            // l. 54: `self.sleep = min(self.cap, random.uniform(self.base, self.sleep * 3))`.
-            Strategy::Decorrelated => {
-                let (lo, hi) = (f(self.base), 3.0 * f(prev_sleep));
-                ns(lo + (hi - lo) * rng.random::<f64>()).min(self.cap)
-            }
+            Strategy::Equal => jitter::equal(self.expo(n), rng.random::<f64>()),
+            // l. 54: `self.sleep = min(self.cap, random.uniform(self.base, self.sleep * 3))`;
+            // the range is never empty, as the base is at most the cap.
+            Strategy::Decorrelated => jitter::decorrelated(self.base, prev_sleep, rng.random::<f64>()).min(self.cap),
         }
     }
 }

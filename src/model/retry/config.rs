@@ -1,13 +1,14 @@
 //! `[retry.policy]` as a scenario writes it ([`RetryPolicyConfig`]) and as the state
 //! machine uses it ([`RetryPolicy`]: every constant concrete, dumped in manifests).
 //!
-//! A config names a `preset` (see [`super::presets`]) and overrides any of its fields by
-//! the same names; without a preset the defaults below apply. Changing a mode drops
-//! the preset's parameters of the old mode (setting `jitter` drops `jitter_fraction`
-//! and `jitter_max`, `budget` drops the budget's numbers, `retry_after` drops
-//! `retry_after_max_extra`, `rate_limiter` drops `adaptive_min_fill_rate`, and either of
-//! `max_attempts` / `max_retries` replaces the preset's limit whichever it used); a
-//! parameter that does not apply to the mode in force is an error.
+//! A config names a `preset` (see [`super::presets`]; `resolve.rs` lays the config over it)
+//! and overrides any of its fields by the same names; without a preset the defaults
+//! below apply. Changing a mode drops the preset's parameters of the old mode (setting
+//! `jitter` drops `jitter_fraction` and `jitter_max`, `budget` drops the budget's
+//! numbers, `retry_after` drops `retry_after_max_extra`, `rate_limiter` drops
+//! `adaptive_min_fill_rate`, and either of `max_attempts` / `max_retries` replaces the
+//! preset's limit whichever it used); a parameter that does not apply to the mode in
+//! force is an error.
 //!
 //! | key | meaning | default (no preset) |
 //! |---|---|---|
@@ -50,7 +51,6 @@ use super::budget::{AdaptiveLimiter, BudgetKind, BudgetPolicy, RateLimiterKind, 
 use super::jitter::{CapApplies, Formula, Jitter, JitterMode};
 use super::limits::{AttemptLimit, DeadlineClock, StopRule};
 use super::outcome::RetryOn;
-use super::presets;
 use super::retry_after::{RetryAfterMode, RetryAfterPolicy};
 use crate::engine::time::{SimDuration, SimTime};
 
@@ -338,10 +338,10 @@ impl RetryPolicy {
     }
 }
 
-struct Errors(Vec<(String, String)>);
+pub(super) struct Errors(pub(super) Vec<(String, String)>);
 
 impl Errors {
-    fn push(&mut self, key: &str, message: impl Into<String>) {
+    pub(super) fn push(&mut self, key: &str, message: impl Into<String>) {
         self.0.push((key.to_string(), message.into()));
     }
     fn only(&mut self, key: &str, set: bool, applies: &str) {
@@ -435,7 +435,7 @@ impl RetryPolicyConfig {
 
     /// This config laid over `base` (a preset's): every field set here wins, and a mode
     /// set here drops `base`'s parameters of its old mode.
-    fn over(&self, mut base: RetryPolicyConfig) -> RetryPolicyConfig {
+    pub(super) fn over(&self, mut base: RetryPolicyConfig) -> RetryPolicyConfig {
         let top = self;
         if top.max_attempts.is_some() || top.max_retries.is_some() {
             base.max_attempts = None;
@@ -509,42 +509,9 @@ impl RetryPolicyConfig {
         base
     }
 
-    /// The preset's config with this one laid over it; an unknown preset is reported.
-    pub fn merged(&self) -> Result<RetryPolicyConfig, Vec<(String, String)>> {
-        let Some(name) = &self.preset else {
-            return Ok(self.clone());
-        };
-        match presets::find(name) {
-            Some(p) => Ok(self.over(p.config())),
-            None => Err(vec![(
-                "preset".into(),
-                format!("unknown preset `{name}` (known: {})", presets::names().join(", ")),
-            )]),
-        }
-    }
-
-    /// Fills defaults from the preset (or the table in the module docs) and checks the
-    /// combination. Every problem is reported, each naming its key.
-    pub fn resolve(&self) -> Result<RetryPolicy, Vec<(String, String)>> {
-        let mut errs = Errors(Vec::new());
-        if self.max_attempts.is_some() && self.max_retries.is_some() {
-            errs.push(
-                "max_retries",
-                "set max_attempts or max_retries, not both (max_retries = n means max_attempts = n + 1)",
-            );
-        }
-        let c = match self.merged() {
-            Ok(c) => c,
-            Err(mut e) => {
-                errs.0.append(&mut e);
-                return Err(errs.0);
-            }
-        };
-        let policy = c.build(&mut errs);
-        if errs.0.is_empty() { Ok(policy) } else { Err(errs.0) }
-    }
-
-    fn build(&self, errs: &mut Errors) -> RetryPolicy {
+    /// Fills defaults (the table in the module docs) into a config already laid over its
+    /// preset, and checks the combination.
+    pub(super) fn build(&self, errs: &mut Errors) -> RetryPolicy {
         let c = self;
         let secs = SimDuration::from_secs;
 

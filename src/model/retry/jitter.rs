@@ -30,6 +30,7 @@
 use serde::Serialize;
 
 use crate::engine::time::SimDuration;
+use crate::model::jitter::{self as formulas, f, ns};
 
 super::keyword_enum! {
     /// `jitter`: the mode, without its parameter.
@@ -104,23 +105,6 @@ pub struct Formula {
     pub jitter: Jitter,
 }
 
-/// f64 nanoseconds of a duration.
-pub(crate) fn f(d: SimDuration) -> f64 {
-    d.as_nanos() as f64
-}
-
-/// Whole nanoseconds of an f64, truncated toward zero, saturating; NaN and negatives
-/// give zero.
-pub(crate) fn ns(x: f64) -> SimDuration {
-    if x.is_nan() || x <= 0.0 {
-        SimDuration::ZERO
-    } else if x >= u64::MAX as f64 {
-        SimDuration::MAX
-    } else {
-        SimDuration::from_nanos(x as u64)
-    }
-}
-
 impl Formula {
     /// base·multiplierᵏ, uncapped, truncated to whole nanoseconds, saturating.
     pub fn nominal(&self, k: u32, base: SimDuration) -> SimDuration {
@@ -145,16 +129,11 @@ impl Formula {
         let d = self.jitter_input(nominal);
         let drawn = match self.jitter {
             Jitter::None => d,
-            Jitter::Full => ns(f(d) * r),
-            Jitter::Equal => {
-                let half = f(d) / 2.0;
-                ns(half + half * r)
-            }
+            Jitter::Full => formulas::full(d, r),
+            Jitter::Equal => formulas::equal(d, r),
             Jitter::Decorrelated => {
                 // Brooker 2015: sleep = min(cap, random_between(base, sleep * 3)).
-                let hi = f(prev) * 3.0;
-                let lo = f(base);
-                let x = ns(lo + (hi - lo).max(0.0) * r);
+                let x = formulas::decorrelated(base, prev, r);
                 return match self.cap {
                     Some(cap) => x.min(cap),
                     None => x,

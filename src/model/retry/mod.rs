@@ -127,11 +127,11 @@ pub(crate) use keyword_enum;
 
 pub mod budget;
 pub mod config;
-pub mod explain;
 pub mod jitter;
 pub mod limits;
 pub mod outcome;
 pub mod presets;
+mod resolve;
 pub mod retry_after;
 
 #[cfg(test)]

@@ -35,12 +35,11 @@
 //! regression test in `tests.rs`, with the proptest invariants.
 //!
 //! The retry budgets (`syn_retries`, `retries2`) are in `budget.rs`
-//! ([`RtoParams::gives_up`]); `replay.rs` drives an estimator from a CSV trace.
+//! ([`RtoParams::gives_up`]); [`crate::replay`] drives an estimator from a CSV trace.
 
 mod budget;
 pub mod config;
 pub mod linux;
-pub mod replay;
 pub mod rfc6298;
 
 #[cfg(test)]
@@ -52,7 +51,6 @@ use crate::engine::time::{SimDuration, SimTime};
 
 pub use config::{RtoConfig, RtoParams, RtoProfile};
 pub use linux::Linux;
-pub use replay::{ReplayError, replay};
 pub use rfc6298::Rfc6298;
 
 /// Sequence numbers at the ACK that produced a sample: `snd_una` after the ACK was

@@ -3,6 +3,7 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::replay;
 
 fn secs_f(x: f64) -> SimDuration {
     SimDuration::from_secs_f64(x).unwrap()

@@ -25,8 +25,8 @@
 use std::fmt::Write as _;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 
-use super::{Phase, RtoEstimator, RtoParams, RtoProfile, RtoSnapshot, SeqInfo};
 use crate::engine::time::{SimDuration, SimTime};
+use crate::model::rto::{Phase, RtoEstimator, RtoParams, RtoProfile, RtoSnapshot, SeqInfo};
 
 /// A replay failure, naming where in the input it is.
 #[derive(Debug, thiserror::Error)]
@@ -142,16 +142,18 @@ fn seconds(line: u64, column: &'static str, text: &str) -> Result<SimDuration, R
     })
 }
 
-/// Seconds with six decimals, rounded half up to the microsecond, from integers.
-fn fmt_secs(out: &mut String, d: SimDuration) {
+/// Seconds for the output CSV: six decimals, rounded half up to the microsecond, from
+/// integers. Not the simulator's nine (`metrics::trace::secs`): a replay's input is a
+/// capture, whose times and samples are microseconds at best.
+fn csv_secs(out: &mut String, d: SimDuration) {
     let us = (u128::from(d.as_nanos()) + 500) / 1000;
     // Writing into a String cannot fail.
     let _ = write!(out, "{}.{:06}", us / 1_000_000, us % 1_000_000);
 }
 
-fn fmt_opt(out: &mut String, d: Option<SimDuration>) {
+fn csv_opt_secs(out: &mut String, d: Option<SimDuration>) {
     if let Some(d) = d {
-        fmt_secs(out, d);
+        csv_secs(out, d);
     }
 }
 
@@ -267,24 +269,24 @@ fn sequence(line: u64, una: &str, nxt: &str) -> Result<Option<SeqInfo>, ReplayEr
 }
 
 fn write_row(row: &mut String, now: SimTime, event: Event, rtt: Option<SimDuration>, s: &RtoSnapshot, linux: bool) {
-    fmt_secs(row, SimDuration(now.as_nanos()));
+    csv_secs(row, SimDuration(now.as_nanos()));
     row.push(',');
     row.push_str(event.name());
     row.push(',');
-    fmt_opt(row, rtt);
+    csv_opt_secs(row, rtt);
     row.push(',');
-    fmt_opt(row, s.srtt);
+    csv_opt_secs(row, s.srtt);
     row.push(',');
-    fmt_opt(row, s.rttvar);
+    csv_opt_secs(row, s.rttvar);
     row.push(',');
-    fmt_secs(row, s.rto);
+    csv_secs(row, s.rto);
     row.push(',');
     let _ = write!(row, "{}", s.backoffs);
     if linux {
         row.push(',');
-        fmt_opt(row, s.mdev);
+        csv_opt_secs(row, s.mdev);
         row.push(',');
-        fmt_opt(row, s.mdev_max);
+        csv_opt_secs(row, s.mdev_max);
     }
     row.push('\n');
 }
@@ -556,7 +558,7 @@ mod tests {
     fn seconds_print_with_six_decimals_rounded_half_up() {
         let f = |n: u64| {
             let mut s = String::new();
-            fmt_secs(&mut s, SimDuration(n));
+            csv_secs(&mut s, SimDuration(n));
             s
         };
         assert_eq!(f(0), "0.000000");

@@ -2,11 +2,11 @@
 //! channel whose every connection attempt is refused. It never gives up (gRPC channels
 //! keep reconnecting), so `explain` follows it for a fixed number of attempts.
 
-use super::{GrpcBackoff, GrpcBackoffParams};
+use super::{DelaySource, Facts, Next};
 use crate::engine::rng::{Purpose, Seeds, SimRng};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::human::duration as human;
-use crate::model::retry::explain::{DelaySource, Facts, Next};
+use crate::model::grpc::{GrpcBackoff, GrpcBackoffParams};
 
 pub struct ConnectionSource {
     pub params: GrpcBackoffParams,
