@@ -137,7 +137,9 @@ fn explain_connection(args: &ExplainArgs, name: &str) -> Result<(), CliError> {
     }
     let format = plot_format(args)?;
     let params = config.resolve().map_err(|errors| {
-        CliError::Usage(errors.into_iter().map(|(k, m)| format!("--set {k}: {m}")).collect::<Vec<_>>().join("\n"))
+        CliError::Usage(
+            errors.into_iter().map(|e| format!("--set {}: {}", e.key, e.message)).collect::<Vec<_>>().join("\n"),
+        )
     })?;
     if !(1..=10_000_000).contains(&args.runs) {
         return Err(CliError::Usage("--runs must be from 1 to 10000000".into()));
@@ -271,14 +273,15 @@ fn resolve_policy(args: &ExplainArgs) -> Result<RetryPolicy, CliError> {
         set_keys.push(key.trim().to_string());
     }
     config.resolve().map_err(|errors| match &file {
-        None => {
-            CliError::Usage(errors.into_iter().map(|(k, m)| format!("--set {k}: {m}")).collect::<Vec<_>>().join("\n"))
-        }
+        None => CliError::Usage(
+            errors.into_iter().map(|e| format!("--set {}: {}", e.key, e.message)).collect::<Vec<_>>().join("\n"),
+        ),
         Some((label, source, prefix)) => {
             let doc = Document::parse(label, source).expect("parsed once already");
             let diagnostics = errors
                 .into_iter()
-                .map(|(k, m)| {
+                .map(|e| {
+                    let (k, m) = (e.key, e.message);
                     if set_keys.contains(&k) {
                         Diagnostic::at("--set", "", None, &k, &m)
                     } else {

@@ -37,7 +37,8 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
                 config.set(key.trim(), value.trim()).map_err(|why| CliError::Usage(format!("--set {s}: {why}")))?;
             }
             let params = config.resolve().map_err(|errors| {
-                let lines: Vec<String> = errors.into_iter().map(|(k, m)| format!("--set {k}: {m}")).collect();
+                let lines: Vec<String> =
+                    errors.into_iter().map(|e| format!("--set {}: {}", e.key, e.message)).collect();
                 CliError::Usage(lines.join("\n"))
             })?;
             let input: Box<dyn std::io::Read> = if file.as_os_str() == "-" {

@@ -1,4 +1,5 @@
 //! Sans-IO state machines: they take time and randomness from the engine and never do I/O.
+pub mod config_error;
 pub mod fraction;
 pub mod grpc;
 pub mod occ;

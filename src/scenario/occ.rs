@@ -14,13 +14,13 @@
 //! A scenario with `[occ]` has no `[path]` and no `[server]`: every message hop takes one
 //! independent draw of `hop`, and the server answers at once.
 
+use crate::model::config_error::ConfigErrors;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::time::SimDuration;
 use crate::model::occ::{Backoff, Strategy};
 use crate::model::path::DelayConfig;
 
-use super::load::join;
 use super::schema::RawScenario;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -59,16 +59,14 @@ impl OccConfig {
     }
 
     /// Checks the type system cannot make; keys relative to `[occ]`.
-    pub fn validate(&self) -> Vec<(String, String)> {
-        let mut errors = Vec::new();
+    pub fn validate(&self) -> ConfigErrors {
+        let mut errors = ConfigErrors::new();
         if self.clients == 0 {
-            errors.push(("clients".into(), "must be at least 1".into()));
+            errors.push("clients", "must be at least 1");
         }
         if self.base > self.cap {
-            errors.push((
-                "base".into(),
-                format!("{} is above the cap ({}): every backoff would be the cap", self.base, self.cap),
-            ));
+            errors
+                .push("base", format!("{} is above the cap ({}): every backoff would be the cap", self.base, self.cap));
         }
         self.hop.validate("hop", &mut errors);
         errors
@@ -77,17 +75,17 @@ impl OccConfig {
 
 /// The checks of a scenario with `[occ]`: its own section, and no section of another
 /// model. Returns the client count when `[occ]` is there.
-pub(super) fn check(raw: &RawScenario, errors: &mut Vec<(String, String)>) -> Option<u32> {
+pub(super) fn check(raw: &RawScenario, errors: &mut ConfigErrors) -> Option<u32> {
     let occ = raw.occ.as_ref()?;
-    errors.extend(occ.validate().into_iter().map(|(k, m)| (join("occ", &k), m)));
+    errors.extend_under("occ", occ.validate());
     if raw.tcp.is_some() || raw.grpc.is_some() {
-        errors.push(("occ".into(), "a scenario runs one model: [occ], [tcp] or [grpc], not several".into()));
+        errors.push("occ", "a scenario runs one model: [occ], [tcp] or [grpc], not several");
     }
     if raw.path.is_some() {
-        errors.push(("path".into(), "[path] does not apply to [occ]: set the delay of every hop with occ.hop".into()));
+        errors.push("path", "[path] does not apply to [occ]: set the delay of every hop with occ.hop");
     }
     if raw.server.is_some() {
-        errors.push(("server".into(), "[server] does not apply to [occ]: its server answers at once".into()));
+        errors.push("server", "[server] does not apply to [occ]: its server answers at once");
     }
     Some(occ.clients)
 }

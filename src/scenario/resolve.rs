@@ -1,6 +1,7 @@
 //! From a file to a `Scenario`: parse, split variants, merge, deserialize, check.
 //! Every problem found is reported with its place; as many as can be found at once.
 
+use crate::model::config_error::ConfigErrors;
 use serde_spanned::Spanned;
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
@@ -182,8 +183,8 @@ impl Context<'_, '_> {
             }
         };
         let problems = check(&raw);
-        for (key, message) in &problems {
-            self.push(diags, key, message);
+        for e in &problems {
+            self.push(diags, &e.key, &e.message);
         }
         if !problems.is_empty() {
             return None;
@@ -217,12 +218,12 @@ impl Context<'_, '_> {
     }
 
     /// A sub-config's resolution, its errors placed under `prefix`.
-    fn resolved<T>(&self, diags: &mut Vec<Found>, prefix: &str, r: Result<T, Vec<(String, String)>>) -> Option<T> {
+    fn resolved<T>(&self, diags: &mut Vec<Found>, prefix: &str, r: Result<T, ConfigErrors>) -> Option<T> {
         match r {
             Ok(v) => Some(v),
             Err(errors) => {
-                for (key, message) in errors {
-                    self.push(diags, &join(prefix, &key), &message);
+                for e in errors {
+                    self.push(diags, &join(prefix, &e.key), &e.message);
                 }
                 None
             }
@@ -284,55 +285,51 @@ fn stand_in(key: &str) -> Option<DeValue<'static>> {
 }
 
 /// Checks the type system cannot make, as (key path, message).
-fn check(raw: &RawScenario) -> Vec<(String, String)> {
-    let mut errors = Vec::new();
+fn check(raw: &RawScenario) -> ConfigErrors {
+    let mut errors = ConfigErrors::new();
     if let Err(why) = check_name(&raw.name) {
-        errors.push(("name".into(), why));
+        errors.push("name", why);
     }
     if raw.replications == 0 {
-        errors.push(("replications".into(), "must be at least 1".into()));
+        errors.push("replications", "must be at least 1");
     }
     if raw.horizon.as_nanos() == 0 {
-        errors.push(("horizon".into(), "must be longer than 0s".into()));
+        errors.push("horizon", "must be longer than 0s");
     }
     if raw.max_events == 0 {
-        errors.push(("max_events".into(), "must be at least 1".into()));
+        errors.push("max_events", "must be at least 1");
     }
     if let Some(calls) = &raw.calls {
-        errors.extend(check_calls(raw, calls));
+        errors.extend_under("", check_calls(raw, calls));
         return errors;
     }
     let occ_clients = super::occ::check(raw, &mut errors);
     let clients = match (&raw.tcp, &raw.grpc) {
         (None, None) if raw.occ.is_some() => occ_clients,
         (None, None) => {
-            errors.push((
-                "".into(),
+            errors.push(
+                "",
                 "no model section: add a [tcp] table (connections with RFC 6298 timers), a [grpc] table \
                  (channels reconnecting to one server), a [calls] table (calls retried by a policy) or an \
-                 [occ] table (clients contending for one row)"
-                    .into(),
-            ));
+                 [occ] table (clients contending for one row)",
+            );
             None
         }
         (Some(_), Some(_)) => {
-            errors.push(("grpc".into(), "a scenario runs one model: [tcp] or [grpc], not both".into()));
+            errors.push("grpc", "a scenario runs one model: [tcp] or [grpc], not both");
             None
         }
         (Some(tcp), None) => {
-            errors.extend(tcp.validate().into_iter().map(|(k, m)| (join("tcp", &k), m)));
+            errors.extend_under("tcp", tcp.validate());
             if raw.server.is_some() {
-                errors.push((
-                    "server".into(),
-                    "[server] belongs to [grpc] scenarios; a TCP receiver has no capacity model".into(),
-                ));
+                errors.push("server", "[server] belongs to [grpc] scenarios; a TCP receiver has no capacity model");
             }
             Some(tcp.clients)
         }
         (None, Some(grpc)) => {
-            errors.extend(grpc.validate().into_iter().map(|(k, m)| (join("grpc", &k), m)));
+            errors.extend_under("grpc", grpc.validate());
             if let Some(server) = &raw.server {
-                errors.extend(server.validate().into_iter().map(|(k, m)| (join("server", &k), m)));
+                errors.extend_under("server", server.validate());
             }
             Some(grpc.clients)
         }
@@ -341,59 +338,59 @@ fn check(raw: &RawScenario) -> Vec<(String, String)> {
         // [occ] has no path: its hops are `occ.hop` (its check refuses a [path]), and
         // [grpc] has a default one (`grpc::default_path`).
         None if raw.occ.is_some() || raw.tcp.is_none() => {}
-        None => errors.push((
-            "".into(),
+        None => errors.push(
+            "",
             "missing required table [path]: a TCP connection's timer depends on the round-trip time, so say \
              what it is, e.g. `[path]` with `base_rtt = \"100ms\"` (delay, loss, RTT changes and blackouts are \
-             optional)"
-                .into(),
-        )),
-        Some(path) => errors.extend(path.validate().into_iter().map(|(k, m)| (join("path", &k), m))),
+             optional)",
+        ),
+        Some(path) => errors.extend_under("path", path.validate()),
     }
     if let Some(n) = clients {
         for (i, c) in raw.trace.clients.iter().enumerate() {
             if *c >= n {
-                errors.push((
+                errors.push(
                     format!("trace.clients[{i}]"),
                     format!("client {c} does not exist: clients are numbered 0 to {}", n - 1),
-                ));
+                );
             }
         }
     }
     for (i, r) in raw.trace.replications.iter().enumerate() {
         if *r >= raw.replications {
-            errors.push((
+            errors.push(
                 format!("trace.replications[{i}]"),
                 format!(
                     "replication {r} does not exist: replications are numbered 0 to {}",
                     raw.replications.saturating_sub(1)
                 ),
-            ));
+            );
         }
     }
     errors
 }
 
 /// `[calls]` runs alone, on `[server]`, without a path or traces.
-fn check_calls(raw: &RawScenario, calls: &CallsConfig) -> Vec<(String, String)> {
-    let mut errors: Vec<(String, String)> = calls.validate().into_iter().map(|(k, m)| (join("calls", &k), m)).collect();
+fn check_calls(raw: &RawScenario, calls: &CallsConfig) -> ConfigErrors {
+    let mut errors = ConfigErrors::new();
+    errors.extend_under("calls", calls.validate());
     let one = "a scenario runs one model: [calls] runs alone";
     for (key, present) in [("tcp", raw.tcp.is_some()), ("grpc", raw.grpc.is_some())] {
         if present {
-            errors.push((key.into(), one.into()));
+            errors.push(key, one);
         }
     }
     if raw.path.is_some() {
-        errors.push((
-            "path".into(),
-            "[path] does not apply to [calls]: attempt_time, fail_time and timeout give each attempt's duration".into(),
-        ));
+        errors.push(
+            "path",
+            "[path] does not apply to [calls]: attempt_time, fail_time and timeout give each attempt's duration",
+        );
     }
     if raw.trace != TraceConfig::default() {
-        errors.push(("trace".into(), "[trace] does not apply to [calls]: it has no per-client trace".into()));
+        errors.push("trace", "[trace] does not apply to [calls]: it has no per-client trace");
     }
     if let Some(server) = &raw.server {
-        errors.extend(server.validate().into_iter().map(|(k, m)| (join("server", &k), m)));
+        errors.extend_under("server", server.validate());
     }
     errors
 }

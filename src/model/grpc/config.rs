@@ -32,6 +32,7 @@
 //! `initial_backoff > 0`, `initial_backoff ≤ max_backoff`, every duration at most one day
 //! (which keeps all arithmetic exact: below 2^53 ns, no overflow).
 
+use crate::model::config_error::ConfigErrors;
 use crate::model::fraction;
 use crate::model::setting::parse_f64;
 use std::fmt;
@@ -144,14 +145,6 @@ pub struct GrpcBackoffParams {
     _resolved: (),
 }
 
-struct Errors(Vec<(String, String)>);
-
-impl Errors {
-    fn push(&mut self, key: &str, message: impl Into<String>) {
-        self.0.push((key.to_string(), message.into()));
-    }
-}
-
 impl GrpcBackoffConfig {
     /// Applies `--set key=value` from the command line, same names as the file
     /// ("initial_backoff", "jitter", …). Durations in human form ("200ms").
@@ -177,8 +170,8 @@ impl GrpcBackoffConfig {
 
     /// Checks the combination and fills defaults. Every problem is reported, each naming
     /// its key, e.g. `("jitter", "must be from 0 to 1 (is 1.5)")`.
-    pub fn resolve(&self) -> Result<GrpcBackoffParams, Vec<(String, String)>> {
-        let mut errs = Errors(Vec::new());
+    pub fn resolve(&self) -> Result<GrpcBackoffParams, ConfigErrors> {
+        let mut errs = ConfigErrors::new();
         let profile = self.profile;
         let core = profile == GrpcProfile::GrpcCore;
         // (key, value as written or default)
@@ -236,7 +229,7 @@ impl GrpcBackoffConfig {
             min_connect_timeout,
             _resolved: (),
         };
-        if errs.0.is_empty() { Ok(params) } else { Err(errs.0) }
+        errs.into_result(params)
     }
 }
 
@@ -300,13 +293,13 @@ mod tests {
             cfg(GrpcProfile::GrpcGo, &[("initial_backoff", "10ms"), ("min_connect_timeout", "1ms")]).resolve().unwrap();
         assert_eq!(p.initial_backoff, ms(10));
         assert_eq!(p.min_connect_timeout, Some(ms(1)));
-        let errs = cfg(GrpcProfile::Spec, &[("initial_backoff", "0s")]).resolve().unwrap_err();
+        let errs = cfg(GrpcProfile::Spec, &[("initial_backoff", "0s")]).resolve().unwrap_err().pairs();
         assert_eq!(keys(&errs), ["initial_backoff"]);
     }
 
     #[test]
     fn grpc_core_refuses_fractions_of_a_millisecond() {
-        let errs = cfg(GrpcProfile::GrpcCore, &[("initial_backoff", "1500us")]).resolve().unwrap_err();
+        let errs = cfg(GrpcProfile::GrpcCore, &[("initial_backoff", "1500us")]).resolve().unwrap_err().pairs();
         assert_eq!(keys(&errs), ["initial_backoff"]);
         assert!(errs[0].1.contains("whole milliseconds"), "{errs:?}");
         assert!(cfg(GrpcProfile::Spec, &[("initial_backoff", "1500us")]).resolve().is_ok());
@@ -314,7 +307,7 @@ mod tests {
 
     #[test]
     fn grpc_java_refuses_min_connect_timeout() {
-        let errs = cfg(GrpcProfile::GrpcJava, &[("min_connect_timeout", "20s")]).resolve().unwrap_err();
+        let errs = cfg(GrpcProfile::GrpcJava, &[("min_connect_timeout", "20s")]).resolve().unwrap_err().pairs();
         assert_eq!(keys(&errs), ["min_connect_timeout"]);
         assert!(errs[0].1.contains("no deadline"), "{errs:?}");
     }
@@ -333,11 +326,11 @@ mod tests {
         )
         .resolve()
         .unwrap_err();
-        assert_eq!(keys(&errs), ["max_backoff", "min_connect_timeout", "multiplier", "jitter"], "{errs:?}");
+        assert_eq!(keys(&errs.pairs()), ["max_backoff", "min_connect_timeout", "multiplier", "jitter"], "{errs:?}");
         let errs = cfg(GrpcProfile::GrpcGo, &[("initial_backoff", "3min")]).resolve().unwrap_err();
-        assert_eq!(errs, [("initial_backoff".into(), "must be at most max_backoff (2min)".into())]);
+        assert_eq!(errs.pairs(), [("initial_backoff".into(), "must be at most max_backoff (2min)".into())]);
         let errs = cfg(GrpcProfile::GrpcGo, &[("jitter", "-0.1")]).resolve().unwrap_err();
-        assert_eq!(errs, [("jitter".into(), "must be from 0 to 1 (is -0.1)".into())]);
+        assert_eq!(errs.pairs(), [("jitter".into(), "must be from 0 to 1 (is -0.1)".into())]);
     }
 
     #[test]

@@ -40,6 +40,7 @@
 //! | `rate_limiter` | `none`, `aws-adaptive` | none |
 //! | `adaptive_min_fill_rate` | aws-adaptive: tokens/s floor | 0.5 |
 
+use crate::model::config_error::ConfigErrors;
 use crate::model::fraction;
 use crate::model::setting::{parse_bool, parse_f64, parse_u32};
 use std::fmt;
@@ -338,16 +339,9 @@ impl RetryPolicy {
     }
 }
 
-struct Errors(Vec<(String, String)>);
-
-impl Errors {
-    fn push(&mut self, key: &str, message: impl Into<String>) {
-        self.0.push((key.to_string(), message.into()));
-    }
-    fn only(&mut self, key: &str, set: bool, applies: &str) {
-        if set {
-            self.push(key, format!("applies to {applies} only"));
-        }
+fn only(errs: &mut ConfigErrors, key: &str, set: bool, applies: &str) {
+    if set {
+        errs.push(key, format!("applies to {applies} only"));
     }
 }
 
@@ -510,23 +504,24 @@ impl RetryPolicyConfig {
     }
 
     /// The preset's config with this one laid over it; an unknown preset is reported.
-    pub fn merged(&self) -> Result<RetryPolicyConfig, Vec<(String, String)>> {
+    pub fn merged(&self) -> Result<RetryPolicyConfig, ConfigErrors> {
         let Some(name) = &self.preset else {
             return Ok(self.clone());
         };
         match presets::find(name) {
             Some(p) => Ok(self.over(p.config())),
-            None => Err(vec![(
-                "preset".into(),
-                format!("unknown preset `{name}` (known: {})", presets::names().join(", ")),
-            )]),
+            None => {
+                let mut errs = ConfigErrors::new();
+                errs.push("preset", format!("unknown preset `{name}` (known: {})", presets::names().join(", ")));
+                Err(errs)
+            }
         }
     }
 
     /// Fills defaults from the preset (or the table in the module docs) and checks the
     /// combination. Every problem is reported, each naming its key.
-    pub fn resolve(&self) -> Result<RetryPolicy, Vec<(String, String)>> {
-        let mut errs = Errors(Vec::new());
+    pub fn resolve(&self) -> Result<RetryPolicy, ConfigErrors> {
+        let mut errs = ConfigErrors::new();
         if self.max_attempts.is_some() && self.max_retries.is_some() {
             errs.push(
                 "max_retries",
@@ -535,16 +530,16 @@ impl RetryPolicyConfig {
         }
         let c = match self.merged() {
             Ok(c) => c,
-            Err(mut e) => {
-                errs.0.append(&mut e);
-                return Err(errs.0);
+            Err(e) => {
+                errs.extend_under("", e);
+                return Err(errs);
             }
         };
         let policy = c.build(&mut errs);
-        if errs.0.is_empty() { Ok(policy) } else { Err(errs.0) }
+        errs.into_result(policy)
     }
 
-    fn build(&self, errs: &mut Errors) -> RetryPolicy {
+    fn build(&self, errs: &mut ConfigErrors) -> RetryPolicy {
         let c = self;
         let secs = SimDuration::from_secs;
 
@@ -562,12 +557,13 @@ impl RetryPolicyConfig {
         }
 
         let mode = c.jitter.unwrap_or(JitterMode::Full);
-        errs.only(
+        only(
+            errs,
             "jitter_fraction",
             c.jitter_fraction.is_some() && mode != JitterMode::Proportional,
             "jitter = \"proportional\"",
         );
-        errs.only("jitter_max", c.jitter_max.is_some() && mode != JitterMode::Additive, "jitter = \"additive\"");
+        only(errs, "jitter_max", c.jitter_max.is_some() && mode != JitterMode::Additive, "jitter = \"additive\"");
         let jitter = match mode {
             JitterMode::None => Jitter::None,
             JitterMode::Full => Jitter::Full,
@@ -626,7 +622,8 @@ impl RetryPolicyConfig {
 
         let ra_mode = c.retry_after.unwrap_or(RetryAfterMode::Replace);
         let max_extra = c.retry_after_max_extra.and_then(|o| o.0);
-        errs.only(
+        only(
+            errs,
             "retry_after_max_extra",
             max_extra.is_some() && ra_mode != RetryAfterMode::Max,
             "retry_after = \"max\"",
@@ -644,15 +641,16 @@ impl RetryPolicyConfig {
             ("quota_timeout_cost", c.quota_timeout_cost.is_some()),
             ("quota_success_refund", c.quota_success_refund.is_some()),
         ] {
-            errs.only(key, set && !aws, "budget = \"aws-quota\"");
+            only(errs, key, set && !aws, "budget = \"aws-quota\"");
         }
         for (key, set) in [
             ("throttle_max_tokens", c.throttle_max_tokens.is_some()),
             ("throttle_token_ratio", c.throttle_token_ratio.is_some()),
         ] {
-            errs.only(key, set && !grpc, "budget = \"grpc-throttle\"");
+            only(errs, key, set && !grpc, "budget = \"grpc-throttle\"");
         }
-        errs.only(
+        only(
+            errs,
             "max_concurrent_retries",
             c.max_concurrent_retries.is_some() && !envoy,
             "budget = \"envoy-concurrent\"",
@@ -663,7 +661,7 @@ impl RetryPolicyConfig {
             ("budget_percent_can_retry", c.budget_percent_can_retry.is_some()),
             ("budget_max_retries_per_request", c.budget_max_retries_per_request.is_some()),
         ] {
-            errs.only(key, set && !finagle, "budget = \"finagle\"");
+            only(errs, key, set && !finagle, "budget = \"finagle\"");
         }
         let budget = match kind {
             BudgetKind::None => BudgetPolicy::None,
@@ -721,7 +719,8 @@ impl RetryPolicyConfig {
             }
         };
         let limiter_kind = c.rate_limiter.unwrap_or(RateLimiterKind::None);
-        errs.only(
+        only(
+            errs,
             "adaptive_min_fill_rate",
             c.adaptive_min_fill_rate.is_some() && limiter_kind != RateLimiterKind::AwsAdaptive,
             "rate_limiter = \"aws-adaptive\"",
@@ -781,8 +780,8 @@ impl RetryPolicyConfig {
 mod tests {
     use super::*;
 
-    fn keys(errs: &[(String, String)]) -> Vec<&str> {
-        errs.iter().map(|(k, _)| k.as_str()).collect()
+    fn keys(errs: &ConfigErrors) -> Vec<&str> {
+        errs.keys()
     }
 
     fn s(x: u64) -> SimDuration {
@@ -833,7 +832,7 @@ mod tests {
                 .resolve()
                 .unwrap_err();
         assert_eq!(keys(&errs), ["jitter_fraction", "quota_retry_cost"]);
-        assert!(errs[0].1.contains("proportional"), "{errs:?}");
+        assert!(errs.pairs()[0].1.contains("proportional"), "{errs:?}");
     }
 
     #[test]
@@ -861,7 +860,7 @@ mod tests {
     fn unknown_preset_lists_the_known_ones() {
         let errs = RetryPolicyConfig::preset("gcs-pyhton").resolve().unwrap_err();
         assert_eq!(keys(&errs), ["preset"]);
-        assert!(errs[0].1.contains("gcs-python, gcs-python-legacy"), "{errs:?}");
+        assert!(errs.pairs()[0].1.contains("gcs-python, gcs-python-legacy"), "{errs:?}");
     }
 
     #[test]

@@ -34,6 +34,7 @@
 //! Under linux the durations are rounded up to whole jiffies, as the kernel stores them
 //! (`usecs_to_jiffies` rounds up); [`RtoParams`] holds the rounded values.
 
+use crate::model::config_error::ConfigErrors;
 use crate::model::fraction;
 use crate::model::setting::{parse_bool, parse_u32};
 use std::fmt;
@@ -198,21 +199,15 @@ fn secs(s: u64) -> SimDuration {
     SimDuration::from_secs(s)
 }
 
-struct Errors(Vec<(String, String)>);
+fn fixed_by_linux(errs: &mut ConfigErrors, key: &str, set: bool, why: &str) {
+    if set {
+        errs.push(key, format!("does not apply to profile linux: {why}"));
+    }
+}
 
-impl Errors {
-    fn push(&mut self, key: &str, message: impl Into<String>) {
-        self.0.push((key.to_string(), message.into()));
-    }
-    fn fixed_by_linux(&mut self, key: &str, set: bool, why: &str) {
-        if set {
-            self.push(key, format!("does not apply to profile linux: {why}"));
-        }
-    }
-    fn linux_only(&mut self, key: &str, set: bool) {
-        if set {
-            self.push(key, "applies to profile linux only");
-        }
+fn linux_only(errs: &mut ConfigErrors, key: &str, set: bool) {
+    if set {
+        errs.push(key, "applies to profile linux only");
     }
 }
 
@@ -250,18 +245,18 @@ impl RtoConfig {
 
     /// Checks the combination and fills defaults from the profile. Every problem is
     /// reported, each naming its key, e.g. `("max_rto", "must be at least min_rto (1s)")`.
-    pub fn resolve(&self) -> Result<RtoParams, Vec<(String, String)>> {
-        let mut errs = Errors(Vec::new());
+    pub fn resolve(&self) -> Result<RtoParams, ConfigErrors> {
+        let mut errs = ConfigErrors::new();
         let params = match self.profile {
             RtoProfile::Rfc6298 => self.resolve_rfc6298(&mut errs),
             RtoProfile::Linux => self.resolve_linux(&mut errs),
         };
-        if errs.0.is_empty() { Ok(params) } else { Err(errs.0) }
+        errs.into_result(params)
     }
 
-    fn resolve_rfc6298(&self, errs: &mut Errors) -> RtoParams {
-        errs.linux_only("hz", self.hz.is_some());
-        errs.linux_only("syn_linear_timeouts", self.syn_linear_timeouts.is_some());
+    fn resolve_rfc6298(&self, errs: &mut ConfigErrors) -> RtoParams {
+        linux_only(errs, "hz", self.hz.is_some());
+        linux_only(errs, "syn_linear_timeouts", self.syn_linear_timeouts.is_some());
         let nonconformant = self.nonconformant.unwrap_or(false);
         let p = RtoParams {
             profile: RtoProfile::Rfc6298,
@@ -320,13 +315,14 @@ impl RtoConfig {
         p
     }
 
-    fn resolve_linux(&self, errs: &mut Errors) -> RtoParams {
+    fn resolve_linux(&self, errs: &mut ConfigErrors) -> RtoParams {
         let shift = "tcp_rtt_estimator fixes it with shifts (use profile rfc6298 to vary it)";
-        errs.fixed_by_linux("alpha", self.alpha.is_some(), shift);
-        errs.fixed_by_linux("beta", self.beta.is_some(), shift);
-        errs.fixed_by_linux("k", self.k.is_some(), shift);
-        errs.fixed_by_linux("granularity", self.granularity.is_some(), "it is one jiffy; set hz");
-        errs.fixed_by_linux(
+        fixed_by_linux(errs, "alpha", self.alpha.is_some(), shift);
+        fixed_by_linux(errs, "beta", self.beta.is_some(), shift);
+        fixed_by_linux(errs, "k", self.k.is_some(), shift);
+        fixed_by_linux(errs, "granularity", self.granularity.is_some(), "it is one jiffy; set hz");
+        fixed_by_linux(
+            errs,
             "clear_after_backoffs",
             self.clear_after_backoffs.is_some(),
             "the kernel never clears srtt/rttvar on backoff",
@@ -377,7 +373,7 @@ impl RtoConfig {
     }
 
     /// Rules both profiles share.
-    fn check_common(&self, p: &RtoParams, errs: &mut Errors) {
+    fn check_common(&self, p: &RtoParams, errs: &mut ConfigErrors) {
         if p.max_rto < p.min_rto {
             errs.push("max_rto", format!("must be at least min_rto ({})", p.min_rto));
         }
@@ -417,8 +413,8 @@ mod tests {
         RtoConfig::with_sets(profile, sets)
     }
 
-    fn keys(errs: &[(String, String)]) -> Vec<&str> {
-        errs.iter().map(|(k, _)| k.as_str()).collect()
+    fn keys(errs: &ConfigErrors) -> Vec<&str> {
+        errs.keys()
     }
 
     #[test]
@@ -464,14 +460,14 @@ mod tests {
     #[test]
     fn max_below_min_names_max_rto() {
         let errs = cfg(RtoProfile::Rfc6298, &[("max_rto", "500ms"), ("nonconformant", "true")]).resolve().unwrap_err();
-        assert!(errs.contains(&("max_rto".into(), "must be at least min_rto (1s)".into())), "{errs:?}");
+        assert!(errs.pairs().contains(&("max_rto".into(), "must be at least min_rto (1s)".into())), "{errs:?}");
     }
 
     #[test]
     fn rfc6298_2_5_max_below_60s_needs_nonconformant() {
         let errs = cfg(RtoProfile::Rfc6298, &[("max_rto", "30s")]).resolve().unwrap_err();
         assert_eq!(keys(&errs), ["max_rto"]);
-        assert!(errs[0].1.contains("nonconformant = true"));
+        assert!(errs.pairs()[0].1.contains("nonconformant = true"));
         let p = cfg(RtoProfile::Rfc6298, &[("max_rto", "30s"), ("nonconformant", "true")]);
         assert_eq!(p.resolve().unwrap().max_rto, secs(30));
     }
@@ -514,7 +510,7 @@ mod tests {
     #[test]
     fn initial_rto_must_fit_between_min_and_max() {
         let errs = cfg(RtoProfile::Rfc6298, &[("initial_rto", "90s")]).resolve().unwrap_err();
-        assert_eq!(errs, [("initial_rto".into(), "must be at most max_rto (1min)".into())]);
+        assert_eq!(errs.pairs(), [("initial_rto".into(), "must be at most max_rto (1min)".into())]);
         let errs = cfg(RtoProfile::Rfc6298, &[("initial_rto", "0s")]).resolve().unwrap_err();
         assert_eq!(keys(&errs), ["initial_rto"]);
     }
