@@ -145,6 +145,10 @@ pub const RTO_KEYS: &[&str] = &[
     "retries2",
 ];
 
+/// `sysctl_tcp_syn_retries` and `sysctl_tcp_retries2`, also used under rfc6298.
+const DEFAULT_SYN_RETRIES: u32 = 6;
+const DEFAULT_RETRIES2: u32 = 15;
+
 /// `MAX_TCP_SYNCNT`: the kernel's limit for tcp_syn_retries and tcp_syn_linear_timeouts.
 const MAX_TCP_SYNCNT: u32 = 127;
 
@@ -247,10 +251,43 @@ impl RtoConfig {
     /// reported, each naming its key, e.g. `("max_rto", "must be at least min_rto (1s)")`.
     pub fn resolve(&self) -> Result<RtoParams, ConfigErrors> {
         let mut errs = ConfigErrors::new();
-        let params = match self.profile {
-            RtoProfile::Rfc6298 => self.resolve_rfc6298(&mut errs),
-            RtoProfile::Linux => self.resolve_linux(&mut errs),
-        };
+        self.refuse_unmodelled_budgets(&mut errs);
+        let params = self.resolve_params(&mut errs);
+        errs.into_result(params)
+    }
+
+    fn resolve_params(&self, errs: &mut ConfigErrors) -> RtoParams {
+        match self.profile {
+            RtoProfile::Rfc6298 => self.resolve_rfc6298(errs),
+            RtoProfile::Linux => self.resolve_linux(errs),
+        }
+    }
+
+    /// The sender does not give up yet (nothing calls [`RtoParams::gives_up`]), so a
+    /// budget other than the default would be accepted and silently ignored: refuse it
+    /// until connections are modelled to abort.
+    fn refuse_unmodelled_budgets(&self, errs: &mut ConfigErrors) {
+        for (key, value, default) in
+            [("syn_retries", self.syn_retries, DEFAULT_SYN_RETRIES), ("retries2", self.retries2, DEFAULT_RETRIES2)]
+        {
+            if let Some(v) = value.filter(|v| *v != default) {
+                errs.push(
+                    key,
+                    format!(
+                        "is not modelled yet: connections never give up retransmitting, so {v} would be \
+                         ignored (leave it out, or write the default {default})"
+                    ),
+                );
+            }
+        }
+    }
+
+    /// [`resolve`](Self::resolve) without refusing the give-up budgets, for the tests of
+    /// [`RtoParams::gives_up`] itself.
+    #[cfg(test)]
+    pub(crate) fn resolve_with_budgets(&self) -> Result<RtoParams, ConfigErrors> {
+        let mut errs = ConfigErrors::new();
+        let params = self.resolve_params(&mut errs);
         errs.into_result(params)
     }
 
@@ -275,8 +312,8 @@ impl RtoConfig {
             sample_every_ack: self.sample_every_ack.unwrap_or(false),
             nonconformant,
             syn_linear_timeouts: 0,
-            syn_retries: self.syn_retries.unwrap_or(6),
-            retries2: self.retries2.unwrap_or(15),
+            syn_retries: self.syn_retries.unwrap_or(DEFAULT_SYN_RETRIES),
+            retries2: self.retries2.unwrap_or(DEFAULT_RETRIES2),
             _resolved: (),
         };
         for (key, gain) in [("alpha", p.alpha), ("beta", p.beta)] {
@@ -352,8 +389,8 @@ impl RtoConfig {
             sample_every_ack: self.sample_every_ack.unwrap_or(true),
             nonconformant,
             syn_linear_timeouts: self.syn_linear_timeouts.unwrap_or(4),
-            syn_retries: self.syn_retries.unwrap_or(6),
-            retries2: self.retries2.unwrap_or(15),
+            syn_retries: self.syn_retries.unwrap_or(DEFAULT_SYN_RETRIES),
+            retries2: self.retries2.unwrap_or(DEFAULT_RETRIES2),
             _resolved: (),
         };
         if p.syn_linear_timeouts > MAX_TCP_SYNCNT {
@@ -542,15 +579,15 @@ mod tests {
             ("sample_every_ack", "false"),
             ("nonconformant", "false"),
             ("syn_linear_timeouts", "0"),
-            ("syn_retries", "3"),
-            ("retries2", "8"),
+            ("syn_retries", "6"),
+            ("retries2", "15"),
         ] {
             c.set(k, v).unwrap();
         }
         assert_eq!(c.profile, RtoProfile::Linux);
         assert_eq!(c.max_rto, Some(secs(120)));
         assert_eq!(c.hz, Some(1000));
-        assert_eq!(c.retries2, Some(8));
+        assert_eq!(c.retries2, Some(15));
         assert!(c.resolve().is_ok());
 
         assert_eq!(
@@ -562,6 +599,18 @@ mod tests {
         assert!(c.set("alpha", "NaN").unwrap_err().starts_with("alpha: "));
         assert!(c.set("profile", "bsd").unwrap_err().contains("rfc6298 or linux"));
         assert!(c.set("rto_min", "1s").unwrap_err().contains("known: profile, initial_rto"));
+    }
+
+    #[test]
+    fn give_up_budgets_other_than_the_default_are_refused_as_not_modelled() {
+        for profile in [RtoProfile::Rfc6298, RtoProfile::Linux] {
+            let errs = cfg(profile, &[("syn_retries", "3"), ("retries2", "1")]).resolve().unwrap_err();
+            assert_eq!(keys(&errs), ["syn_retries", "retries2"]);
+            assert!(errs.message("retries2").unwrap().contains("not modelled yet"), "{errs}");
+            assert!(errs.message("syn_retries").unwrap().contains("default 6"), "{errs}");
+            // The defaults written out are what runs, so they are accepted.
+            assert!(cfg(profile, &[("syn_retries", "6"), ("retries2", "15")]).resolve().is_ok());
+        }
     }
 
     #[test]
