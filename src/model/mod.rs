@@ -7,5 +7,4 @@ pub mod path;
 pub mod retry;
 pub mod rto;
 pub mod server;
-pub mod setting;
 pub mod tcp;

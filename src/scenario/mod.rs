@@ -14,6 +14,7 @@ pub mod load;
 pub mod occ;
 mod resolve;
 pub mod schema;
+pub mod sets;
 pub mod sweep;
 
 use serde::Serialize;

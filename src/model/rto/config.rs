@@ -36,7 +36,6 @@
 
 use crate::model::config_error::ConfigErrors;
 use crate::model::fraction;
-use crate::model::setting::{parse_bool, parse_u32};
 use std::fmt;
 use std::str::FromStr;
 
@@ -216,39 +215,8 @@ fn linux_only(errs: &mut ConfigErrors, key: &str, set: bool) {
 }
 
 impl RtoConfig {
-    /// Applies `--set key=value` from the command line, same names as the file
-    /// ("min_rto", "hz", …). Durations in human form ("200ms"); booleans `true`/`false`.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let v = value.trim();
-        let dur = SimDuration::parse;
-        let result = match key.trim() {
-            "profile" => v.parse().map(|p| self.profile = p),
-            "initial_rto" => dur(v).map(|d| self.initial_rto = Some(d)),
-            "min_rto" => dur(v).map(|d| self.min_rto = Some(d)),
-            "max_rto" => dur(v).map(|d| self.max_rto = Some(d)),
-            "fallback_rto" => dur(v).map(|d| self.fallback_rto = Some(d)),
-            "alpha" => fraction::parse(v).map(|x| self.alpha = Some(x)),
-            "beta" => fraction::parse(v).map(|x| self.beta = Some(x)),
-            "k" => parse_u32(v).map(|x| self.k = Some(x)),
-            "granularity" => dur(v).map(|d| self.granularity = Some(d)),
-            "hz" => parse_u32(v).map(|x| self.hz = Some(x)),
-            "clear_after_backoffs" => parse_u32(v).map(|x| self.clear_after_backoffs = Some(x)),
-            "karn" => parse_bool(v).map(|b| self.karn = Some(b)),
-            "timestamps" => parse_bool(v).map(|b| self.timestamps = Some(b)),
-            "sample_every_ack" => parse_bool(v).map(|b| self.sample_every_ack = Some(b)),
-            "nonconformant" => parse_bool(v).map(|b| self.nonconformant = Some(b)),
-            "syn_linear_timeouts" => parse_u32(v).map(|x| self.syn_linear_timeouts = Some(x)),
-            "syn_retries" => parse_u32(v).map(|x| self.syn_retries = Some(x)),
-            "retries2" => parse_u32(v).map(|x| self.retries2 = Some(x)),
-            other => {
-                return Err(format!("`{other}` is not an RTO setting (known: {})", RTO_KEYS.join(", ")));
-            }
-        };
-        result.map_err(|e| format!("{}: {e}", key.trim()))
-    }
-
     /// Checks the combination and fills defaults from the profile. Every problem is
-    /// reported, each naming its key, e.g. `("max_rto", "must be at least min_rto (1s)")`.
+    /// reported, each naming its key, e.g. `max_rto`: "must be at least min_rto (1s)".
     pub fn resolve(&self) -> Result<RtoParams, ConfigErrors> {
         let mut errs = ConfigErrors::new();
         self.refuse_unmodelled_budgets(&mut errs);
@@ -434,17 +402,14 @@ impl RtoConfig {
 impl RtoConfig {
     /// A profile with `--set`-style overrides; panics on a bad key, as tests want.
     pub(crate) fn with_sets(profile: RtoProfile, sets: &[(&str, &str)]) -> RtoConfig {
-        let mut c = RtoConfig { profile, ..RtoConfig::default() };
-        for (k, v) in sets {
-            c.set(k, v).unwrap();
-        }
-        c
+        crate::scenario::sets::tests::with_sets(&format!("profile = \"{profile}\""), sets)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::sets::tests::set_error;
 
     fn cfg(profile: RtoProfile, sets: &[(&str, &str)]) -> RtoConfig {
         RtoConfig::with_sets(profile, sets)
@@ -566,39 +531,41 @@ mod tests {
 
     #[test]
     fn set_parses_every_key_and_names_it_in_errors() {
-        let mut c = RtoConfig::default();
-        for (k, v) in [
-            ("profile", "linux"),
-            ("initial_rto", "2s"),
-            ("min_rto", "100ms"),
-            ("max_rto", "2min"),
-            ("fallback_rto", "3s"),
-            ("hz", "1000"),
-            ("karn", "true"),
-            ("timestamps", "false"),
-            ("sample_every_ack", "false"),
-            ("nonconformant", "false"),
-            ("syn_linear_timeouts", "0"),
-            ("syn_retries", "6"),
-            ("retries2", "15"),
-        ] {
-            c.set(k, v).unwrap();
-        }
+        let c = cfg(
+            RtoProfile::Rfc6298,
+            &[
+                ("profile", "linux"),
+                ("initial_rto", "2s"),
+                ("min_rto", "100ms"),
+                ("max_rto", "2min"),
+                ("fallback_rto", "3s"),
+                ("hz", "1000"),
+                ("karn", "true"),
+                ("timestamps", "false"),
+                ("sample_every_ack", "false"),
+                ("nonconformant", "false"),
+                ("syn_linear_timeouts", "0"),
+                ("syn_retries", "6"),
+                ("retries2", "15"),
+            ],
+        );
         assert_eq!(c.profile, RtoProfile::Linux);
         assert_eq!(c.max_rto, Some(secs(120)));
         assert_eq!(c.hz, Some(1000));
         assert_eq!(c.retries2, Some(15));
         assert!(c.resolve().is_ok());
 
-        assert_eq!(
-            c.set("min_rto", "5").unwrap_err(),
-            "min_rto: `5` has no unit: write e.g. \"5s\" or \"5ms\" (units: ns, us, ms, s, min, h)"
+        let err = set_error::<RtoConfig>;
+        assert!(err("min_rto", "5").starts_with("--set min_rto=5: min_rto: "), "{}", err("min_rto", "5"));
+        assert!(err("karn", "yes").starts_with("--set karn=yes: karn: wrong type"), "{}", err("karn", "yes"));
+        assert!(err("hz", "-1").starts_with("--set hz=-1: hz: "));
+        assert!(err("alpha", "NaN").starts_with("--set alpha=NaN: alpha: "));
+        assert!(
+            err("profile", "bsd").contains("unknown variant `bsd`, expected `rfc6298` or `linux`"),
+            "{}",
+            err("profile", "bsd")
         );
-        assert!(c.set("karn", "yes").unwrap_err().starts_with("karn: `yes` is not a boolean"));
-        assert!(c.set("hz", "-1").unwrap_err().starts_with("hz: "));
-        assert!(c.set("alpha", "NaN").unwrap_err().starts_with("alpha: "));
-        assert!(c.set("profile", "bsd").unwrap_err().contains("rfc6298 or linux"));
-        assert!(c.set("rto_min", "1s").unwrap_err().contains("known: profile, initial_rto"));
+        assert!(err("rto_min", "1s").contains("unknown key `rto_min`, expected one of `profile`, `initial_rto`"));
     }
 
     #[test]
