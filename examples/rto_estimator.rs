@@ -27,8 +27,7 @@ fn main() {
 
 /// The estimator's state after each event, as a table.
 fn table(profile: &str) -> Result<String, String> {
-    let mut config = RtoConfig::default();
-    config.set("profile", profile)?;
+    let config = RtoConfig { profile: profile.parse()?, ..RtoConfig::default() };
     let params = config.resolve().expect("a profile's defaults always check");
     let mut rto = RtoEstimator::new(&params);
 

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use serde_spanned::Spanned;
-use toml::de::DeValue;
+use toml::de::{DeTable, DeValue};
 
 use super::CliError;
 use crate::engine::time::SimDuration;
@@ -28,6 +28,7 @@ use crate::model::retry::{Outcome, RetryAfter, RetryPolicy, RetryPolicyConfig, p
 use crate::report::plot::Format;
 use crate::report::plot::delays::{self, AttemptStats};
 use crate::scenario::load::{Document, join, locate};
+use crate::scenario::sets::{self, Set};
 use crate::scenario::{Diagnostic, ScenarioError};
 
 /// What `--csv` prints instead of the report.
@@ -131,15 +132,14 @@ fn explain_connection(args: &ExplainArgs, name: &str) -> Result<(), CliError> {
     }
     let profile = name.trim_start_matches("grpc-connection-");
     let profile = if profile == "spec" { "spec".to_string() } else { format!("grpc-{profile}") };
-    let mut config = GrpcBackoffConfig::default();
-    config.set("profile", &profile).map_err(CliError::Usage)?;
-    for s in &args.sets {
-        let (k, v) = s.split_once('=').ok_or_else(|| CliError::Usage(format!("--set `{s}`: expected KEY=VALUE")))?;
-        config.set(k, v).map_err(|e| CliError::Usage(format!("--set {s}: {e}")))?;
-    }
+    let base = format!("profile = {}", toml::Value::String(profile));
+    let sets = Set::parse_all(&args.sets).map_err(CliError::Usage)?;
+    let config: GrpcBackoffConfig = sets::apply(sets::base(&base), &sets).map_err(|e| CliError::Usage(e.join("\n")))?;
     let format = plot_format(args)?;
     let params = config.resolve().map_err(|errors| {
-        CliError::Usage(errors.into_iter().map(|(k, m)| format!("--set {k}: {m}")).collect::<Vec<_>>().join("\n"))
+        CliError::Usage(
+            errors.into_iter().map(|e| format!("--set {}: {}", e.key, e.message)).collect::<Vec<_>>().join("\n"),
+        )
     })?;
     if !(1..=10_000_000).contains(&args.runs) {
         return Err(CliError::Usage("--runs must be from 1 to 10000000".into()));
@@ -236,7 +236,7 @@ fn write_plot<S: DelaySource>(
 /// The policy from the preset name or the file, with the `--set`s laid over it.
 fn resolve_policy(args: &ExplainArgs) -> Result<RetryPolicy, CliError> {
     let mut file: Option<(String, String, String)> = None;
-    let mut config = match (&args.policy, &args.file) {
+    let preset = match (&args.policy, &args.file) {
         (Some(_), Some(_)) => {
             return Err(CliError::Usage(
                 "give a preset name or --file, not both (the file may name its preset)".into(),
@@ -255,32 +255,35 @@ fn resolve_policy(args: &ExplainArgs) -> Result<RetryPolicy, CliError> {
                     presets::names().join(", ")
                 )));
             }
-            RetryPolicyConfig::preset(name)
+            format!("preset = {}", toml::Value::String(name.clone()))
         }
         (None, Some(path)) => {
             let (label, source) = read(path)?;
-            let (config, prefix) = parse_file(&label, &source)?;
+            let (_, prefix) = parse_file(&label, &source)?;
             file = Some((label, source, prefix));
-            config
+            String::new()
         }
     };
-    let mut set_keys: Vec<String> = Vec::new();
-    for s in &args.sets {
-        let (key, value) = s
-            .split_once('=')
-            .ok_or_else(|| CliError::Usage(format!("--set `{s}`: expected KEY=VALUE, e.g. --set deadline=30s")))?;
-        config.set(key.trim(), value.trim()).map_err(|why| CliError::Usage(format!("--set {s}: {why}")))?;
-        set_keys.push(key.trim().to_string());
-    }
-    config.resolve().map_err(|errors| match &file {
-        None => {
-            CliError::Usage(errors.into_iter().map(|(k, m)| format!("--set {k}: {m}")).collect::<Vec<_>>().join("\n"))
+    let sets = Set::parse_all(&args.sets).map_err(CliError::Usage)?;
+    let set_keys: Vec<String> = sets.iter().map(|s| s.key.clone()).collect();
+    let config: RetryPolicyConfig = match &file {
+        None => sets::apply(sets::base(&preset), &sets),
+        Some((label, source, prefix)) => {
+            let doc = Document::parse(label, source).expect("parsed once already");
+            sets::apply(policy_table(&doc, prefix), &sets)
         }
+    }
+    .map_err(|e| CliError::Usage(e.join("\n")))?;
+    config.resolve().map_err(|errors| match &file {
+        None => CliError::Usage(
+            errors.into_iter().map(|e| format!("--set {}: {}", e.key, e.message)).collect::<Vec<_>>().join("\n"),
+        ),
         Some((label, source, prefix)) => {
             let doc = Document::parse(label, source).expect("parsed once already");
             let diagnostics = errors
                 .into_iter()
-                .map(|(k, m)| {
+                .map(|e| {
+                    let (k, m) = (e.key, e.message);
                     if set_keys.contains(&k) {
                         Diagnostic::at("--set", "", None, &k, &m)
                     } else {
@@ -292,6 +295,22 @@ fn resolve_policy(args: &ExplainArgs) -> Result<RetryPolicy, CliError> {
             CliError::Scenario(ScenarioError { diagnostics })
         }
     })
+}
+
+/// The `[retry.policy]` table of a file `parse_file` accepted (`prefix` names it), or
+/// the whole file.
+fn policy_table<'a>(doc: &Document<'a>, prefix: &str) -> Spanned<DeTable<'a>> {
+    if prefix.is_empty() {
+        return doc.root.clone();
+    }
+    let policy = doc.root.get_ref().get("retry").and_then(|r| match r.get_ref() {
+        DeValue::Table(t) => t.get("policy"),
+        _ => None,
+    });
+    match policy.map(|p| (p.span(), p.get_ref())) {
+        Some((span, DeValue::Table(t))) => Spanned::new(span, t.clone()),
+        _ => unreachable!("parse_file found the [retry.policy] table"),
+    }
 }
 
 fn read(path: &Path) -> Result<(String, String), CliError> {

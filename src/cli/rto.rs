@@ -8,6 +8,7 @@ use clap::Subcommand;
 use super::CliError;
 use crate::model::rto::{RtoConfig, RtoProfile};
 use crate::replay::{ReplayError, replay};
+use crate::scenario::sets::{self, Set};
 
 #[derive(Debug, Subcommand)]
 pub enum RtoCommand {
@@ -29,15 +30,12 @@ pub enum RtoCommand {
 pub fn rto(command: RtoCommand) -> Result<(), CliError> {
     match command {
         RtoCommand::Replay { file, profile, sets } => {
-            let mut config = RtoConfig { profile: parse_profile(&profile)?, ..RtoConfig::default() };
-            for s in &sets {
-                let (key, value) = s.split_once('=').ok_or_else(|| {
-                    CliError::Usage(format!("--set `{s}`: expected KEY=VALUE, e.g. --set min_rto=200ms"))
-                })?;
-                config.set(key.trim(), value.trim()).map_err(|why| CliError::Usage(format!("--set {s}: {why}")))?;
-            }
+            let base = format!("profile = \"{}\"", parse_profile(&profile)?);
+            let sets = Set::parse_all(&sets).map_err(CliError::Usage)?;
+            let config: RtoConfig = sets::apply(sets::base(&base), &sets).map_err(|e| CliError::Usage(e.join("\n")))?;
             let params = config.resolve().map_err(|errors| {
-                let lines: Vec<String> = errors.into_iter().map(|(k, m)| format!("--set {k}: {m}")).collect();
+                let lines: Vec<String> =
+                    errors.into_iter().map(|e| format!("--set {}: {}", e.key, e.message)).collect();
                 CliError::Usage(lines.join("\n"))
             })?;
             let input: Box<dyn std::io::Read> = if file.as_os_str() == "-" {

@@ -1,4 +1,5 @@
 //! Sans-IO state machines: they take time and randomness from the engine and never do I/O.
+pub mod config_error;
 pub mod fraction;
 pub mod grpc;
 pub mod jitter;
@@ -7,5 +8,4 @@ pub mod path;
 pub mod retry;
 pub mod rto;
 pub mod server;
-pub mod setting;
 pub mod tcp;

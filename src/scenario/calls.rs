@@ -36,6 +36,7 @@
 //! policy state; the client's retry budget (AWS quota, finagle, …) is shared by all its
 //! calls and tiers.
 
+use crate::model::config_error::ConfigErrors;
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -185,9 +186,9 @@ impl CallsConfig {
     }
 
     /// Checks the type system cannot make; keys relative to `[calls]`.
-    pub fn validate(&self) -> Vec<(String, String)> {
-        let mut errors: Vec<(String, String)> = Vec::new();
-        let mut err = |k: &str, m: String| errors.push((k.to_string(), m));
+    pub fn validate(&self) -> ConfigErrors {
+        let mut errors = ConfigErrors::new();
+        let mut err = |k: &str, m: String| errors.push(k.to_string(), m);
         if self.clients == 0 {
             err("clients", "must be at least 1".into());
         }
@@ -236,16 +237,17 @@ impl CallsConfig {
 
     /// The server with `outage` added, or the errors (keys relative to the scenario)
     /// of mixing it with down times written under `[server]`.
-    pub fn server(&self, server: Option<&ServerConfig>) -> Result<ServerConfig, Vec<(String, String)>> {
+    pub fn server(&self, server: Option<&ServerConfig>) -> Result<ServerConfig, ConfigErrors> {
         let mut s = server.cloned().unwrap_or_default();
         if let Some(duration) = self.outage {
             if !s.outage.is_empty() || !s.restart.is_empty() {
-                return Err(vec![(
-                    "calls.outage".into(),
+                let mut errors = ConfigErrors::new();
+                errors.push(
+                    "calls.outage",
                     "is a shorthand for one outage at `start`; with [[server.outage]] or [[server.restart]] \
-                     entries, write this one there too"
-                        .into(),
-                )]);
+                     entries, write this one there too",
+                );
+                return Err(errors);
             }
             s.outage.push(Outage { at: self.start, duration });
         }
@@ -278,7 +280,7 @@ mod tests {
     }
 
     fn keys(c: &CallsConfig) -> Vec<String> {
-        c.validate().into_iter().map(|(k, _)| k).collect()
+        c.validate().keys().into_iter().map(str::to_string).collect()
     }
 
     #[test]
@@ -321,6 +323,6 @@ mod tests {
         let s = c.server(None).unwrap();
         assert_eq!(s.outage, vec![Outage { at: SimDuration::from_secs(5), duration: SimDuration::from_secs(120) }]);
         let written = ServerConfig { outage: s.outage.clone(), ..ServerConfig::default() };
-        assert_eq!(c.server(Some(&written)).unwrap_err()[0].0, "calls.outage");
+        assert_eq!(c.server(Some(&written)).unwrap_err().keys(), ["calls.outage"]);
     }
 }

@@ -1,6 +1,7 @@
 //! `[grpc]`: a population of gRPC channels that connect to one server and reconnect with
 //! the connection-backoff protocol.
 
+use crate::model::config_error::ConfigErrors;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::time::SimDuration;
@@ -79,16 +80,16 @@ pub fn default_path() -> PathConfig {
 
 impl GrpcConfig {
     /// Checks the type system cannot make; keys relative to `[grpc]`.
-    pub fn validate(&self) -> Vec<(String, String)> {
-        let mut errors = Vec::new();
+    pub fn validate(&self) -> ConfigErrors {
+        let mut errors = ConfigErrors::new();
         if self.clients == 0 {
-            errors.push(("clients".into(), "must be at least 1".into()));
+            errors.push("clients", "must be at least 1");
         }
         if self.bin == SimDuration::ZERO {
-            errors.push(("bin".into(), "must be longer than 0s".into()));
+            errors.push("bin", "must be longer than 0s");
         }
         if self.spread_attempts > 64 {
-            errors.push(("spread_attempts".into(), "at most 64 attempts can be followed".into()));
+            errors.push("spread_attempts", "at most 64 attempts can be followed");
         }
         errors
     }

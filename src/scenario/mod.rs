@@ -18,6 +18,7 @@ pub mod models;
 pub mod occ;
 mod resolve;
 pub mod schema;
+pub mod sets;
 pub mod sweep;
 
 use serde::Serialize;

@@ -11,6 +11,7 @@
 //! The trait lives beside the file format rather than in `sim` so that the loader can
 //! use it without depending on the worlds: `sim` implements `run`, `scenario` calls it.
 
+use crate::model::config_error::ConfigErrors;
 use std::fmt::Debug;
 
 use serde::Serialize;
@@ -93,11 +94,11 @@ pub trait Model: Sized {
     /// How the model treats the shared `section`.
     fn uses(section: Section) -> Use;
     /// Checks of the section itself, as (key relative to the section, message).
-    fn check(&self) -> Vec<(String, String)>;
+    fn check(&self) -> ConfigErrors;
     /// The clients `[trace] clients` may name, for models that read `[trace]`.
     fn clients(&self) -> u32;
     /// The spec of a checked section; errors as (full key path, message).
-    fn resolve(&self, shared: Shared<'_>) -> Result<Self::Spec, Vec<(String, String)>>;
+    fn resolve(&self, shared: Shared<'_>) -> Result<Self::Spec, ConfigErrors>;
     /// Runs one replication.
     fn run(spec: &Self::Spec, job: Job) -> Result<ReplicationResult, EngineError>;
 
@@ -137,7 +138,7 @@ macro_rules! models {
             }
         }
 
-        /// "a [tcp] table (connections with RFC 6298 timers), …, or an [occ] table (…)":
+        /// "a `[tcp]` table (connections with RFC 6298 timers), …, or an `[occ]` table (…)":
         /// the sections a scenario may choose from.
         pub fn choices() -> String {
             let each: Vec<String> = [$((<$config as Model>::TAG.name(), <$config as Model>::ABOUT)),*]
@@ -162,23 +163,25 @@ macro_rules! models {
         }
 
         /// `model`'s own checks and its use of the shared sections, as (key, message).
-        pub fn check(model: catalogue::Model, raw: &RawScenario) -> Vec<(String, String)> {
+        pub fn check(model: catalogue::Model, raw: &RawScenario) -> ConfigErrors {
             $(if model == <$config as Model>::TAG {
                 if let Some(config) = &raw.$field {
                     return check_one(config, raw);
                 }
             })*
-            Vec::new()
+            ConfigErrors::new()
         }
 
         /// Resolves `model`'s section of a checked scenario.
-        pub fn resolve(model: catalogue::Model, raw: &RawScenario) -> Result<ModelSpec, Vec<(String, String)>> {
+        pub fn resolve(model: catalogue::Model, raw: &RawScenario) -> Result<ModelSpec, ConfigErrors> {
             $(if model == <$config as Model>::TAG {
                 if let Some(config) = &raw.$field {
                     return resolve_one(config, raw).map(|s| ModelSpec::$variant(Box::new(s)));
                 }
             })*
-            Err(vec![(String::new(), format!("no [{}] section", model.name()))])
+            let mut errors = ConfigErrors::new();
+            errors.push("", format!("no [{}] section", model.name()));
+            Err(errors)
         }
 
         /// The metrics of `model`, in catalogue order.
@@ -199,7 +202,7 @@ models! {
 }
 
 /// The problems of a scenario running `config`'s model, besides the top-level keys'.
-fn check_one<M: Model>(config: &M, raw: &RawScenario) -> Vec<(String, String)> {
+fn check_one<M: Model>(config: &M, raw: &RawScenario) -> ConfigErrors {
     let mut errors = prefixed(M::TAG.name(), config.check());
     for shared in Section::ALL {
         let present = match shared {
@@ -208,38 +211,40 @@ fn check_one<M: Model>(config: &M, raw: &RawScenario) -> Vec<(String, String)> {
             Section::Trace => raw.trace != TraceConfig::default(),
         };
         match (M::uses(shared), present) {
-            (Use::Refused(why), true) => errors.push((shared.name().into(), why.into())),
-            (Use::Required(what), false) => errors.push((String::new(), what.into())),
+            (Use::Refused(why), true) => errors.push(shared.name(), why),
+            (Use::Required(what), false) => errors.push("", what),
             (Use::Refused(_), false) | (Use::Optional, false) => {}
-            (Use::Optional | Use::Required(_), true) => errors.extend(check_shared(shared, config.clients(), raw)),
+            (Use::Optional | Use::Required(_), true) => {
+                errors.extend_under("", check_shared(shared, config.clients(), raw))
+            }
         }
     }
     errors
 }
 
 /// A shared section's own checks, for a model that reads it.
-fn check_shared(section: Section, clients: u32, raw: &RawScenario) -> Vec<(String, String)> {
+fn check_shared(section: Section, clients: u32, raw: &RawScenario) -> ConfigErrors {
     match section {
         Section::Path => raw.path.as_ref().map(|p| prefixed("path", p.validate())).unwrap_or_default(),
         Section::Server => raw.server.as_ref().map(|s| prefixed("server", s.validate())).unwrap_or_default(),
         Section::Trace => {
-            let mut errors = Vec::new();
+            let mut errors = ConfigErrors::new();
             // Without clients the section's own check has said so.
             let missing = |c: u32| clients > 0 && c >= clients;
             for (i, c) in raw.trace.clients.iter().enumerate().filter(|(_, c)| missing(**c)) {
-                errors.push((
+                errors.push(
                     format!("trace.clients[{i}]"),
                     format!("client {c} does not exist: clients are numbered 0 to {}", clients - 1),
-                ));
+                );
             }
             for (i, r) in raw.trace.replications.iter().enumerate().filter(|(_, r)| **r >= raw.replications) {
-                errors.push((
+                errors.push(
                     format!("trace.replications[{i}]"),
                     format!(
                         "replication {r} does not exist: replications are numbered 0 to {}",
                         raw.replications.saturating_sub(1)
                     ),
-                ));
+                );
             }
             errors
         }
@@ -247,11 +252,13 @@ fn check_shared(section: Section, clients: u32, raw: &RawScenario) -> Vec<(Strin
 }
 
 /// Errors of a part of a section, their keys placed under `prefix`.
-pub fn prefixed(prefix: &str, errors: Vec<(String, String)>) -> Vec<(String, String)> {
-    errors.into_iter().map(|(k, m)| (super::load::join(prefix, &k), m)).collect()
+pub fn prefixed(prefix: &str, errors: ConfigErrors) -> ConfigErrors {
+    let mut out = ConfigErrors::new();
+    out.extend_under(prefix, errors);
+    out
 }
 
-fn resolve_one<M: Model>(config: &M, raw: &RawScenario) -> Result<M::Spec, Vec<(String, String)>> {
+fn resolve_one<M: Model>(config: &M, raw: &RawScenario) -> Result<M::Spec, ConfigErrors> {
     let reads = |s: Section| !matches!(M::uses(s), Use::Refused(_));
     let shared = Shared {
         path: raw.path.as_ref().filter(|_| reads(Section::Path)),

@@ -14,6 +14,7 @@
 //! A scenario with `[occ]` has no `[path]` and no `[server]`: every message hop takes one
 //! independent draw of `hop`, and the server answers at once.
 
+use crate::model::config_error::ConfigErrors;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::time::SimDuration;
@@ -56,16 +57,14 @@ impl OccConfig {
     }
 
     /// Checks the type system cannot make; keys relative to `[occ]`.
-    pub fn validate(&self) -> Vec<(String, String)> {
-        let mut errors = Vec::new();
+    pub fn validate(&self) -> ConfigErrors {
+        let mut errors = ConfigErrors::new();
         if self.clients == 0 {
-            errors.push(("clients".into(), "must be at least 1".into()));
+            errors.push("clients", "must be at least 1");
         }
         if self.base > self.cap {
-            errors.push((
-                "base".into(),
-                format!("{} is above the cap ({}): every backoff would be the cap", self.base, self.cap),
-            ));
+            errors
+                .push("base", format!("{} is above the cap ({}): every backoff would be the cap", self.base, self.cap));
         }
         self.hop.validate("hop", &mut errors);
         errors

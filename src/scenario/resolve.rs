@@ -1,6 +1,7 @@
 //! From a file to a `Scenario`: parse, split variants, merge, deserialize, check.
 //! Every problem found is reported with its place; as many as can be found at once.
 
+use crate::model::config_error::ConfigErrors;
 use serde_spanned::Spanned;
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
@@ -228,17 +229,17 @@ impl Context<'_, '_> {
         let model = self.one_model(&raw, diags);
         let mut problems = check(&raw);
         if let Some(m) = model {
-            problems.extend(models::check(m, &raw));
+            problems.extend_under("", models::check(m, &raw));
         }
-        for (key, message) in &problems {
-            self.push(diags, key, &self.overrides.note(key, message));
+        for e in problems.iter() {
+            self.push(diags, &e.key, &self.overrides.note(&e.key, &e.message));
         }
         let model = model.filter(|_| problems.is_empty() && models::present(&raw).len() == 1)?;
         match models::resolve(model, &raw) {
             Ok(spec) => Some((raw, spec)),
             Err(errors) => {
-                for (key, message) in errors {
-                    self.push(diags, &key, &message);
+                for e in errors {
+                    self.push(diags, &e.key, &e.message);
                 }
                 None
             }
@@ -321,22 +322,22 @@ fn stand_in(key: &str) -> Option<DeValue<'static>> {
 }
 
 /// Checks the type system cannot make, as (key path, message).
-fn check(raw: &RawScenario) -> Vec<(String, String)> {
-    let mut errors = Vec::new();
+fn check(raw: &RawScenario) -> ConfigErrors {
+    let mut errors = ConfigErrors::new();
     if let Err(why) = check_name(&raw.name) {
-        errors.push(("name".into(), why));
+        errors.push("name", why);
     }
     if raw.replications == 0 {
-        errors.push(("replications".into(), "must be at least 1".into()));
+        errors.push("replications", "must be at least 1");
     }
     if raw.horizon.as_nanos() == 0 {
-        errors.push(("horizon".into(), "must be longer than 0s".into()));
+        errors.push("horizon", "must be longer than 0s");
     }
     if raw.max_events == 0 {
-        errors.push(("max_events".into(), "must be at least 1".into()));
+        errors.push("max_events", "must be at least 1");
     }
     if models::present(raw).is_empty() {
-        errors.push(("".into(), format!("no model section: add {}", models::choices())));
+        errors.push("", format!("no model section: add {}", models::choices()));
     }
     errors
 }

@@ -39,6 +39,7 @@ use crate::engine::time::{SimDuration, SimTime};
 use crate::metrics::catalogue;
 use crate::metrics::quantile::cdf_secs;
 use crate::metrics::{MetricValue, ReplicationResult};
+use crate::model::config_error::ConfigErrors;
 use crate::model::retry::{
     AttemptLimit, BudgetPolicy, Decision, GiveUpReason, Outcome, RetryBudget, RetryPolicy, RetryState, StopRule,
 };
@@ -346,7 +347,7 @@ impl Model for CallsConfig {
         }
     }
 
-    fn check(&self) -> Vec<(String, String)> {
+    fn check(&self) -> ConfigErrors {
         self.validate()
     }
 
@@ -355,7 +356,7 @@ impl Model for CallsConfig {
     }
 
     /// The policy resolved, the server's down times merged with `outage`.
-    fn resolve(&self, shared: Shared<'_>) -> Result<CallsSpec, Vec<(String, String)>> {
+    fn resolve(&self, shared: Shared<'_>) -> Result<CallsSpec, ConfigErrors> {
         let policy = self.policy.resolve().map_err(|e| prefixed("calls.policy", e))?;
         let server = self.server(shared.server)?;
         Ok(CallsSpec { calls: self.clone(), policy, server })

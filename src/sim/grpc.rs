@@ -25,6 +25,7 @@ use crate::metrics::bursts::{Bins, Running};
 use crate::metrics::catalogue;
 use crate::metrics::quantile::{cdf_secs, quantile_of};
 use crate::metrics::{ConnectionRow, MetricValue, ReplicationResult};
+use crate::model::config_error::ConfigErrors;
 use crate::model::grpc::{GrpcBackoff, GrpcBackoffParams};
 use crate::model::path::{Direction, Path, PathSpec};
 use crate::model::server::{ConnectAnswer, Server};
@@ -370,7 +371,7 @@ impl Model for GrpcConfig {
         Use::Optional
     }
 
-    fn check(&self) -> Vec<(String, String)> {
+    fn check(&self) -> ConfigErrors {
         self.validate()
     }
 
@@ -378,7 +379,7 @@ impl Model for GrpcConfig {
         self.clients
     }
 
-    fn resolve(&self, shared: Shared<'_>) -> Result<GrpcSpec, Vec<(String, String)>> {
+    fn resolve(&self, shared: Shared<'_>) -> Result<GrpcSpec, ConfigErrors> {
         let backoff = self.backoff.resolve().map_err(|e| prefixed("grpc.backoff", e))?;
         Ok(GrpcSpec {
             grpc: self.clone(),

@@ -27,6 +27,7 @@ use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::SimTime;
 use crate::metrics::catalogue;
 use crate::metrics::{MetricValue, ReplicationResult};
+use crate::model::config_error::ConfigErrors;
 use crate::model::occ::{Backoff, Client, Row};
 use crate::model::path::{DelayConfig, open_unit};
 use crate::scenario::OccSpec;
@@ -126,7 +127,7 @@ impl Model for OccConfig {
         })
     }
 
-    fn check(&self) -> Vec<(String, String)> {
+    fn check(&self) -> ConfigErrors {
         self.validate()
     }
 
@@ -134,7 +135,7 @@ impl Model for OccConfig {
         self.clients
     }
 
-    fn resolve(&self, _: Shared<'_>) -> Result<OccSpec, Vec<(String, String)>> {
+    fn resolve(&self, _: Shared<'_>) -> Result<OccSpec, ConfigErrors> {
         Ok(OccSpec { occ: self.clone() })
     }
 

@@ -10,6 +10,7 @@ use crate::metrics::catalogue;
 use crate::metrics::time_weighted::TimeWeighted;
 use crate::metrics::trace::TraceRow;
 use crate::metrics::{MetricValue, ReplicationResult};
+use crate::model::config_error::ConfigErrors;
 use crate::model::path::{Direction, Path, PathSpec};
 use crate::model::tcp::TcpConfig;
 use crate::model::tcp::{Action, ObservationKind, Segment, Supply, TcpReceiver, TcpSender, Workload};
@@ -244,7 +245,7 @@ impl Model for TcpConfig {
         }
     }
 
-    fn check(&self) -> Vec<(String, String)> {
+    fn check(&self) -> ConfigErrors {
         self.validate()
     }
 
@@ -252,10 +253,13 @@ impl Model for TcpConfig {
         self.clients
     }
 
-    fn resolve(&self, shared: Shared<'_>) -> Result<TcpSpec, Vec<(String, String)>> {
+    fn resolve(&self, shared: Shared<'_>) -> Result<TcpSpec, ConfigErrors> {
         let rto = self.rto.resolve().map_err(|e| prefixed("tcp.rto", e))?;
-        let path =
-            shared.path.cloned().ok_or_else(|| vec![(String::new(), "missing required table [path]".to_string())])?;
+        let path = shared.path.cloned().ok_or_else(|| {
+            let mut errors = ConfigErrors::new();
+            errors.push("", "missing required table [path]");
+            errors
+        })?;
         Ok(TcpSpec { tcp: self.clone(), rto, path, trace: shared.trace.clone() })
     }
 

@@ -144,3 +144,13 @@ fn a_run_over_its_event_budget_fails_with_exit_1_and_keeps_earlier_results() {
     let names: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names.len(), 2, "no staging directory left behind: {names:?}");
 }
+
+#[test]
+fn tcp_give_up_budgets_are_refused_as_not_modelled_with_their_place() {
+    // Nothing makes a connection give up yet: retries2 = 1 and = 15 would run the same.
+    let err = refuse(&GOOD.replace("[path]\n", "[tcp.rto]\nretries2 = 1\n\n[path]\n"));
+    assert!(err.contains("bad.toml:10:12: key `tcp.rto.retries2`"), "{err}");
+    assert!(err.contains("not modelled yet"), "{err}");
+    let err = refuse(&GOOD.replace("[path]\n", "[tcp.rto]\nsyn_retries = 2\n\n[path]\n"));
+    assert!(err.contains("key `tcp.rto.syn_retries`: is not modelled yet"), "{err}");
+}

@@ -204,8 +204,13 @@ fn usage_errors_exit_2_with_a_clear_message() {
         refused(&["explain", "no-such-preset"])
             .contains("unknown preset `no-such-preset` (known: seed-loop, gcs-python")
     );
-    assert!(refused(&["explain", "seed-loop", "--set", "bsae=1s"]).contains("`bsae` is not a retry policy setting"));
-    assert!(refused(&["explain", "seed-loop", "--set", "base=1"]).contains("--set base=1: base: `1` has no unit"));
+    assert!(refused(&["explain", "seed-loop", "--set", "bsae=1s"]).contains("--set bsae=1s: bsae: unknown key `bsae`"));
+    // A TOML value keeps its type, so a quoted duration is read as a scenario reads it.
+    assert!(refused(&["explain", "seed-loop", "--set", "reset_after_success=\"no\""]).contains("wrong type"));
+    assert!(
+        refused(&["explain", "seed-loop", "--set", "base=1"])
+            .contains("--set base=1: base: a bare number (1) is not a duration")
+    );
     assert!(refused(&["explain", "seed-loop", "--set", "base"]).contains("expected KEY=VALUE"));
     assert!(
         refused(&["explain", "seed-loop", "--set", "jitter_fraction=0.1"])
@@ -341,4 +346,20 @@ fn explain_reports_durations_for_people_and_csv_keeps_plain_seconds() {
     // Machine output keeps seconds as plain numbers.
     let out = ok(&["explain", "grpc-connection-core", "--runs", "2", "--csv", "attempts"]);
     assert!(out.lines().nth(3).unwrap().starts_with("0,3,1."), "{out}");
+}
+
+#[test]
+fn set_takes_bare_words_toml_values_and_comma_lists_as_a_scenario_file_would() {
+    let bare = ok(&["explain", "seed-loop", "--set", "base=2s", "--set", "retry_on=timeout,5xx", "--runs", "10"]);
+    let quoted = ok(&[
+        "explain",
+        "seed-loop",
+        "--set",
+        "base=\"2s\"",
+        "--set",
+        "retry_on=[\"timeout\", \"5xx\"]",
+        "--runs",
+        "10",
+    ]);
+    assert_eq!(bare, quoted);
 }

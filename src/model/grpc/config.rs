@@ -32,8 +32,8 @@
 //! `initial_backoff > 0`, `initial_backoff ≤ max_backoff`, every duration at most one day
 //! (which keeps all arithmetic exact: below 2^53 ns, no overflow).
 
+use crate::model::config_error::ConfigErrors;
 use crate::model::fraction;
-use crate::model::setting::parse_f64;
 use std::fmt;
 use std::str::FromStr;
 
@@ -144,41 +144,11 @@ pub struct GrpcBackoffParams {
     _resolved: (),
 }
 
-struct Errors(Vec<(String, String)>);
-
-impl Errors {
-    fn push(&mut self, key: &str, message: impl Into<String>) {
-        self.0.push((key.to_string(), message.into()));
-    }
-}
-
 impl GrpcBackoffConfig {
-    /// Applies `--set key=value` from the command line, same names as the file
-    /// ("initial_backoff", "jitter", …). Durations in human form ("200ms").
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let v = value.trim();
-        let dur = SimDuration::parse;
-        let result = match key.trim() {
-            "profile" => v.parse().map(|p| self.profile = p),
-            "initial_backoff" => dur(v).map(|d| self.initial_backoff = Some(d)),
-            "multiplier" => parse_f64(v).map(|x| self.multiplier = Some(x)),
-            "jitter" => fraction::parse(v).map(|x| self.jitter = Some(x)),
-            "max_backoff" => dur(v).map(|d| self.max_backoff = Some(d)),
-            "min_connect_timeout" => dur(v).map(|d| self.min_connect_timeout = Some(d)),
-            other => {
-                return Err(format!(
-                    "`{other}` is not a gRPC backoff setting (known: {})",
-                    GRPC_BACKOFF_KEYS.join(", ")
-                ));
-            }
-        };
-        result.map_err(|e| format!("{}: {e}", key.trim()))
-    }
-
     /// Checks the combination and fills defaults. Every problem is reported, each naming
-    /// its key, e.g. `("jitter", "must be from 0 to 1 (is 1.5)")`.
-    pub fn resolve(&self) -> Result<GrpcBackoffParams, Vec<(String, String)>> {
-        let mut errs = Errors(Vec::new());
+    /// its key, e.g. `jitter`: "must be from 0 to 1 (is 1.5)".
+    pub fn resolve(&self) -> Result<GrpcBackoffParams, ConfigErrors> {
+        let mut errs = ConfigErrors::new();
         let profile = self.profile;
         let core = profile == GrpcProfile::GrpcCore;
         // (key, value as written or default)
@@ -236,7 +206,7 @@ impl GrpcBackoffConfig {
             min_connect_timeout,
             _resolved: (),
         };
-        if errs.0.is_empty() { Ok(params) } else { Err(errs.0) }
+        errs.into_result(params)
     }
 }
 
@@ -244,17 +214,14 @@ impl GrpcBackoffConfig {
 impl GrpcBackoffConfig {
     /// A profile with `--set`-style overrides; panics on a bad key, as tests want.
     pub(crate) fn with_sets(profile: GrpcProfile, sets: &[(&str, &str)]) -> GrpcBackoffConfig {
-        let mut c = GrpcBackoffConfig { profile, ..GrpcBackoffConfig::default() };
-        for (k, v) in sets {
-            c.set(k, v).unwrap();
-        }
-        c
+        crate::scenario::sets::tests::with_sets(&format!("profile = \"{profile}\""), sets)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::sets::tests::set_error;
 
     fn cfg(profile: GrpcProfile, sets: &[(&str, &str)]) -> GrpcBackoffConfig {
         GrpcBackoffConfig::with_sets(profile, sets)
@@ -300,13 +267,13 @@ mod tests {
             cfg(GrpcProfile::GrpcGo, &[("initial_backoff", "10ms"), ("min_connect_timeout", "1ms")]).resolve().unwrap();
         assert_eq!(p.initial_backoff, ms(10));
         assert_eq!(p.min_connect_timeout, Some(ms(1)));
-        let errs = cfg(GrpcProfile::Spec, &[("initial_backoff", "0s")]).resolve().unwrap_err();
+        let errs = cfg(GrpcProfile::Spec, &[("initial_backoff", "0s")]).resolve().unwrap_err().pairs();
         assert_eq!(keys(&errs), ["initial_backoff"]);
     }
 
     #[test]
     fn grpc_core_refuses_fractions_of_a_millisecond() {
-        let errs = cfg(GrpcProfile::GrpcCore, &[("initial_backoff", "1500us")]).resolve().unwrap_err();
+        let errs = cfg(GrpcProfile::GrpcCore, &[("initial_backoff", "1500us")]).resolve().unwrap_err().pairs();
         assert_eq!(keys(&errs), ["initial_backoff"]);
         assert!(errs[0].1.contains("whole milliseconds"), "{errs:?}");
         assert!(cfg(GrpcProfile::Spec, &[("initial_backoff", "1500us")]).resolve().is_ok());
@@ -314,7 +281,7 @@ mod tests {
 
     #[test]
     fn grpc_java_refuses_min_connect_timeout() {
-        let errs = cfg(GrpcProfile::GrpcJava, &[("min_connect_timeout", "20s")]).resolve().unwrap_err();
+        let errs = cfg(GrpcProfile::GrpcJava, &[("min_connect_timeout", "20s")]).resolve().unwrap_err().pairs();
         assert_eq!(keys(&errs), ["min_connect_timeout"]);
         assert!(errs[0].1.contains("no deadline"), "{errs:?}");
     }
@@ -333,11 +300,11 @@ mod tests {
         )
         .resolve()
         .unwrap_err();
-        assert_eq!(keys(&errs), ["max_backoff", "min_connect_timeout", "multiplier", "jitter"], "{errs:?}");
+        assert_eq!(keys(&errs.pairs()), ["max_backoff", "min_connect_timeout", "multiplier", "jitter"], "{errs:?}");
         let errs = cfg(GrpcProfile::GrpcGo, &[("initial_backoff", "3min")]).resolve().unwrap_err();
-        assert_eq!(errs, [("initial_backoff".into(), "must be at most max_backoff (2min)".into())]);
+        assert_eq!(errs.pairs(), [("initial_backoff".into(), "must be at most max_backoff (2min)".into())]);
         let errs = cfg(GrpcProfile::GrpcGo, &[("jitter", "-0.1")]).resolve().unwrap_err();
-        assert_eq!(errs, [("jitter".into(), "must be from 0 to 1 (is -0.1)".into())]);
+        assert_eq!(errs.pairs(), [("jitter".into(), "must be from 0 to 1 (is -0.1)".into())]);
     }
 
     #[test]
@@ -354,17 +321,17 @@ mod tests {
 
     #[test]
     fn set_parses_every_key_and_names_it_in_errors() {
-        let mut c = GrpcBackoffConfig::default();
-        for (k, v) in [
-            ("profile", "grpc-go"),
-            ("initial_backoff", "200ms"),
-            ("multiplier", "2"),
-            ("jitter", "0.1"),
-            ("max_backoff", "30s"),
-            ("min_connect_timeout", "5s"),
-        ] {
-            c.set(k, v).unwrap();
-        }
+        let c = cfg(
+            GrpcProfile::Spec,
+            &[
+                ("profile", "grpc-go"),
+                ("initial_backoff", "200ms"),
+                ("multiplier", "2"),
+                ("jitter", "0.1"),
+                ("max_backoff", "30s"),
+                ("min_connect_timeout", "5s"),
+            ],
+        );
         assert_eq!(c.profile, GrpcProfile::GrpcGo);
         assert_eq!(c.initial_backoff, Some(ms(200)));
         assert_eq!((c.multiplier, c.jitter), (Some(2.0), Some(0.1)));
@@ -372,12 +339,20 @@ mod tests {
         assert_eq!(c.min_connect_timeout, Some(SimDuration::from_secs(5)));
         assert!(c.resolve().is_ok());
 
-        assert!(c.set("initial_backoff", "5").unwrap_err().starts_with("initial_backoff: `5` has no unit"));
-        assert!(c.set("jitter", "NaN").unwrap_err().starts_with("jitter: `NaN` is not a fraction"));
-        c.set("jitter", "15%").unwrap();
-        assert_eq!(c.jitter, Some(0.15));
-        assert!(c.set("profile", "grpc-rust").unwrap_err().contains("spec, grpc-core, grpc-go or grpc-java"));
-        assert!(c.set("max_delay", "1s").unwrap_err().contains("known: profile, initial_backoff"));
+        let err = set_error::<GrpcBackoffConfig>;
+        assert!(
+            err("initial_backoff", "5").starts_with("--set initial_backoff=5: initial_backoff: "),
+            "{}",
+            err("initial_backoff", "5")
+        );
+        assert!(err("jitter", "NaN").contains("`NaN` is not a fraction"), "{}", err("jitter", "NaN"));
+        assert_eq!(cfg(GrpcProfile::Spec, &[("jitter", "15%")]).jitter, Some(0.15));
+        assert!(
+            err("profile", "grpc-rust").contains("`spec`, `grpc-core`, `grpc-go`"),
+            "{}",
+            err("profile", "grpc-rust")
+        );
+        assert!(err("max_delay", "1s").contains("unknown key `max_delay`"), "{}", err("max_delay", "1s"));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! the type system cannot make. Durations are human strings ("100ms"); probabilities
 //! are numbers or percentages (0.05 or "5%"); shape parameters are plain numbers.
 
+use crate::model::config_error::ConfigErrors;
 use serde::{Deserialize, Serialize};
 
 use super::Direction;
@@ -196,8 +197,8 @@ impl PathConfig {
     /// Semantic checks the type system cannot make. Each error is (key path relative to
     /// `[path]`, message), e.g. `("loss.p", "must be a probability in [0, 1], got 1.5")`.
     /// Empty means valid.
-    pub fn validate(&self) -> Vec<(String, String)> {
-        let mut errors = Vec::new();
+    pub fn validate(&self) -> ConfigErrors {
+        let mut errors = ConfigErrors::new();
         self.delay.validate("delay", &mut errors);
         self.loss.validate("loss", &mut errors);
         for (name, o) in [("forward", &self.forward), ("reverse", &self.reverse)] {
@@ -213,10 +214,10 @@ impl PathConfig {
         // Two changes at the same instant would leave the RTT in force ambiguous.
         for (i, pair) in self.rtt_change.windows(2).enumerate() {
             if pair[1].at <= pair[0].at {
-                errors.push((
+                errors.push(
                     format!("rtt_change[{}].at", i + 1),
                     format!("must be later than rtt_change[{i}].at ({}), got {}", pair[0].at, pair[1].at),
-                ));
+                );
             }
         }
         // Overlap is refused rather than merged: it is almost always a typo in one of the
@@ -225,15 +226,15 @@ impl PathConfig {
             let (prev, next) = (pair[0], pair[1]);
             let prev_end = prev.at.0.saturating_add(prev.duration.0);
             if next.at < prev.at {
-                errors.push((
+                errors.push(
                     format!("blackout[{}].at", i + 1),
                     format!(
                         "must not be earlier than blackout[{i}].at ({}), got {}: list blackouts in time order",
                         prev.at, next.at
                     ),
-                ));
+                );
             } else if next.at.0 < prev_end {
-                errors.push((
+                errors.push(
                     format!("blackout[{}].at", i + 1),
                     format!(
                         "{} is inside blackout[{i}] ({} for {}, until {}): blackouts must not overlap",
@@ -242,26 +243,26 @@ impl PathConfig {
                         prev.duration,
                         SimDuration(prev_end)
                     ),
-                ));
+                );
             }
         }
         errors
     }
 }
 
-fn probability(errors: &mut Vec<(String, String)>, key: String, p: f64) {
+fn probability(errors: &mut ConfigErrors, key: String, p: f64) {
     if !(0.0..=1.0).contains(&p) {
-        errors.push((key, format!("must be a probability in [0, 1], got {p}")));
+        errors.push(key, format!("must be a probability in [0, 1], got {p}"));
     }
 }
 
 impl DelayConfig {
-    pub(crate) fn validate(&self, key: &str, errors: &mut Vec<(String, String)>) {
+    pub(crate) fn validate(&self, key: &str, errors: &mut ConfigErrors) {
         match *self {
             DelayConfig::Constant { .. } => {}
             DelayConfig::Uniform { low, high } => {
                 if high < low {
-                    errors.push((format!("{key}.high"), format!("must be at least {key}.low ({low}), got {high}")));
+                    errors.push(format!("{key}.high"), format!("must be at least {key}.low ({low}), got {high}"));
                 }
             }
             // sd = 0 is allowed: it is the natural end point of a sweep over the spread and
@@ -269,25 +270,25 @@ impl DelayConfig {
             DelayConfig::Normal { .. } => {}
             DelayConfig::LogNormal { median, sigma } => {
                 if median == SimDuration::ZERO {
-                    errors.push((
+                    errors.push(
                         format!("{key}.median"),
-                        "must be greater than 0s (for no extra delay use dist = \"constant\")".into(),
-                    ));
+                        "must be greater than 0s (for no extra delay use dist = \"constant\")",
+                    );
                 }
                 // sigma = 0 is allowed for the same reason as sd = 0: it gives exactly `median`.
                 if !(sigma.is_finite() && sigma >= 0.0) {
-                    errors.push((format!("{key}.sigma"), format!("must be a finite number ≥ 0, got {sigma}")));
+                    errors.push(format!("{key}.sigma"), format!("must be a finite number ≥ 0, got {sigma}"));
                 }
             }
             DelayConfig::Pareto { scale, shape } => {
                 if scale == SimDuration::ZERO {
-                    errors.push((
+                    errors.push(
                         format!("{key}.scale"),
-                        "must be greater than 0s: it is the smallest delay the distribution gives".into(),
-                    ));
+                        "must be greater than 0s: it is the smallest delay the distribution gives",
+                    );
                 }
                 if !(shape.is_finite() && shape > 0.0) {
-                    errors.push((format!("{key}.shape"), format!("must be a finite number > 0, got {shape}")));
+                    errors.push(format!("{key}.shape"), format!("must be a finite number > 0, got {shape}"));
                 }
             }
         }
@@ -295,7 +296,7 @@ impl DelayConfig {
 }
 
 impl LossConfig {
-    fn validate(&self, key: &str, errors: &mut Vec<(String, String)>) {
+    fn validate(&self, key: &str, errors: &mut ConfigErrors) {
         match *self {
             LossConfig::None => {}
             LossConfig::Bernoulli { p } => probability(errors, format!("{key}.p"), p),
@@ -307,12 +308,11 @@ impl LossConfig {
                 // The chain starts in its stationary distribution, which a chain that
                 // never moves does not have.
                 if p_enter_bad == 0.0 && p_leave_bad == 0.0 {
-                    errors.push((
+                    errors.push(
                         key.to_string(),
                         "p_enter_bad and p_leave_bad are both 0: the chain never changes state; \
-                         for a constant loss rate use model = \"bernoulli\""
-                            .into(),
-                    ));
+                         for a constant loss rate use model = \"bernoulli\"",
+                    );
                 }
             }
         }
@@ -433,7 +433,7 @@ reverse = { delay = { dist = "normal", mean = "10ms", sd = "2ms" } }
     }
 
     fn errors_of(c: &PathConfig) -> Vec<(String, String)> {
-        c.validate()
+        c.validate().pairs()
     }
 
     fn keys(c: &PathConfig) -> Vec<String> {

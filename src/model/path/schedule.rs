@@ -102,7 +102,7 @@ mod tests {
             Blackout { at: s(30), duration: SimDuration::ZERO }, // empty: dropped
             Blackout { at: s(40), duration: s(1) },
         ];
-        assert_eq!(c.validate(), vec![]);
+        assert!(c.validate().is_empty());
         c
     }
 

@@ -322,7 +322,7 @@ proptest! {
 
     #[test]
     fn generated_configs_are_valid_and_round_trip_through_toml(c in path_config()) {
-        prop_assert_eq!(c.validate(), vec![]);
+        prop_assert!(c.validate().is_empty(), "{}", c.validate());
         #[derive(serde::Serialize, serde::Deserialize)]
         struct File { path: PathConfig }
         let text = toml::to_string(&File { path: c.clone() }).unwrap();

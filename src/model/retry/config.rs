@@ -41,8 +41,8 @@
 //! | `rate_limiter` | `none`, `aws-adaptive` | none |
 //! | `adaptive_min_fill_rate` | aws-adaptive: tokens/s floor | 0.5 |
 
+use crate::model::config_error::ConfigErrors;
 use crate::model::fraction;
-use crate::model::setting::{parse_bool, parse_f64, parse_u32};
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -202,7 +202,8 @@ pub struct RetryPolicyConfig {
     pub throttle_base: Option<OptionalDuration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reset_after_success: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// A list of words, or one string of them separated by commas (`"timeout, 5xx"`).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "words")]
     pub retry_on: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_non_idempotent: Option<bool>,
@@ -338,99 +339,39 @@ impl RetryPolicy {
     }
 }
 
-pub(super) struct Errors(pub(super) Vec<(String, String)>);
-
-impl Errors {
-    pub(super) fn push(&mut self, key: &str, message: impl Into<String>) {
-        self.0.push((key.to_string(), message.into()));
-    }
-    fn only(&mut self, key: &str, set: bool, applies: &str) {
-        if set {
-            self.push(key, format!("applies to {applies} only"));
-        }
+fn only(errs: &mut ConfigErrors, key: &str, set: bool, applies: &str) {
+    if set {
+        errs.push(key, format!("applies to {applies} only"));
     }
 }
 
-/// `timeout,dropped,5xx` or `["timeout", "5xx"]` → words.
-fn parse_list(v: &str) -> Vec<String> {
-    v.trim()
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .split(',')
-        .map(|w| w.trim().trim_matches('"').trim().to_string())
-        .filter(|w| !w.is_empty())
-        .collect()
+/// `retry_on` as a list of words or one comma-separated string of them, so that
+/// `--set retry_on=timeout,5xx` needs no TOML array.
+fn words<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    struct Words;
+    impl<'de> serde::de::Visitor<'de> for Words {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list of conditions such as [\"timeout\", \"5xx\"], or one string \"timeout, 5xx\"")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Vec<String>, E> {
+            Ok(v.split(',').map(|w| w.trim().to_string()).filter(|w| !w.is_empty()).collect())
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+            let mut words = Vec::new();
+            while let Some(w) = seq.next_element::<String>()? {
+                words.push(w);
+            }
+            Ok(words)
+        }
+    }
+    d.deserialize_any(Words).map(Some)
 }
 
 impl RetryPolicyConfig {
     /// A config that is just a preset.
     pub fn preset(name: &str) -> Self {
         RetryPolicyConfig { preset: Some(name.to_string()), ..RetryPolicyConfig::default() }
-    }
-
-    /// Applies `--set key=value`, same names as the file. Durations in human form
-    /// (`"200ms"`, or `none` where a limit may be absent); booleans `true`/`false`;
-    /// `retry_on` as a comma-separated list.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let v = value.trim();
-        let dur = SimDuration::parse;
-        let opt = OptionalDuration::parse;
-        let count = OptionalCount::parse;
-        let key = key.trim();
-        let result: Result<(), String> = match key {
-            "preset" => {
-                self.preset = Some(v.to_string());
-                Ok(())
-            }
-            "base" => dur(v).map(|d| self.base = Some(d)),
-            "multiplier" => parse_f64(v).map(|x| self.multiplier = Some(x)),
-            "cap" => opt(v).map(|d| self.cap = Some(d)),
-            "cap_applies" => v.parse().map(|x| self.cap_applies = Some(x)),
-            "jitter" => v.parse().map(|x| self.jitter = Some(x)),
-            "jitter_fraction" => fraction::parse(v).map(|x| self.jitter_fraction = Some(x)),
-            "jitter_max" => dur(v).map(|d| self.jitter_max = Some(d)),
-            "max_attempts" => count(v).map(|n| {
-                self.max_attempts = Some(n);
-                self.max_retries = None;
-            }),
-            "max_retries" => count(v).map(|n| {
-                self.max_retries = Some(n);
-                self.max_attempts = None;
-            }),
-            "deadline" => opt(v).map(|d| self.deadline = Some(d)),
-            "deadline_rule" => v.parse().map(|x| self.deadline_rule = Some(x)),
-            "deadline_clock" => v.parse().map(|x| self.deadline_clock = Some(x)),
-            "truncate_to" => opt(v).map(|d| self.truncate_to = Some(d)),
-            "throttle_base" => opt(v).map(|d| self.throttle_base = Some(d)),
-            "reset_after_success" => parse_bool(v).map(|b| self.reset_after_success = Some(b)),
-            "retry_on" => {
-                let words = parse_list(v);
-                RetryOn::parse(&words).map(|_| self.retry_on = Some(words))
-            }
-            "retry_non_idempotent" => parse_bool(v).map(|b| self.retry_non_idempotent = Some(b)),
-            "retry_after" => v.parse().map(|x| self.retry_after = Some(x)),
-            "retry_after_max_extra" => opt(v).map(|d| self.retry_after_max_extra = Some(d)),
-            "retry_after_resets_backoff" => parse_bool(v).map(|b| self.retry_after_resets_backoff = Some(b)),
-            "budget" => v.parse().map(|x| self.budget = Some(x)),
-            "quota_capacity" => parse_u32(v).map(|x| self.quota_capacity = Some(x)),
-            "quota_retry_cost" => parse_u32(v).map(|x| self.quota_retry_cost = Some(x)),
-            "quota_throttle_cost" => parse_u32(v).map(|x| self.quota_throttle_cost = Some(x)),
-            "quota_timeout_cost" => parse_u32(v).map(|x| self.quota_timeout_cost = Some(x)),
-            "quota_success_refund" => parse_u32(v).map(|x| self.quota_success_refund = Some(x)),
-            "throttle_max_tokens" => parse_f64(v).map(|x| self.throttle_max_tokens = Some(x)),
-            "throttle_token_ratio" => parse_f64(v).map(|x| self.throttle_token_ratio = Some(x)),
-            "max_concurrent_retries" => parse_u32(v).map(|x| self.max_concurrent_retries = Some(x)),
-            "budget_ttl" => dur(v).map(|d| self.budget_ttl = Some(d)),
-            "budget_min_retries_per_sec" => parse_u32(v).map(|x| self.budget_min_retries_per_sec = Some(x)),
-            "budget_percent_can_retry" => fraction::parse(v).map(|x| self.budget_percent_can_retry = Some(x)),
-            "budget_max_retries_per_request" => parse_f64(v).map(|x| self.budget_max_retries_per_request = Some(x)),
-            "rate_limiter" => v.parse().map(|x| self.rate_limiter = Some(x)),
-            "adaptive_min_fill_rate" => parse_f64(v).map(|x| self.adaptive_min_fill_rate = Some(x)),
-            other => {
-                return Err(format!("`{other}` is not a retry policy setting (known: {})", RETRY_KEYS.join(", ")));
-            }
-        };
-        result.map_err(|e| format!("{key}: {e}"))
     }
 
     /// This config laid over `base` (a preset's): every field set here wins, and a mode
@@ -511,7 +452,7 @@ impl RetryPolicyConfig {
 
     /// Fills defaults (the table in the module docs) into a config already laid over its
     /// preset, and checks the combination.
-    pub(super) fn build(&self, errs: &mut Errors) -> RetryPolicy {
+    pub(super) fn build(&self, errs: &mut ConfigErrors) -> RetryPolicy {
         let c = self;
         let secs = SimDuration::from_secs;
 
@@ -529,12 +470,13 @@ impl RetryPolicyConfig {
         }
 
         let mode = c.jitter.unwrap_or(JitterMode::Full);
-        errs.only(
+        only(
+            errs,
             "jitter_fraction",
             c.jitter_fraction.is_some() && mode != JitterMode::Proportional,
             "jitter = \"proportional\"",
         );
-        errs.only("jitter_max", c.jitter_max.is_some() && mode != JitterMode::Additive, "jitter = \"additive\"");
+        only(errs, "jitter_max", c.jitter_max.is_some() && mode != JitterMode::Additive, "jitter = \"additive\"");
         let jitter = match mode {
             JitterMode::None => Jitter::None,
             JitterMode::Full => Jitter::Full,
@@ -593,7 +535,8 @@ impl RetryPolicyConfig {
 
         let ra_mode = c.retry_after.unwrap_or(RetryAfterMode::Replace);
         let max_extra = c.retry_after_max_extra.and_then(|o| o.0);
-        errs.only(
+        only(
+            errs,
             "retry_after_max_extra",
             max_extra.is_some() && ra_mode != RetryAfterMode::Max,
             "retry_after = \"max\"",
@@ -611,15 +554,16 @@ impl RetryPolicyConfig {
             ("quota_timeout_cost", c.quota_timeout_cost.is_some()),
             ("quota_success_refund", c.quota_success_refund.is_some()),
         ] {
-            errs.only(key, set && !aws, "budget = \"aws-quota\"");
+            only(errs, key, set && !aws, "budget = \"aws-quota\"");
         }
         for (key, set) in [
             ("throttle_max_tokens", c.throttle_max_tokens.is_some()),
             ("throttle_token_ratio", c.throttle_token_ratio.is_some()),
         ] {
-            errs.only(key, set && !grpc, "budget = \"grpc-throttle\"");
+            only(errs, key, set && !grpc, "budget = \"grpc-throttle\"");
         }
-        errs.only(
+        only(
+            errs,
             "max_concurrent_retries",
             c.max_concurrent_retries.is_some() && !envoy,
             "budget = \"envoy-concurrent\"",
@@ -630,7 +574,7 @@ impl RetryPolicyConfig {
             ("budget_percent_can_retry", c.budget_percent_can_retry.is_some()),
             ("budget_max_retries_per_request", c.budget_max_retries_per_request.is_some()),
         ] {
-            errs.only(key, set && !finagle, "budget = \"finagle\"");
+            only(errs, key, set && !finagle, "budget = \"finagle\"");
         }
         let budget = match kind {
             BudgetKind::None => BudgetPolicy::None,
@@ -688,7 +632,8 @@ impl RetryPolicyConfig {
             }
         };
         let limiter_kind = c.rate_limiter.unwrap_or(RateLimiterKind::None);
-        errs.only(
+        only(
+            errs,
             "adaptive_min_fill_rate",
             c.adaptive_min_fill_rate.is_some() && limiter_kind != RateLimiterKind::AwsAdaptive,
             "rate_limiter = \"aws-adaptive\"",
@@ -736,20 +681,18 @@ impl RetryPolicyConfig {
 impl RetryPolicyConfig {
     /// A preset (or none) with `--set`-style overrides; panics on a bad key, as tests want.
     pub(crate) fn with_sets(preset: Option<&str>, sets: &[(&str, &str)]) -> RetryPolicyConfig {
-        let mut c = RetryPolicyConfig { preset: preset.map(str::to_string), ..RetryPolicyConfig::default() };
-        for (k, v) in sets {
-            c.set(k, v).unwrap();
-        }
-        c
+        let base = preset.map_or(String::new(), |p| format!("preset = \"{p}\""));
+        crate::scenario::sets::tests::with_sets(&base, sets)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::sets::tests::set_error;
 
-    fn keys(errs: &[(String, String)]) -> Vec<&str> {
-        errs.iter().map(|(k, _)| k.as_str()).collect()
+    fn keys(errs: &ConfigErrors) -> Vec<&str> {
+        errs.keys()
     }
 
     fn s(x: u64) -> SimDuration {
@@ -800,7 +743,7 @@ mod tests {
                 .resolve()
                 .unwrap_err();
         assert_eq!(keys(&errs), ["jitter_fraction", "quota_retry_cost"]);
-        assert!(errs[0].1.contains("proportional"), "{errs:?}");
+        assert!(errs.pairs()[0].1.contains("proportional"), "{errs:?}");
     }
 
     #[test]
@@ -828,52 +771,51 @@ mod tests {
     fn unknown_preset_lists_the_known_ones() {
         let errs = RetryPolicyConfig::preset("gcs-pyhton").resolve().unwrap_err();
         assert_eq!(keys(&errs), ["preset"]);
-        assert!(errs[0].1.contains("gcs-python, gcs-python-legacy"), "{errs:?}");
+        assert!(errs.pairs()[0].1.contains("gcs-python, gcs-python-legacy"), "{errs:?}");
     }
 
     #[test]
     fn set_parses_every_key_and_names_it_in_errors() {
-        let mut c = RetryPolicyConfig::default();
-        for (k, v) in [
-            ("base", "50ms"),
-            ("multiplier", "1.5"),
-            ("cap", "none"),
-            ("cap_applies", "after-jitter"),
-            ("jitter", "additive"),
-            ("jitter_max", "1s"),
-            ("max_attempts", "none"),
-            ("deadline", "2min"),
-            ("deadline_rule", "truncate"),
-            ("deadline_clock", "attempt-start"),
-            ("truncate_to", "1ms"),
-            ("throttle_base", "1s"),
-            ("reset_after_success", "false"),
-            ("retry_on", "timeout, 503,5xx"),
-            ("retry_non_idempotent", "true"),
-            ("retry_after", "max"),
-            ("retry_after_max_extra", "5s"),
-            ("retry_after_resets_backoff", "true"),
-            ("budget", "aws-quota"),
-            ("quota_retry_cost", "14"),
-            ("rate_limiter", "aws-adaptive"),
-            ("adaptive_min_fill_rate", "0.25"),
-        ] {
-            c.set(k, v).unwrap();
-        }
+        let c = RetryPolicyConfig::with_sets(
+            None,
+            &[
+                ("base", "50ms"),
+                ("multiplier", "1.5"),
+                ("cap", "none"),
+                ("cap_applies", "after-jitter"),
+                ("jitter", "additive"),
+                ("jitter_max", "1s"),
+                ("max_attempts", "none"),
+                ("deadline", "2min"),
+                ("deadline_rule", "truncate"),
+                ("deadline_clock", "attempt-start"),
+                ("truncate_to", "1ms"),
+                ("throttle_base", "1s"),
+                ("reset_after_success", "false"),
+                ("retry_on", "timeout, 503,5xx"),
+                ("retry_non_idempotent", "true"),
+                ("retry_after", "max"),
+                ("retry_after_max_extra", "5s"),
+                ("retry_after_resets_backoff", "true"),
+                ("budget", "aws-quota"),
+                ("quota_retry_cost", "14"),
+                ("rate_limiter", "aws-adaptive"),
+                ("adaptive_min_fill_rate", "0.25"),
+            ],
+        );
         let p = c.resolve().unwrap();
         assert_eq!(p.cap, None);
         assert_eq!(p.limit, AttemptLimit::Unlimited);
         assert_eq!(p.retry_on.to_string(), "timeout, 503, 5xx");
         assert_eq!(p.jitter, Jitter::Additive { max: s(1) });
 
-        assert_eq!(
-            c.set("base", "5").unwrap_err(),
-            "base: `5` has no unit: write e.g. \"5s\" or \"5ms\" (units: ns, us, ms, s, min, h)"
-        );
-        assert!(c.set("jitter", "fuzzy").unwrap_err().starts_with("jitter: `fuzzy` is not one of: none, full"));
-        assert!(c.set("retry_on", "5xx,teapot").unwrap_err().starts_with("retry_on: `teapot`"));
-        assert!(c.set("max_attempts", "-1").unwrap_err().starts_with("max_attempts: "));
-        assert!(c.set("backoff", "1s").unwrap_err().contains("known: preset, base"));
+        let err = set_error::<RetryPolicyConfig>;
+        assert!(err("base", "5").starts_with("--set base=5: base: "), "{}", err("base", "5"));
+        assert!(err("jitter", "fuzzy").contains("jitter: "), "{}", err("jitter", "fuzzy"));
+        let teapot = RetryPolicyConfig::with_sets(None, &[("retry_on", "5xx,teapot")]).resolve().unwrap_err();
+        assert!(teapot.message("retry_on").unwrap().starts_with("`teapot`"), "{teapot}");
+        assert!(err("max_attempts", "-1").starts_with("--set max_attempts=-1: max_attempts: "));
+        assert!(err("backoff", "1s").contains("unknown key `backoff`, expected one of `preset`, `base`"));
     }
 
     #[test]

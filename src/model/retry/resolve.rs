@@ -3,28 +3,30 @@
 //! [`super::presets`] so that the presets are built from config types while the config
 //! never looks a preset up.
 
-use super::config::{Errors, RetryPolicy, RetryPolicyConfig};
+use super::config::{RetryPolicy, RetryPolicyConfig};
 use super::presets;
+use crate::model::config_error::ConfigErrors;
 
 impl RetryPolicyConfig {
     /// The preset's config with this one laid over it; an unknown preset is reported.
-    pub fn merged(&self) -> Result<RetryPolicyConfig, Vec<(String, String)>> {
+    pub fn merged(&self) -> Result<RetryPolicyConfig, ConfigErrors> {
         let Some(name) = &self.preset else {
             return Ok(self.clone());
         };
         match presets::find(name) {
             Some(p) => Ok(self.over(p.config())),
-            None => Err(vec![(
-                "preset".into(),
-                format!("unknown preset `{name}` (known: {})", presets::names().join(", ")),
-            )]),
+            None => {
+                let mut errs = ConfigErrors::new();
+                errs.push("preset", format!("unknown preset `{name}` (known: {})", presets::names().join(", ")));
+                Err(errs)
+            }
         }
     }
 
     /// Fills defaults from the preset (or the table in the module docs) and checks the
     /// combination. Every problem is reported, each naming its key.
-    pub fn resolve(&self) -> Result<RetryPolicy, Vec<(String, String)>> {
-        let mut errs = Errors(Vec::new());
+    pub fn resolve(&self) -> Result<RetryPolicy, ConfigErrors> {
+        let mut errs = ConfigErrors::new();
         if self.max_attempts.is_some() && self.max_retries.is_some() {
             errs.push(
                 "max_retries",
@@ -33,12 +35,12 @@ impl RetryPolicyConfig {
         }
         let c = match self.merged() {
             Ok(c) => c,
-            Err(mut e) => {
-                errs.0.append(&mut e);
-                return Err(errs.0);
+            Err(e) => {
+                errs.extend_under("", e);
+                return Err(errs);
             }
         };
         let policy = c.build(&mut errs);
-        if errs.0.is_empty() { Ok(policy) } else { Err(errs.0) }
+        errs.into_result(policy)
     }
 }

@@ -543,14 +543,12 @@ prop_compose! {
 }
 
 fn resolve(sets: &[(String, String)], more: &[(&str, &str)]) -> RetryPolicy {
-    let mut c = RetryPolicyConfig::default();
-    for (k, v) in sets {
-        c.set(k, v).unwrap();
-    }
-    for (k, v) in more {
-        c.set(k, v).unwrap();
-    }
-    c.resolve().unwrap()
+    // Either limit in `more` replaces the limit in `sets`; one file cannot hold both.
+    let limit = |k: &str| k == "max_attempts" || k == "max_retries";
+    let replaced = more.iter().any(|(k, _)| limit(k));
+    let kept = sets.iter().filter(|(k, _)| !(replaced && limit(k))).map(|(k, v)| (k.as_str(), v.as_str()));
+    let all: Vec<(&str, &str)> = kept.chain(more.iter().copied()).collect();
+    RetryPolicyConfig::with_sets(None, &all).resolve().unwrap()
 }
 
 proptest! {

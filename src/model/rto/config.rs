@@ -34,8 +34,8 @@
 //! Under linux the durations are rounded up to whole jiffies, as the kernel stores them
 //! (`usecs_to_jiffies` rounds up); [`RtoParams`] holds the rounded values.
 
+use crate::model::config_error::ConfigErrors;
 use crate::model::fraction;
-use crate::model::setting::{parse_bool, parse_u32};
 use std::fmt;
 use std::str::FromStr;
 
@@ -144,6 +144,10 @@ pub const RTO_KEYS: &[&str] = &[
     "retries2",
 ];
 
+/// `sysctl_tcp_syn_retries` and `sysctl_tcp_retries2`, also used under rfc6298.
+const DEFAULT_SYN_RETRIES: u32 = 6;
+const DEFAULT_RETRIES2: u32 = 15;
+
 /// `MAX_TCP_SYNCNT`: the kernel's limit for tcp_syn_retries and tcp_syn_linear_timeouts.
 const MAX_TCP_SYNCNT: u32 = 127;
 
@@ -198,70 +202,66 @@ fn secs(s: u64) -> SimDuration {
     SimDuration::from_secs(s)
 }
 
-struct Errors(Vec<(String, String)>);
+fn fixed_by_linux(errs: &mut ConfigErrors, key: &str, set: bool, why: &str) {
+    if set {
+        errs.push(key, format!("does not apply to profile linux: {why}"));
+    }
+}
 
-impl Errors {
-    fn push(&mut self, key: &str, message: impl Into<String>) {
-        self.0.push((key.to_string(), message.into()));
-    }
-    fn fixed_by_linux(&mut self, key: &str, set: bool, why: &str) {
-        if set {
-            self.push(key, format!("does not apply to profile linux: {why}"));
-        }
-    }
-    fn linux_only(&mut self, key: &str, set: bool) {
-        if set {
-            self.push(key, "applies to profile linux only");
-        }
+fn linux_only(errs: &mut ConfigErrors, key: &str, set: bool) {
+    if set {
+        errs.push(key, "applies to profile linux only");
     }
 }
 
 impl RtoConfig {
-    /// Applies `--set key=value` from the command line, same names as the file
-    /// ("min_rto", "hz", …). Durations in human form ("200ms"); booleans `true`/`false`.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let v = value.trim();
-        let dur = SimDuration::parse;
-        let result = match key.trim() {
-            "profile" => v.parse().map(|p| self.profile = p),
-            "initial_rto" => dur(v).map(|d| self.initial_rto = Some(d)),
-            "min_rto" => dur(v).map(|d| self.min_rto = Some(d)),
-            "max_rto" => dur(v).map(|d| self.max_rto = Some(d)),
-            "fallback_rto" => dur(v).map(|d| self.fallback_rto = Some(d)),
-            "alpha" => fraction::parse(v).map(|x| self.alpha = Some(x)),
-            "beta" => fraction::parse(v).map(|x| self.beta = Some(x)),
-            "k" => parse_u32(v).map(|x| self.k = Some(x)),
-            "granularity" => dur(v).map(|d| self.granularity = Some(d)),
-            "hz" => parse_u32(v).map(|x| self.hz = Some(x)),
-            "clear_after_backoffs" => parse_u32(v).map(|x| self.clear_after_backoffs = Some(x)),
-            "karn" => parse_bool(v).map(|b| self.karn = Some(b)),
-            "timestamps" => parse_bool(v).map(|b| self.timestamps = Some(b)),
-            "sample_every_ack" => parse_bool(v).map(|b| self.sample_every_ack = Some(b)),
-            "nonconformant" => parse_bool(v).map(|b| self.nonconformant = Some(b)),
-            "syn_linear_timeouts" => parse_u32(v).map(|x| self.syn_linear_timeouts = Some(x)),
-            "syn_retries" => parse_u32(v).map(|x| self.syn_retries = Some(x)),
-            "retries2" => parse_u32(v).map(|x| self.retries2 = Some(x)),
-            other => {
-                return Err(format!("`{other}` is not an RTO setting (known: {})", RTO_KEYS.join(", ")));
-            }
-        };
-        result.map_err(|e| format!("{}: {e}", key.trim()))
-    }
-
     /// Checks the combination and fills defaults from the profile. Every problem is
-    /// reported, each naming its key, e.g. `("max_rto", "must be at least min_rto (1s)")`.
-    pub fn resolve(&self) -> Result<RtoParams, Vec<(String, String)>> {
-        let mut errs = Errors(Vec::new());
-        let params = match self.profile {
-            RtoProfile::Rfc6298 => self.resolve_rfc6298(&mut errs),
-            RtoProfile::Linux => self.resolve_linux(&mut errs),
-        };
-        if errs.0.is_empty() { Ok(params) } else { Err(errs.0) }
+    /// reported, each naming its key, e.g. `max_rto`: "must be at least min_rto (1s)".
+    pub fn resolve(&self) -> Result<RtoParams, ConfigErrors> {
+        let mut errs = ConfigErrors::new();
+        self.refuse_unmodelled_budgets(&mut errs);
+        let params = self.resolve_params(&mut errs);
+        errs.into_result(params)
     }
 
-    fn resolve_rfc6298(&self, errs: &mut Errors) -> RtoParams {
-        errs.linux_only("hz", self.hz.is_some());
-        errs.linux_only("syn_linear_timeouts", self.syn_linear_timeouts.is_some());
+    fn resolve_params(&self, errs: &mut ConfigErrors) -> RtoParams {
+        match self.profile {
+            RtoProfile::Rfc6298 => self.resolve_rfc6298(errs),
+            RtoProfile::Linux => self.resolve_linux(errs),
+        }
+    }
+
+    /// The sender does not give up yet (nothing calls [`RtoParams::gives_up`]), so a
+    /// budget other than the default would be accepted and silently ignored: refuse it
+    /// until connections are modelled to abort.
+    fn refuse_unmodelled_budgets(&self, errs: &mut ConfigErrors) {
+        for (key, value, default) in
+            [("syn_retries", self.syn_retries, DEFAULT_SYN_RETRIES), ("retries2", self.retries2, DEFAULT_RETRIES2)]
+        {
+            if let Some(v) = value.filter(|v| *v != default) {
+                errs.push(
+                    key,
+                    format!(
+                        "is not modelled yet: connections never give up retransmitting, so {v} would be \
+                         ignored (leave it out, or write the default {default})"
+                    ),
+                );
+            }
+        }
+    }
+
+    /// [`resolve`](Self::resolve) without refusing the give-up budgets, for the tests of
+    /// [`RtoParams::gives_up`] itself.
+    #[cfg(test)]
+    pub(crate) fn resolve_with_budgets(&self) -> Result<RtoParams, ConfigErrors> {
+        let mut errs = ConfigErrors::new();
+        let params = self.resolve_params(&mut errs);
+        errs.into_result(params)
+    }
+
+    fn resolve_rfc6298(&self, errs: &mut ConfigErrors) -> RtoParams {
+        linux_only(errs, "hz", self.hz.is_some());
+        linux_only(errs, "syn_linear_timeouts", self.syn_linear_timeouts.is_some());
         let nonconformant = self.nonconformant.unwrap_or(false);
         let p = RtoParams {
             profile: RtoProfile::Rfc6298,
@@ -280,8 +280,8 @@ impl RtoConfig {
             sample_every_ack: self.sample_every_ack.unwrap_or(false),
             nonconformant,
             syn_linear_timeouts: 0,
-            syn_retries: self.syn_retries.unwrap_or(6),
-            retries2: self.retries2.unwrap_or(15),
+            syn_retries: self.syn_retries.unwrap_or(DEFAULT_SYN_RETRIES),
+            retries2: self.retries2.unwrap_or(DEFAULT_RETRIES2),
             _resolved: (),
         };
         for (key, gain) in [("alpha", p.alpha), ("beta", p.beta)] {
@@ -320,13 +320,14 @@ impl RtoConfig {
         p
     }
 
-    fn resolve_linux(&self, errs: &mut Errors) -> RtoParams {
+    fn resolve_linux(&self, errs: &mut ConfigErrors) -> RtoParams {
         let shift = "tcp_rtt_estimator fixes it with shifts (use profile rfc6298 to vary it)";
-        errs.fixed_by_linux("alpha", self.alpha.is_some(), shift);
-        errs.fixed_by_linux("beta", self.beta.is_some(), shift);
-        errs.fixed_by_linux("k", self.k.is_some(), shift);
-        errs.fixed_by_linux("granularity", self.granularity.is_some(), "it is one jiffy; set hz");
-        errs.fixed_by_linux(
+        fixed_by_linux(errs, "alpha", self.alpha.is_some(), shift);
+        fixed_by_linux(errs, "beta", self.beta.is_some(), shift);
+        fixed_by_linux(errs, "k", self.k.is_some(), shift);
+        fixed_by_linux(errs, "granularity", self.granularity.is_some(), "it is one jiffy; set hz");
+        fixed_by_linux(
+            errs,
             "clear_after_backoffs",
             self.clear_after_backoffs.is_some(),
             "the kernel never clears srtt/rttvar on backoff",
@@ -356,8 +357,8 @@ impl RtoConfig {
             sample_every_ack: self.sample_every_ack.unwrap_or(true),
             nonconformant,
             syn_linear_timeouts: self.syn_linear_timeouts.unwrap_or(4),
-            syn_retries: self.syn_retries.unwrap_or(6),
-            retries2: self.retries2.unwrap_or(15),
+            syn_retries: self.syn_retries.unwrap_or(DEFAULT_SYN_RETRIES),
+            retries2: self.retries2.unwrap_or(DEFAULT_RETRIES2),
             _resolved: (),
         };
         if p.syn_linear_timeouts > MAX_TCP_SYNCNT {
@@ -377,7 +378,7 @@ impl RtoConfig {
     }
 
     /// Rules both profiles share.
-    fn check_common(&self, p: &RtoParams, errs: &mut Errors) {
+    fn check_common(&self, p: &RtoParams, errs: &mut ConfigErrors) {
         if p.max_rto < p.min_rto {
             errs.push("max_rto", format!("must be at least min_rto ({})", p.min_rto));
         }
@@ -401,24 +402,21 @@ impl RtoConfig {
 impl RtoConfig {
     /// A profile with `--set`-style overrides; panics on a bad key, as tests want.
     pub(crate) fn with_sets(profile: RtoProfile, sets: &[(&str, &str)]) -> RtoConfig {
-        let mut c = RtoConfig { profile, ..RtoConfig::default() };
-        for (k, v) in sets {
-            c.set(k, v).unwrap();
-        }
-        c
+        crate::scenario::sets::tests::with_sets(&format!("profile = \"{profile}\""), sets)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::sets::tests::set_error;
 
     fn cfg(profile: RtoProfile, sets: &[(&str, &str)]) -> RtoConfig {
         RtoConfig::with_sets(profile, sets)
     }
 
-    fn keys(errs: &[(String, String)]) -> Vec<&str> {
-        errs.iter().map(|(k, _)| k.as_str()).collect()
+    fn keys(errs: &ConfigErrors) -> Vec<&str> {
+        errs.keys()
     }
 
     #[test]
@@ -464,14 +462,14 @@ mod tests {
     #[test]
     fn max_below_min_names_max_rto() {
         let errs = cfg(RtoProfile::Rfc6298, &[("max_rto", "500ms"), ("nonconformant", "true")]).resolve().unwrap_err();
-        assert!(errs.contains(&("max_rto".into(), "must be at least min_rto (1s)".into())), "{errs:?}");
+        assert!(errs.pairs().contains(&("max_rto".into(), "must be at least min_rto (1s)".into())), "{errs:?}");
     }
 
     #[test]
     fn rfc6298_2_5_max_below_60s_needs_nonconformant() {
         let errs = cfg(RtoProfile::Rfc6298, &[("max_rto", "30s")]).resolve().unwrap_err();
         assert_eq!(keys(&errs), ["max_rto"]);
-        assert!(errs[0].1.contains("nonconformant = true"));
+        assert!(errs.pairs()[0].1.contains("nonconformant = true"));
         let p = cfg(RtoProfile::Rfc6298, &[("max_rto", "30s"), ("nonconformant", "true")]);
         assert_eq!(p.resolve().unwrap().max_rto, secs(30));
     }
@@ -514,7 +512,7 @@ mod tests {
     #[test]
     fn initial_rto_must_fit_between_min_and_max() {
         let errs = cfg(RtoProfile::Rfc6298, &[("initial_rto", "90s")]).resolve().unwrap_err();
-        assert_eq!(errs, [("initial_rto".into(), "must be at most max_rto (1min)".into())]);
+        assert_eq!(errs.pairs(), [("initial_rto".into(), "must be at most max_rto (1min)".into())]);
         let errs = cfg(RtoProfile::Rfc6298, &[("initial_rto", "0s")]).resolve().unwrap_err();
         assert_eq!(keys(&errs), ["initial_rto"]);
     }
@@ -533,39 +531,53 @@ mod tests {
 
     #[test]
     fn set_parses_every_key_and_names_it_in_errors() {
-        let mut c = RtoConfig::default();
-        for (k, v) in [
-            ("profile", "linux"),
-            ("initial_rto", "2s"),
-            ("min_rto", "100ms"),
-            ("max_rto", "2min"),
-            ("fallback_rto", "3s"),
-            ("hz", "1000"),
-            ("karn", "true"),
-            ("timestamps", "false"),
-            ("sample_every_ack", "false"),
-            ("nonconformant", "false"),
-            ("syn_linear_timeouts", "0"),
-            ("syn_retries", "3"),
-            ("retries2", "8"),
-        ] {
-            c.set(k, v).unwrap();
-        }
+        let c = cfg(
+            RtoProfile::Rfc6298,
+            &[
+                ("profile", "linux"),
+                ("initial_rto", "2s"),
+                ("min_rto", "100ms"),
+                ("max_rto", "2min"),
+                ("fallback_rto", "3s"),
+                ("hz", "1000"),
+                ("karn", "true"),
+                ("timestamps", "false"),
+                ("sample_every_ack", "false"),
+                ("nonconformant", "false"),
+                ("syn_linear_timeouts", "0"),
+                ("syn_retries", "6"),
+                ("retries2", "15"),
+            ],
+        );
         assert_eq!(c.profile, RtoProfile::Linux);
         assert_eq!(c.max_rto, Some(secs(120)));
         assert_eq!(c.hz, Some(1000));
-        assert_eq!(c.retries2, Some(8));
+        assert_eq!(c.retries2, Some(15));
         assert!(c.resolve().is_ok());
 
-        assert_eq!(
-            c.set("min_rto", "5").unwrap_err(),
-            "min_rto: `5` has no unit: write e.g. \"5s\" or \"5ms\" (units: ns, us, ms, s, min, h)"
+        let err = set_error::<RtoConfig>;
+        assert!(err("min_rto", "5").starts_with("--set min_rto=5: min_rto: "), "{}", err("min_rto", "5"));
+        assert!(err("karn", "yes").starts_with("--set karn=yes: karn: wrong type"), "{}", err("karn", "yes"));
+        assert!(err("hz", "-1").starts_with("--set hz=-1: hz: "));
+        assert!(err("alpha", "NaN").starts_with("--set alpha=NaN: alpha: "));
+        assert!(
+            err("profile", "bsd").contains("unknown variant `bsd`, expected `rfc6298` or `linux`"),
+            "{}",
+            err("profile", "bsd")
         );
-        assert!(c.set("karn", "yes").unwrap_err().starts_with("karn: `yes` is not a boolean"));
-        assert!(c.set("hz", "-1").unwrap_err().starts_with("hz: "));
-        assert!(c.set("alpha", "NaN").unwrap_err().starts_with("alpha: "));
-        assert!(c.set("profile", "bsd").unwrap_err().contains("rfc6298 or linux"));
-        assert!(c.set("rto_min", "1s").unwrap_err().contains("known: profile, initial_rto"));
+        assert!(err("rto_min", "1s").contains("unknown key `rto_min`, expected one of `profile`, `initial_rto`"));
+    }
+
+    #[test]
+    fn give_up_budgets_other_than_the_default_are_refused_as_not_modelled() {
+        for profile in [RtoProfile::Rfc6298, RtoProfile::Linux] {
+            let errs = cfg(profile, &[("syn_retries", "3"), ("retries2", "1")]).resolve().unwrap_err();
+            assert_eq!(keys(&errs), ["syn_retries", "retries2"]);
+            assert!(errs.message("retries2").unwrap().contains("not modelled yet"), "{errs}");
+            assert!(errs.message("syn_retries").unwrap().contains("default 6"), "{errs}");
+            // The defaults written out are what runs, so they are accepted.
+            assert!(cfg(profile, &[("syn_retries", "6"), ("retries2", "15")]).resolve().is_ok());
+        }
     }
 
     #[test]

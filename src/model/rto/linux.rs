@@ -251,11 +251,7 @@ mod tests {
     }
 
     fn linux(sets: &[(&str, &str)]) -> Linux {
-        let mut c = RtoConfig { profile: RtoProfile::Linux, ..RtoConfig::default() };
-        for (k, v) in sets {
-            c.set(k, v).unwrap();
-        }
-        Linux::new(&c.resolve().unwrap())
+        Linux::new(&RtoConfig::with_sets(RtoProfile::Linux, sets).resolve().unwrap())
     }
 
     /// (srtt_us, mdev_us, mdev_max_us, rttvar_us): the kernel's scaled fields.

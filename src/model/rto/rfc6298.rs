@@ -201,11 +201,7 @@ mod tests {
     }
 
     fn est(sets: &[(&str, &str)]) -> Rfc6298 {
-        let mut c = RtoConfig::default();
-        for (k, v) in sets {
-            c.set(k, v).unwrap();
-        }
-        Rfc6298::new(&c.resolve().unwrap())
+        Rfc6298::new(&RtoConfig::with_sets(super::super::RtoProfile::Rfc6298, sets).resolve().unwrap())
     }
 
     /// min 0 (nonconformant), so the RFC formula shows through (2.4)'s 1 s floor.

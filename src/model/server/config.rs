@@ -2,6 +2,7 @@
 //! the type system cannot make. Every key is optional: an empty `[server]` is a server
 //! that is always up, accepts every handshake at once and sends SETTINGS at once.
 
+use crate::model::config_error::ConfigErrors;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::time::SimDuration;
@@ -143,9 +144,9 @@ impl Default for ServerConfig {
 impl ServerConfig {
     /// Semantic checks the type system cannot make. Each error is (key path relative to
     /// `[server]`, message), e.g. `("accept_rate", "must be … got NaN")`. Empty means valid.
-    pub fn validate(&self) -> Vec<(String, String)> {
-        let mut errors = Vec::new();
-        let mut err = |key: &str, msg: String| errors.push((key.to_string(), msg));
+    pub fn validate(&self) -> ConfigErrors {
+        let mut errors = ConfigErrors::new();
+        let mut err = |key: &str, msg: String| errors.push(key.to_string(), msg);
         match self.accept_rate {
             Some(rate) => {
                 if !(MIN_ACCEPT_RATE..=MAX_ACCEPT_RATE).contains(&rate) {
@@ -304,11 +305,11 @@ duration = "20s"
     }
 
     fn keys(c: &ServerConfig) -> Vec<String> {
-        c.validate().into_iter().map(|(k, _)| k).collect()
+        c.validate().keys().into_iter().map(str::to_string).collect()
     }
 
     fn message(c: &ServerConfig, key: &str) -> String {
-        let errors = c.validate();
+        let errors = c.validate().pairs();
         errors.iter().find(|(k, _)| k == key).unwrap_or_else(|| panic!("no error on {key}: {errors:?}")).1.clone()
     }
 
@@ -330,7 +331,7 @@ duration = "20s"
                 send_settings: true,
             }
         );
-        assert_eq!(c.validate(), vec![]);
+        assert!(c.validate().is_empty());
         assert_eq!(round_trip(&c), c);
     }
 
@@ -340,7 +341,7 @@ duration = "20s"
         assert_eq!(c, ServerConfig::default());
         assert_eq!((c.burst, c.accept_queue, c.send_settings, c.handshake_time), (1, 128, true, SimDuration::ZERO));
         assert_eq!((c.down_behavior, c.overload), (DownBehavior::Refuse, Overload::Refuse));
-        assert_eq!(c.validate(), vec![]);
+        assert!(c.validate().is_empty());
         assert_eq!(round_trip(&c), c);
         let quiet = parse("[server]\nsend_settings = false\naccept_rate = 2.5\n").unwrap();
         assert_eq!(quiet.accept_rate, Some(2.5));
@@ -372,7 +373,7 @@ duration = "20s"
         }
         for rate in [MIN_ACCEPT_RATE, 0.5, 1000.0, MAX_ACCEPT_RATE] {
             let c = ServerConfig { accept_rate: Some(rate), ..ServerConfig::default() };
-            assert_eq!(c.validate(), vec![], "rate {rate}");
+            assert!(c.validate().is_empty(), "rate {rate}");
         }
         // TOML's own nan and inf reach validation, not the parser.
         let c = parse("[server]\naccept_rate = nan\n").unwrap();
@@ -385,7 +386,7 @@ duration = "20s"
         assert_eq!(keys(&c), vec!["burst"]);
         assert!(message(&c, "burst").contains("at least 1"));
         c.burst = 1;
-        assert_eq!(c.validate(), vec![]);
+        assert!(c.validate().is_empty());
     }
 
     #[test]
@@ -400,7 +401,7 @@ duration = "20s"
         let mut c = ServerConfig { drop_after: Some(SimDuration::ZERO), ..ServerConfig::default() };
         assert_eq!(keys(&c), vec!["drop_after"]);
         c.drop_after = Some(s(2));
-        assert_eq!(c.validate(), vec![]);
+        assert!(c.validate().is_empty());
         c.send_settings = false;
         assert!(message(&c, "drop_after").contains("send_settings = false"));
     }
@@ -445,9 +446,9 @@ duration = "20s"
             outage: vec![outage(46, 4), outage(60, 0), outage(70, 1)],
             ..ServerConfig::default()
         };
-        assert_eq!(c.validate(), vec![]);
+        assert!(c.validate().is_empty());
         // An empty outage inside a restart's down time overlaps nothing.
         let c = ServerConfig { restart: vec![restart(10, 30)], outage: vec![outage(20, 0)], ..ServerConfig::default() };
-        assert_eq!(c.validate(), vec![]);
+        assert!(c.validate().is_empty());
     }
 }

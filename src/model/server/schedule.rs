@@ -133,7 +133,7 @@ mod tests {
             outage: vec![Outage { at: s(40), duration: s(5) }, Outage { at: s(60), duration: s(0) }],
             ..ServerConfig::default()
         };
-        assert_eq!(c.validate(), vec![]);
+        assert!(c.validate().is_empty());
         ServerSchedule::new(&c)
     }
 

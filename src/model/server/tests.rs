@@ -32,7 +32,7 @@ fn outage(at: u64, duration: u64) -> Outage {
 }
 
 fn server(config: ServerConfig) -> Server {
-    assert_eq!(config.validate(), vec![]);
+    assert!(config.validate().is_empty(), "{}", config.validate());
     Server::new(&config)
 }
 
@@ -451,7 +451,7 @@ proptest! {
 
     #[test]
     fn generated_configs_are_valid_and_round_trip_through_toml(c in server_config()) {
-        prop_assert_eq!(c.validate(), vec![]);
+        prop_assert!(c.validate().is_empty(), "{}", c.validate());
         #[derive(serde::Serialize, serde::Deserialize)]
         struct File { server: ServerConfig }
         let text = toml::to_string(&File { server: c.clone() }).unwrap();

@@ -5,6 +5,7 @@ pub mod receiver;
 pub mod segment;
 pub mod sender;
 
+use crate::model::config_error::ConfigErrors;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::time::SimDuration;
@@ -68,23 +69,23 @@ fn default_segment_size() -> u32 {
 
 impl TcpConfig {
     /// Checks the type system cannot make; keys relative to `[tcp]`.
-    pub fn validate(&self) -> Vec<(String, String)> {
-        let mut errors = Vec::new();
+    pub fn validate(&self) -> ConfigErrors {
+        let mut errors = ConfigErrors::new();
         if self.clients == 0 {
-            errors.push(("clients".into(), "must be at least 1".into()));
+            errors.push("clients", "must be at least 1");
         }
         if self.window == 0 {
-            errors.push(("window".into(), "must be at least 1 segment".into()));
+            errors.push("window", "must be at least 1 segment");
         }
         if self.segment_size == 0 {
-            errors.push(("segment_size".into(), "must be at least 1 byte".into()));
+            errors.push("segment_size", "must be at least 1 byte");
         }
         match self.workload {
             Workload::Transfer { segments: 0 } => {
-                errors.push(("workload.segments".into(), "must be at least 1".into()));
+                errors.push("workload.segments", "must be at least 1");
             }
             Workload::Steady { interval } if interval == SimDuration::ZERO => {
-                errors.push(("workload.interval".into(), "must be longer than 0s".into()));
+                errors.push("workload.interval", "must be longer than 0s");
             }
             _ => {}
         }
