@@ -72,14 +72,7 @@ impl ReportError {
 }
 
 pub use crate::metrics::catalogue::Better;
-use crate::metrics::catalogue::{self, Model};
-
-/// Whether lower or higher is better for `metric`, by its id alone; `None` for metrics
-/// that are neither (e.g. `rtt_samples`, `max_rto`, `final_srtt`) or unknown, which
-/// reports leave unranked.
-pub fn direction(metric: &str) -> Option<Better> {
-    catalogue::better(metric, &[])
-}
+use crate::metrics::catalogue::Model;
 
 /// The models of the runs in `data`, from each variant's `model` parameter, so metric
 /// ids read with their model's meaning.
