@@ -491,8 +491,26 @@ fn rto_caption(data: &RunSet) -> String {
     if has("timeout") {
         s.push_str("; a red × marks a timer expiry, at the RTO it fired with");
     }
-    if has("retransmit") {
-        s.push_str("; purple triangles in the strip under each panel mark retransmissions");
+    if has("spurious_timeout") {
+        s.push_str(
+            "; a black ring on the RTO line marks where F-RTO found the last timeout spurious \
+             and undid it",
+        );
+    }
+    match (has("retransmit"), has("probe")) {
+        (true, false) => s.push_str("; purple triangles in the strip under each panel mark retransmissions"),
+        (false, true) => s.push_str("; sky-blue dots in the strip under each panel mark tail loss probes"),
+        (true, true) => s.push_str(
+            "; in the strip under each panel, purple triangles mark retransmissions and sky-blue \
+             dots (a row of their own) tail loss probes",
+        ),
+        (false, false) => {}
+    }
+    if has("aborted") {
+        s.push_str(
+            "; a black vertical line marks where the connection gave up retransmitting \
+             (aborted), after which nothing happens on it",
+        );
     }
     s.push('.');
     if data.variants.iter().any(|v| !v.blackouts.is_empty()) {

@@ -34,6 +34,10 @@ struct Tally {
     retransmissions: u64,
     timeouts: u64,
     spurious: u64,
+    probes: u64,
+    spurious_timeouts: u64,
+    /// How long the connection waited on unacknowledged data before giving up.
+    aborted: Option<SimDuration>,
     samples: u64,
     max_rto: SimDuration,
     /// The RTO in force (the estimator's value, backoff included, whether or not the
@@ -142,6 +146,21 @@ impl TcpWorld<'_> {
             ObservationKind::Timeout => {
                 tally.timeouts += 1;
                 ("timeout", None, None)
+            }
+            ObservationKind::Probe { seq, retransmit } => {
+                tally.probes += 1;
+                tally.retransmissions += u64::from(retransmit);
+                ("probe", Some(seq), None)
+            }
+            ObservationKind::SpuriousTimeout => {
+                tally.spurious_timeouts += 1;
+                ("spurious_timeout", None, None)
+            }
+            ObservationKind::Aborted { waited } => {
+                tally.aborted = Some(waited);
+                // The connection is gone: no RTO is in force after this.
+                tally.rto_held.finish(now);
+                ("aborted", None, None)
             }
             ObservationKind::Established => ("established", None, None),
             ObservationKind::Finished => {
@@ -335,6 +354,10 @@ fn metrics(world: &TcpWorld<'_>, horizon: SimDuration) -> Vec<MetricValue> {
         MetricValue::new("retransmissions", "count", mean(&|c| c.tally.retransmissions as f64)),
         MetricValue::new("timeouts", "count", mean(&|c| c.tally.timeouts as f64)),
         MetricValue::new("spurious_retransmissions", "count", mean(&|c| c.tally.spurious as f64)),
+        MetricValue::new("tail_loss_probes", "count", mean(&|c| c.tally.probes as f64)),
+        MetricValue::new("spurious_timeouts_detected", "count", mean(&|c| c.tally.spurious_timeouts as f64)),
+        MetricValue::new("aborted", "fraction", mean(&|c| f64::from(u8::from(c.tally.aborted.is_some())))),
+        MetricValue::maybe("time_to_abort", "s", mean_some(&|c| c.tally.aborted.map(|d| d.as_secs_f64()))),
         MetricValue::new("rtt_samples", "count", mean(&|c| c.tally.samples as f64)),
         MetricValue::new("max_rto", "s", mean(&|c| c.tally.max_rto.as_secs_f64())),
         MetricValue::maybe("rto_mean", "s", mean_some(&|c| c.tally.rto_held.mean().map(|ns| ns / 1e9))),

@@ -146,11 +146,11 @@ fn a_run_over_its_event_budget_fails_with_exit_1_and_keeps_earlier_results() {
 }
 
 #[test]
-fn tcp_give_up_budgets_are_refused_as_not_modelled_with_their_place() {
-    // Nothing makes a connection give up yet: retries2 = 1 and = 15 would run the same.
-    let err = refuse(&GOOD.replace("[path]\n", "[tcp.rto]\nretries2 = 1\n\n[path]\n"));
-    assert!(err.contains("bad.toml:10:12: key `tcp.rto.retries2`"), "{err}");
-    assert!(err.contains("not modelled yet"), "{err}");
-    let err = refuse(&GOOD.replace("[path]\n", "[tcp.rto]\nsyn_retries = 2\n\n[path]\n"));
-    assert!(err.contains("key `tcp.rto.syn_retries`: is not modelled yet"), "{err}");
+fn tcp_give_up_budgets_and_linux_limits_are_checked_with_their_place() {
+    let err = refuse(&GOOD.replace("[path]\n", "[tcp.rto]\nsyn_retries = 0\n\n[path]\n"));
+    assert!(err.contains("bad.toml:10:15: key `tcp.rto.syn_retries`: must be from 1 to 127"), "{err}");
+    // Linux's own range for max_rto: net.ipv4.tcp_rto_max_ms accepts 1000 to 120000.
+    let err = refuse(&GOOD.replace("[path]\n", "[tcp.rto]\nprofile = \"linux\"\nmax_rto = \"10min\"\n\n[path]\n"));
+    assert!(err.contains("bad.toml:11:11: key `tcp.rto.max_rto`"), "{err}");
+    assert!(err.contains("net.ipv4.tcp_rto_max_ms"), "{err}");
 }

@@ -43,6 +43,25 @@ fn linux_replay_floors_the_variance_term_at_rto_min() {
 }
 
 #[test]
+fn linux_replay_takes_max_rto_5s_as_net_ipv4_tcp_rto_max_ms_5000_does() {
+    // A host with tcp_rto_max_ms = 5000 is an ordinary Linux host: no nonconformant needed,
+    // and the doubling stops at 5 s (tcp_retransmit_timer: min(icsk_rto << 1, tcp_rto_max)).
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("series.csv");
+    let rows: String = (1..=6).map(|k| format!("{}.0,timeout,\n", k)).collect();
+    std::fs::write(&file, format!("time_s,event,rtt_s\n0.1,sample,0.1\n{rows}")).unwrap();
+    let o = run(&["rto", "replay", file.to_str().unwrap(), "--profile", "linux", "--set", "max_rto=5s"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let rto: Vec<&str> = out.lines().skip(1).map(|l| l.split(',').nth(5).unwrap()).collect();
+    assert_eq!(rto, ["0.300000", "0.600000", "1.200000", "2.400000", "4.800000", "5.000000", "5.000000"]);
+    // rfc6298 keeps its MUST: 5 s is below (2.5)'s 60 s.
+    let o = run(&["rto", "replay", file.to_str().unwrap(), "--set", "max_rto=5s"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("nonconformant"), "{}", text(&o.stderr));
+}
+
+#[test]
 fn set_overrides_use_the_scenario_names() {
     let o = replay(&["--set", "min_rto=200ms", "--set", "nonconformant=true"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
@@ -65,10 +84,10 @@ fn bad_rows_and_bad_settings_exit_2_naming_the_place() {
     let o = replay(&["--set", "nosuchkey=1"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("--set nosuchkey=1: nosuchkey: unknown key `nosuchkey`"), "{}", text(&o.stderr));
-    // Checked as a scenario's [tcp.rto] is: the give-up budgets are not modelled yet.
-    let o = replay(&["--set", "retries2=1"]);
+    // Checked as a scenario's [tcp.rto] is.
+    let o = replay(&["--set", "syn_retries=0"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("--set retries2: is not modelled yet"), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("--set syn_retries: must be from 1 to 127"), "{}", text(&o.stderr));
     let o = replay(&["--profile", "bsd"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("unknown profile `bsd`"), "{}", text(&o.stderr));

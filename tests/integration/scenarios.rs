@@ -38,21 +38,27 @@ fn blackout_rfc6298_doubles_from_one_second_and_retransmits_one_second_after_the
 }
 
 #[test]
-fn blackout_linux_backs_off_from_300ms_and_waits_8_seconds_after_the_link_returns() {
+fn blackout_linux_probes_then_backs_off_from_300ms_and_waits_9_seconds_after_the_link_returns() {
     let (_t, dir) = run_scenario("tcp-blackout", &[]);
-    // Linux: RTO = SRTT + max(rto_min, rttvar) = 100 + 200 ms; doubling 0.6, 1.2 … 38.4 s.
+    // Linux: RTO = SRTT + max(rto_min, rttvar) = 100 + 200 ms. The tail loss probe goes
+    // first (10.3 s); while the application keeps writing, every new segment re-arms the
+    // probe (tcp_write_xmit -> tcp_schedule_loss_probe), so the RTO, overdue since 10.3 s,
+    // fires one jiffy after the second probe timer, once the window is full: 11.108 s.
+    // Then doubling 0.6, 1.2 … 38.4 s.
     let got = timeouts(&dir, "linux");
-    let want = [(10.3, 0.6), (10.9, 1.2), (12.1, 2.4), (14.5, 4.8), (19.3, 9.6), (28.9, 19.2), (48.1, 38.4)];
+    let want =
+        [(11.108, 0.6), (11.708, 1.2), (12.908, 2.4), (15.308, 4.8), (20.108, 9.6), (29.708, 19.2), (48.908, 38.4)];
     assert_eq!(got.len(), want.len(), "{got:?}");
     for ((t, rto), (wt, wrto)) in got.iter().zip(want) {
         assert!(close(*t, wt) && close(*rto, wrto), "{got:?}");
     }
     let s = summary(&dir);
-    assert!(close(metric(&s, "linux", "recovery_lag_blackout1"), 8.1));
+    assert!(close(metric(&s, "linux", "recovery_lag_blackout1"), 8.908));
+    assert_eq!(metric(&s, "linux", "tail_loss_probes"), 1.0);
     // With timestamps the retransmission's own ACK is a valid sample: RTO collapses at once.
     let rows = trace(&dir, "linux");
-    let first = rows.iter().find(|r| r["event"] == "sample" && r["time_s"].parse::<f64>().unwrap() > 48.0).unwrap();
-    assert_eq!((first["time_s"].as_str(), first["rto_s"].as_str()), ("48.200000000", "0.300000000"));
+    let first = rows.iter().find(|r| r["event"] == "sample" && r["time_s"].parse::<f64>().unwrap() > 48.9).unwrap();
+    assert_eq!((first["time_s"].as_str(), first["rto_s"].as_str()), ("49.008000000", "0.300000000"));
 }
 
 #[test]
@@ -84,8 +90,11 @@ fn karn_timestamps_track_the_rtt_best_and_karn_alone_worst() {
     assert!(err("rfc6298-no-karn") < err("rfc6298-karn"));
     // Timestamps make every ACK a sample: about three times as many.
     assert!(metric(&s, "rfc6298-timestamps", "rtt_samples") > 2.5 * metric(&s, "rfc6298-karn", "rtt_samples"));
-    // Linux's tight RTO (200 ms variance floor) fires far more often than the 1 s minimum.
-    assert!(metric(&s, "linux", "timeouts") > 2.0 * metric(&s, "rfc6298-karn", "timeouts"));
+    // Linux's tight timer (200 ms variance floor) fires far more often than the 1 s
+    // minimum; with the tail loss probe on, most of those expiries are probes, not RTOs.
+    let linux_fired = metric(&s, "linux", "timeouts") + metric(&s, "linux", "tail_loss_probes");
+    assert!(linux_fired > 2.0 * metric(&s, "rfc6298-karn", "timeouts"));
+    assert!(metric(&s, "linux", "tail_loss_probes") > metric(&s, "linux", "timeouts"));
 }
 
 #[test]
@@ -109,4 +118,47 @@ fn rtt_above_initial_rto_times_out_once_and_the_backoff_sticks() {
         (acked["time_s"].as_str(), acked["rto_s"].as_str(), acked["backoffs"].as_str()),
         ("1.040000000", "2.000000000", "1")
     );
+}
+
+#[test]
+fn linux_defaults_probe_delays_the_first_rto_and_retries2_aborts_after_the_model_timeout() {
+    let (_t, dir) = run_scenario("tcp-linux-defaults", &[]);
+    let s = summary(&dir);
+    // 30 s blackout from 10 s. Without TLP the 300 ms RTO fires at 10.3 s and the
+    // doubling (0.6 … 38.4 s) puts the first retransmission after 40 s at 48.1 s.
+    assert!(close(timeouts(&dir, "linux-no-tlp")[0].0, 10.3));
+    assert!(close(metric(&s, "linux-no-tlp", "recovery_lag_blackout1"), 8.1));
+    // With TLP the probe goes at 10.3 s and the first RTO waits until 11.108 s: every
+    // segment the application writes re-arms the probe until the window is full.
+    let rows = trace(&dir, "linux");
+    let probe = rows.iter().find(|r| r["event"] == "probe").unwrap();
+    assert_eq!(probe["time_s"], "10.300000000");
+    assert!(close(timeouts(&dir, "linux")[0].0, 11.108));
+    assert!(close(metric(&s, "linux", "recovery_lag_blackout1"), 8.908));
+    // RFC 6298's 1 s floor doubles to 16 s before the link returns: it retries at 41 s.
+    assert!(close(metric(&s, "rfc6298", "recovery_lag_blackout1"), 1.0));
+    for v in ["linux", "linux-no-tlp", "rfc6298"] {
+        assert_eq!(metric(&s, v, "aborted"), 0.0, "{v}");
+    }
+
+    // The path never returns. tcp_write_timeout: the connection dies at the first expiry
+    // at least tcp_model_timeout(15, TCP_RTO_MIN) = 924.6 s after the first retransmission
+    // (retrans_stamp), ip-sysctl.rst's "first RTO which exceeds the hypothetical timeout".
+    let rows = trace(&dir, "linux-blackhole");
+    let at = |e: &str| -> Vec<f64> {
+        rows.iter().filter(|r| r["event"] == e).map(|r| r["time_s"].parse().unwrap()).collect()
+    };
+    let first_retransmission = at("retransmit")[0];
+    let last_timeout = *at("timeout").last().unwrap();
+    let aborted = at("aborted");
+    assert_eq!(aborted.len(), 1);
+    assert!(last_timeout - first_retransmission < 924.6 && aborted[0] - first_retransmission >= 924.6);
+    assert!(close(aborted[0], 1004.108), "{aborted:?}");
+    assert_eq!(metric(&s, "linux-blackhole", "aborted"), 1.0);
+    // Counted from segment 100's first transmission at 10 s.
+    assert!(close(metric(&s, "linux-blackhole", "time_to_abort"), 994.108));
+    // RFC 6298 counts 15 retransmissions: 1+2+4+8+16+32 s, nine at the 60 s cap, and the
+    // sixteenth expiry 60 s later gives up: 663 s after the first send.
+    assert_eq!(metric(&s, "rfc6298-blackhole", "retransmissions"), 15.0);
+    assert!(close(metric(&s, "rfc6298-blackhole", "time_to_abort"), 663.0));
 }

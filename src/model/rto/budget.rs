@@ -21,11 +21,11 @@ use crate::engine::time::SimDuration;
 
 impl RtoParams {
     /// Called when the retransmission timer expires, before retransmitting: `true` means
-    /// abort the connection (ETIMEDOUT) instead. `retransmissions` is how many times the
-    /// oldest unacknowledged segment has already been retransmitted (`icsk_retransmits`,
-    /// reset by forward progress); `since_first_send` is the time since that segment was
-    /// first sent (`now - retrans_stamp`).
-    pub fn gives_up(&self, phase: Phase, retransmissions: u32, since_first_send: SimDuration) -> bool {
+    /// abort the connection (ETIMEDOUT) instead. `retransmissions` is how many RTO
+    /// retransmissions there have been since the last forward progress (`icsk_retransmits`,
+    /// zeroed when an ACK advances snd_una); `since_stamp` is the time since the first of
+    /// them (`now - retrans_stamp`).
+    pub fn gives_up(&self, phase: Phase, retransmissions: u32, since_stamp: SimDuration) -> bool {
         match (self.profile, phase) {
             (RtoProfile::Rfc6298, Phase::SynSent) => retransmissions >= self.syn_retries,
             (RtoProfile::Rfc6298, Phase::Established) => retransmissions >= self.retries2,
@@ -36,25 +36,26 @@ impl RtoParams {
             }
             // retransmits_timed_out: if (!icsk->icsk_retransmits) return false; ...
             (RtoProfile::Linux, Phase::Established) => {
-                retransmissions > 0 && since_first_send >= self.linux_retries2_timeout()
+                retransmissions > 0 && since_stamp >= self.linux_retries2_timeout()
             }
         }
     }
 
     /// `tcp_model_timeout(sk, retries2, TCP_RTO_MIN)`, in jiffies converted to time.
-    fn linux_retries2_timeout(&self) -> SimDuration {
+    pub(crate) fn linux_retries2_timeout(&self) -> SimDuration {
         let hz = self.hz.unwrap_or(250);
-        let base = u128::from(ns_to_jiffies(self.min_rto, hz).max(1));
-        let max = u128::from(ns_to_jiffies(self.max_rto, hz));
+        // #define TCP_RTO_MIN ((unsigned)(HZ/5)): the constant, not the route or sysctl value.
+        let base = u128::from(hz / 5).max(1);
+        let max = u128::from(ns_to_jiffies(self.max_rto, hz)); // tcp_rto_max(sk)
         let boundary = self.retries2;
-        // linear_backoff_thresh = ilog2(TCP_RTO_MAX / rto_base);
+        // linear_backoff_thresh = ilog2(tcp_rto_max(sk) / rto_base);
         let thresh = (max / base).checked_ilog2().unwrap_or(0);
         let j = if boundary <= thresh {
             // timeout = ((2 << boundary) - 1) * rto_base;
             ((2u128 << boundary) - 1) * base
         } else {
             // timeout = ((2 << linear_backoff_thresh) - 1) * rto_base +
-            //           (boundary - linear_backoff_thresh) * TCP_RTO_MAX;
+            //           (boundary - linear_backoff_thresh) * tcp_rto_max(sk);
             ((2u128 << thresh) - 1) * base + u128::from(boundary - thresh) * max
         };
         jiffies_to_ns(j.min(u128::from(u64::MAX)) as u64, hz)
@@ -67,7 +68,7 @@ mod tests {
     use crate::model::rto::RtoConfig;
 
     fn params(profile: RtoProfile, sets: &[(&str, &str)]) -> RtoParams {
-        RtoConfig::with_sets(profile, sets).resolve_with_budgets().unwrap()
+        RtoConfig::with_sets(profile, sets).resolve().unwrap()
     }
 
     fn s(x: f64) -> SimDuration {
@@ -97,6 +98,17 @@ mod tests {
         // retries2 = 3 ≤ thresh: (2^4 − 1)·200 ms = 3 s.
         let p = params(RtoProfile::Linux, &[("retries2", "3")]);
         assert_eq!(p.linux_retries2_timeout(), s(3.0));
+        // rto_base is TCP_RTO_MIN whatever the route's rto_min: a 1 s floor changes nothing.
+        let p = params(RtoProfile::Linux, &[("min_rto", "1s")]);
+        assert_eq!(p.linux_retries2_timeout(), s(924.6));
+    }
+
+    #[test]
+    fn linux_tcp_rto_max_ms_5000_shortens_the_model_timeout() {
+        // tcp_model_timeout uses tcp_rto_max(sk) since 6.15: thresh = ilog2(1250 / 50) = 4;
+        // (2^5 − 1)·50 + (15 − 4)·1250 = 1550 + 13750 = 15300 jiffies = 61.2 s.
+        let p = params(RtoProfile::Linux, &[("max_rto", "5s")]);
+        assert_eq!(p.linux_retries2_timeout(), s(61.2));
     }
 
     #[test]

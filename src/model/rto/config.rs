@@ -22,11 +22,19 @@
 //! | `syn_linear_timeouts` | - (5.5 doubles every time) | 4 |
 //! | `syn_retries` | 6 | 6 (`sysctl_tcp_syn_retries`) |
 //! | `retries2` | 15 | 15 (`sysctl_tcp_retries2`) |
+//! | `tlp` | false (RFC 8985 section 7 when on) | true (`sysctl_tcp_early_retrans` = 3) |
+//! | `frto` | false (RFC 5682 when on) | true (`sysctl_tcp_frto` = 2) |
 //!
-//! `nonconformant = true` is required for anything RFC 6298 forbids or fixes with a MUST:
-//! `max_rto` below 60 s (2.5), `min_rto` below 1 s (2.4, rfc6298 only: linux's 200 ms is
-//! the profile's point), `k` other than 4 (2.2), `karn = false` (3) and `fallback_rto`
-//! below 3 s (5.7). α, β and the initial RTO are SHOULDs and may be changed freely.
+//! Under rfc6298, `nonconformant = true` is required for anything RFC 6298 forbids or
+//! fixes with a MUST: `max_rto` below 60 s (2.5), `min_rto` below 1 s (2.4), `k` other
+//! than 4 (2.2), `karn = false` (3) and `fallback_rto` below 3 s (5.7). α, β and the
+//! initial RTO are SHOULDs and may be changed freely.
+//!
+//! Under linux the limits are the kernel's, as a host's sysctls allow them, not RFC
+//! 6298's: `max_rto` from 1 s to 120 s (`net.ipv4.tcp_rto_max_ms`, 1000–120000) and
+//! `min_rto` from 1 µs (`net.ipv4.tcp_rto_min_us` ≥ 1, or a route's `rto_min`) up to
+//! `max_rto`. Only `karn = false` still needs `nonconformant = true`: no kernel setting
+//! turns Karn's rule off.
 //!
 //! `k` is an integer: every implementation uses K = 4, an integer K keeps RTO exact in
 //! nanoseconds, and K = 0 (RTO = SRTT + G) is still expressible for ablations.
@@ -120,6 +128,12 @@ pub struct RtoConfig {
     /// Data retransmission budget (see [`RtoParams::gives_up`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retries2: Option<u32>,
+    /// Tail loss probes (RFC 8985 section 7; see `model::tcp::tlp`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tlp: Option<bool>,
+    /// Spurious-timeout detection (RFC 5682; see `model::tcp::recovery`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frto: Option<bool>,
 }
 
 /// The keys `set` accepts: the same names as the file.
@@ -142,6 +156,8 @@ pub const RTO_KEYS: &[&str] = &[
     "syn_linear_timeouts",
     "syn_retries",
     "retries2",
+    "tlp",
+    "frto",
 ];
 
 /// `sysctl_tcp_syn_retries` and `sysctl_tcp_retries2`, also used under rfc6298.
@@ -150,6 +166,9 @@ const DEFAULT_RETRIES2: u32 = 15;
 
 /// `MAX_TCP_SYNCNT`: the kernel's limit for tcp_syn_retries and tcp_syn_linear_timeouts.
 const MAX_TCP_SYNCNT: u32 = 127;
+
+/// `net.ipv4.tcp_rto_max_ms` accepts 1000 to `TCP_RTO_MAX_SEC` · 1000 (sysctl_net_ipv4.c).
+const LINUX_MAX_RTO_RANGE: (u64, u64) = (1, 120);
 
 /// The resolved parameters: every constant concrete, defaults included. Only
 /// [`RtoConfig::resolve`] makes these, so an estimator never sees an unchecked set.
@@ -184,6 +203,10 @@ pub struct RtoParams {
     pub syn_linear_timeouts: u32,
     pub syn_retries: u32,
     pub retries2: u32,
+    /// Send tail loss probes before the RTO fires.
+    pub tlp: bool,
+    /// Detect spurious timeouts with F-RTO and undo them.
+    pub frto: bool,
     /// Private so that only `resolve` builds a `RtoParams`.
     #[serde(skip)]
     _resolved: (),
@@ -219,7 +242,6 @@ impl RtoConfig {
     /// reported, each naming its key, e.g. `max_rto`: "must be at least min_rto (1s)".
     pub fn resolve(&self) -> Result<RtoParams, ConfigErrors> {
         let mut errs = ConfigErrors::new();
-        self.refuse_unmodelled_budgets(&mut errs);
         let params = self.resolve_params(&mut errs);
         errs.into_result(params)
     }
@@ -229,34 +251,6 @@ impl RtoConfig {
             RtoProfile::Rfc6298 => self.resolve_rfc6298(errs),
             RtoProfile::Linux => self.resolve_linux(errs),
         }
-    }
-
-    /// The sender does not give up yet (nothing calls [`RtoParams::gives_up`]), so a
-    /// budget other than the default would be accepted and silently ignored: refuse it
-    /// until connections are modelled to abort.
-    fn refuse_unmodelled_budgets(&self, errs: &mut ConfigErrors) {
-        for (key, value, default) in
-            [("syn_retries", self.syn_retries, DEFAULT_SYN_RETRIES), ("retries2", self.retries2, DEFAULT_RETRIES2)]
-        {
-            if let Some(v) = value.filter(|v| *v != default) {
-                errs.push(
-                    key,
-                    format!(
-                        "is not modelled yet: connections never give up retransmitting, so {v} would be \
-                         ignored (leave it out, or write the default {default})"
-                    ),
-                );
-            }
-        }
-    }
-
-    /// [`resolve`](Self::resolve) without refusing the give-up budgets, for the tests of
-    /// [`RtoParams::gives_up`] itself.
-    #[cfg(test)]
-    pub(crate) fn resolve_with_budgets(&self) -> Result<RtoParams, ConfigErrors> {
-        let mut errs = ConfigErrors::new();
-        let params = self.resolve_params(&mut errs);
-        errs.into_result(params)
     }
 
     fn resolve_rfc6298(&self, errs: &mut ConfigErrors) -> RtoParams {
@@ -282,6 +276,8 @@ impl RtoConfig {
             syn_linear_timeouts: 0,
             syn_retries: self.syn_retries.unwrap_or(DEFAULT_SYN_RETRIES),
             retries2: self.retries2.unwrap_or(DEFAULT_RETRIES2),
+            tlp: self.tlp.unwrap_or(false),
+            frto: self.frto.unwrap_or(false),
             _resolved: (),
         };
         for (key, gain) in [("alpha", p.alpha), ("beta", p.beta)] {
@@ -359,19 +355,29 @@ impl RtoConfig {
             syn_linear_timeouts: self.syn_linear_timeouts.unwrap_or(4),
             syn_retries: self.syn_retries.unwrap_or(DEFAULT_SYN_RETRIES),
             retries2: self.retries2.unwrap_or(DEFAULT_RETRIES2),
+            tlp: self.tlp.unwrap_or(true),
+            frto: self.frto.unwrap_or(true),
             _resolved: (),
         };
         if p.syn_linear_timeouts > MAX_TCP_SYNCNT {
             errs.push("syn_linear_timeouts", format!("must be at most {MAX_TCP_SYNCNT} (MAX_TCP_SYNCNT)"));
         }
-        let allow = "; set nonconformant = true to allow it";
-        if !nonconformant {
-            if p.max_rto < secs(60) {
-                errs.push("max_rto", format!("is below 60s, which RFC 6298 (2.5) forbids{allow}"));
-            }
-            if !p.karn {
-                errs.push("karn", format!("RFC 6298 (3) requires Karn's algorithm{allow}"));
-            }
+        // The kernel's own ranges: what a host's sysctls and route options accept.
+        let (lo, hi) = LINUX_MAX_RTO_RANGE;
+        if self.max_rto.is_some_and(|m| m < secs(lo) || m > secs(hi)) {
+            errs.push(
+                "max_rto",
+                format!(
+                    "must be from {lo}s to {hi}s under linux, as net.ipv4.tcp_rto_max_ms allows \
+                     (1000 to 120000); use profile rfc6298 with nonconformant = true for other values"
+                ),
+            );
+        }
+        if self.min_rto == Some(SimDuration::ZERO) {
+            errs.push("min_rto", "must be at least 1µs under linux, as net.ipv4.tcp_rto_min_us allows");
+        }
+        if !nonconformant && !p.karn {
+            errs.push("karn", "RFC 6298 (3) requires Karn's algorithm; set nonconformant = true to allow it");
         }
         self.check_common(&p, errs);
         p
@@ -433,6 +439,8 @@ mod tests {
         assert_eq!(p.clear_after_backoffs, None);
         assert!(p.karn && !p.timestamps && !p.sample_every_ack && !p.nonconformant);
         assert_eq!((p.syn_linear_timeouts, p.syn_retries, p.retries2), (0, 6, 15));
+        // RFC 6298 has neither; RFC 8985 and RFC 5682 are opt-in.
+        assert!(!p.tlp && !p.frto);
     }
 
     #[test]
@@ -446,6 +454,8 @@ mod tests {
         assert_eq!(p.granularity, SimDuration::from_millis(4)); // one jiffy at HZ 250
         assert!(p.karn && p.timestamps && p.sample_every_ack);
         assert_eq!((p.syn_linear_timeouts, p.syn_retries, p.retries2), (4, 6, 15));
+        // sysctl_tcp_early_retrans = 3 (TLP on), sysctl_tcp_frto = 2 (F-RTO on).
+        assert!(p.tlp && p.frto);
     }
 
     #[test]
@@ -523,10 +533,35 @@ mod tests {
             .resolve()
             .unwrap_err();
         assert_eq!(keys(&errs), ["alpha", "k", "granularity", "hz"]);
-        let errs = cfg(RtoProfile::Linux, &[("max_rto", "10s"), ("syn_linear_timeouts", "200")]).resolve().unwrap_err();
-        assert_eq!(keys(&errs), ["syn_linear_timeouts", "max_rto"]);
+        let errs = cfg(RtoProfile::Linux, &[("syn_linear_timeouts", "200")]).resolve().unwrap_err();
+        assert_eq!(keys(&errs), ["syn_linear_timeouts"]);
         // linux's 200 ms floor is not an RFC violation to flag: it is the profile.
         assert!(cfg(RtoProfile::Linux, &[("min_rto", "5ms")]).resolve().is_ok());
+    }
+
+    #[test]
+    fn linux_max_rto_takes_the_range_of_sysctl_tcp_rto_max_ms_without_nonconformant() {
+        // net.ipv4.tcp_rto_max_ms accepts 1000..=120000 (Documentation/networking/ip-sysctl.rst):
+        // a host with tcp_rto_max_ms = 5000 is an ordinary Linux host, not an RFC violation.
+        for ok in ["1s", "5s", "59s", "120s"] {
+            let p = cfg(RtoProfile::Linux, &[("max_rto", ok)]).resolve().unwrap();
+            assert_eq!(p.max_rto, SimDuration::parse(ok).unwrap(), "{ok}");
+        }
+        for bad in ["999ms", "121s", "10min"] {
+            let errs = cfg(RtoProfile::Linux, &[("max_rto", bad)]).resolve().unwrap_err();
+            assert_eq!(keys(&errs)[0], "max_rto", "{bad}");
+            assert!(errs.message("max_rto").unwrap().contains("net.ipv4.tcp_rto_max_ms"), "{errs}");
+        }
+        // nonconformant does not widen the kernel's range.
+        let errs = cfg(RtoProfile::Linux, &[("max_rto", "500ms"), ("nonconformant", "true")]).resolve().unwrap_err();
+        assert_eq!(keys(&errs)[0], "max_rto");
+        // tcp_rto_min_us is at least 1 µs.
+        let errs = cfg(RtoProfile::Linux, &[("min_rto", "0s")]).resolve().unwrap_err();
+        assert_eq!(keys(&errs), ["min_rto"]);
+        assert!(cfg(RtoProfile::Linux, &[("min_rto", "1us")]).resolve().is_ok());
+        // rfc6298 keeps its MUST: 5 s is below (2.5)'s 60 s.
+        let errs = cfg(RtoProfile::Rfc6298, &[("max_rto", "5s")]).resolve().unwrap_err();
+        assert!(errs.message("max_rto").unwrap().contains("RFC 6298 (2.5)"), "{errs}");
     }
 
     #[test]
@@ -547,12 +582,15 @@ mod tests {
                 ("syn_linear_timeouts", "0"),
                 ("syn_retries", "6"),
                 ("retries2", "15"),
+                ("tlp", "false"),
+                ("frto", "false"),
             ],
         );
         assert_eq!(c.profile, RtoProfile::Linux);
         assert_eq!(c.max_rto, Some(secs(120)));
         assert_eq!(c.hz, Some(1000));
         assert_eq!(c.retries2, Some(15));
+        assert_eq!((c.tlp, c.frto), (Some(false), Some(false)));
         assert!(c.resolve().is_ok());
 
         let err = set_error::<RtoConfig>;
@@ -569,14 +607,14 @@ mod tests {
     }
 
     #[test]
-    fn give_up_budgets_other_than_the_default_are_refused_as_not_modelled() {
+    fn give_up_budgets_tlp_and_frto_take_any_value_under_both_profiles() {
         for profile in [RtoProfile::Rfc6298, RtoProfile::Linux] {
-            let errs = cfg(profile, &[("syn_retries", "3"), ("retries2", "1")]).resolve().unwrap_err();
-            assert_eq!(keys(&errs), ["syn_retries", "retries2"]);
-            assert!(errs.message("retries2").unwrap().contains("not modelled yet"), "{errs}");
-            assert!(errs.message("syn_retries").unwrap().contains("default 6"), "{errs}");
-            // The defaults written out are what runs, so they are accepted.
-            assert!(cfg(profile, &[("syn_retries", "6"), ("retries2", "15")]).resolve().is_ok());
+            let p = cfg(profile, &[("syn_retries", "3"), ("retries2", "1"), ("tlp", "true"), ("frto", "false")])
+                .resolve()
+                .unwrap();
+            assert_eq!((p.syn_retries, p.retries2, p.tlp, p.frto), (3, 1, true, false));
+            let errs = cfg(profile, &[("syn_retries", "0")]).resolve().unwrap_err();
+            assert_eq!(keys(&errs), ["syn_retries"]);
         }
     }
 
@@ -616,7 +654,7 @@ mod tests {
              \"fallback_rto\":\"3s\",\"alpha\":0.125,\"beta\":0.25,\"k\":4,\"granularity\":\"1ms\",\
              \"hz\":null,\"clear_after_backoffs\":null,\"karn\":true,\"timestamps\":false,\
              \"sample_every_ack\":false,\"nonconformant\":false,\"syn_linear_timeouts\":0,\
-             \"syn_retries\":6,\"retries2\":15}"
+             \"syn_retries\":6,\"retries2\":15,\"tlp\":false,\"frto\":false}"
         );
     }
 }

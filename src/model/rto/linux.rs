@@ -37,13 +37,13 @@ pub(crate) fn jiffies_to_ns(j: u64, hz: u32) -> SimDuration {
 }
 
 /// `usecs_to_jiffies`: rounds up.
-fn usecs_to_jiffies(us: u64, hz: u32) -> u64 {
+pub(crate) fn usecs_to_jiffies(us: u64, hz: u32) -> u64 {
     let j = (u128::from(us) * u128::from(hz.max(1))).div_ceil(US_PER_SEC);
     j.min(u128::from(u64::MAX)) as u64
 }
 
 /// `jiffies_to_usecs`: rounds down.
-fn jiffies_to_usecs(j: u64, hz: u32) -> u64 {
+pub(crate) fn jiffies_to_usecs(j: u64, hz: u32) -> u64 {
     let us = u128::from(j) * US_PER_SEC / u128::from(hz.max(1));
     us.min(u128::from(u64::MAX)) as u64
 }

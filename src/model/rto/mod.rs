@@ -17,8 +17,9 @@
 //!   a valid sample), `tcp_retransmit_timer` (doubling, linear SYN timeouts) and
 //!   `tcp_init_metrics` (the `TCP_TIMEOUT_FALLBACK` 3 s when the handshake gave no sample).
 //!
-//! Left out of the linux profile, on purpose: tail-loss probes (`tcp_schedule_loss_probe`),
-//! F-RTO (`sysctl_tcp_frto`), the RACK reordering timer, thin-stream linear timeouts
+//! Tail loss probes and F-RTO are the sender's (`model::tcp::tlp`, `model::tcp::frto`);
+//! the estimator only supplies SRTT and the RTO they use. Left out of the linux profile,
+//! on purpose: the RACK reordering timer, thin-stream linear timeouts
 //! (`tcp_thin_linear_timeouts`), the per-destination metrics cache (`crtt` in
 //! `tcp_init_metrics`), `TCP_USER_TIMEOUT` clamping, the local-congestion retry
 //! (`TCP_RESOURCE_PROBE_INTERVAL`), zero-window probes, BPF hooks, the millisecond

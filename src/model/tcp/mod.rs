@@ -1,9 +1,11 @@
 //! TCP over a path: a sender with RFC 6298's retransmission timer and a receiver
 //! returning cumulative ACKs. The configuration is what a scenario writes under `[tcp]`.
 
+pub mod frto;
 pub mod receiver;
 pub mod segment;
 pub mod sender;
+pub mod tlp;
 
 use crate::model::config_error::ConfigErrors;
 use serde::{Deserialize, Serialize};
@@ -101,3 +103,6 @@ impl TcpConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,6 +1,7 @@
 //! `rto`: a traced connection's RTT samples (points), SRTT and RTO (lines) over time,
-//! timer expiries marked on the RTO line, retransmissions along the bottom, blackouts
-//! and changed path RTTs shaded. One panel per variant and sweep cell (or per connection
+//! timer expiries (and timeouts F-RTO undid) marked on the RTO line, retransmissions and
+//! tail loss probes along the bottom, an abort as a vertical line, blackouts and changed
+//! path RTTs shaded. One panel per variant and sweep cell (or per connection
 //! when one is chosen), on shared axes so the panels compare at a glance.
 //!
 //! The y axis covers the lines and the bulk of the samples (their 1st to 99th
@@ -15,8 +16,8 @@ use plotters::style::text_anchor;
 
 use super::{
     Drawn, FONT, Figure, Glyph, INK, LOG_Y_LABELS, MUTED, PlotOptions, WIDTH, axis_range, fit, fmt_secs, header,
-    log_tick, mesh, mesh_with, panel_heights, series, spans_decades, stack_heights, stacked_size, thin_line,
-    thin_points, tick,
+    log_tick, mesh, mesh_with, panel_heights, series, spans_decades, stack_heights, stacked_size, text_width,
+    thin_line, thin_points, tick,
 };
 use crate::report::ReportError;
 use crate::report::data::{RunSet, TraceRow};
@@ -29,6 +30,12 @@ const RETRANSMIT: RGBColor = RGBColor(120, 60, 170);
 const BLACKOUT: RGBColor = RGBColor(222, 222, 222);
 const CHANGED: RGBColor = RGBColor(228, 244, 232);
 const PATH: RGBColor = RGBColor(0, 140, 90);
+/// Tail loss probes: Okabe–Ito sky blue, apart from the purple retransmissions by hue
+/// and lightness, and in a row of their own.
+const PROBE: RGBColor = RGBColor(86, 180, 233);
+/// Timeouts F-RTO undid (rings on the RTO line) and the abort (a vertical line).
+const UNDONE: RGBColor = INK;
+const ABORTED: RGBColor = INK;
 
 /// Most panels one figure shows; more connections are left out and the subtitle says so.
 const MAX_PANELS: usize = 12;
@@ -46,8 +53,21 @@ pub(crate) struct RtoFigure {
     x: (f64, f64),
     y: (f64, f64),
     log: bool,
-    /// Whether any panel has retransmissions, and so a strip for them.
-    rug: bool,
+    /// The rows of the strip under each panel, top down: whether any panel has
+    /// retransmissions, and whether any has tail loss probes.
+    rug: Rug,
+}
+
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+struct Rug {
+    retransmits: bool,
+    probes: bool,
+}
+
+impl Rug {
+    fn rows(self) -> u32 {
+        u32::from(self.retransmits) + u32::from(self.probes)
+    }
 }
 
 #[derive(Default)]
@@ -62,6 +82,12 @@ struct Panel {
     /// Where the timer fired, at the RTO it fired with.
     timeouts: Vec<(f64, f64)>,
     retransmits: Vec<f64>,
+    /// Tail loss probes sent.
+    probes: Vec<f64>,
+    /// Where F-RTO found the last timeout spurious and undid it, at the RTO then.
+    undone: Vec<(f64, f64)>,
+    /// When the connection gave up retransmitting (it may be before the window).
+    aborted: Option<f64>,
     blackouts: Vec<(f64, f64)>,
     /// The path's base RTT as steps, and the spans where it differs from the start.
     path: Vec<(f64, f64)>,
@@ -147,8 +173,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
             }
             let who = if several_clients { format!("{} · connection {client}", s.label) } else { s.label.clone() };
             let desc = data.variant(name).map(|v| v.description.as_str()).unwrap_or("");
-            let counts =
-                format!("{}, {}", plural(p.timeouts.len(), "timeout"), plural(p.retransmits.len(), "retransmission"));
+            let counts = counts(&p);
             // The counts before the description, which is what gets cut if it is long.
             p.caption = if desc.is_empty() { format!("{who} ({counts})") } else { format!("{who} ({counts}): {desc}") };
             p
@@ -182,8 +207,17 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
     if any(&|p| !p.timeouts.is_empty()) {
         legend.push((Glyph::Cross(TIMEOUT), "timer expired".into()));
     }
+    if any(&|p| !p.undone.is_empty()) {
+        legend.push((Glyph::Ring(UNDONE), "timeout undone (F-RTO: spurious)".into()));
+    }
     if any(&|p| !p.retransmits.is_empty()) {
         legend.push((Glyph::Triangle(RETRANSMIT), "retransmission".into()));
+    }
+    if any(&|p| !p.probes.is_empty()) {
+        legend.push((Glyph::Dot(PROBE), "tail loss probe".into()));
+    }
+    if any(&|p| p.aborted.is_some_and(|t| t >= x0 && t <= x1)) {
+        legend.push((Glyph::Line(ABORTED, 2), "connection aborted (gave up)".into()));
     }
     if any(&|p| !p.path.is_empty()) {
         legend.push((Glyph::Dashed(PATH), "path base RTT".into()));
@@ -217,7 +251,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
         subtitle
             .push_str(&format!(" · {} of {total} panels shown (others: --client, --cell, --variant)", chosen.len()));
     }
-    let rug = panels.iter().any(|p| !p.retransmits.is_empty());
+    let rug = Rug { retransmits: any(&|p| !p.retransmits.is_empty()), probes: any(&|p| !p.probes.is_empty()) };
     Ok(RtoFigure {
         title: "Retransmission timer: RTT samples, SRTT and RTO over time".into(),
         subtitle,
@@ -247,6 +281,24 @@ fn y_extent(panels: &[Panel]) -> (f64, f64) {
     if lo > hi { (0.1, 1.0) } else { (lo, hi) }
 }
 
+/// What a panel's caption counts: timeouts and retransmissions always, undone timeouts,
+/// probes and the abort when there are any.
+fn counts(p: &Panel) -> String {
+    let mut c = vec![plural(p.timeouts.len(), "timeout")];
+    if !p.undone.is_empty() {
+        c.push(format!("{} undone", p.undone.len()));
+    }
+    c.push(plural(p.retransmits.len(), "retransmission"));
+    if !p.probes.is_empty() {
+        c.push(plural(p.probes.len(), "probe"));
+    }
+    if let Some(t) = p.aborted {
+        // In the axis's unit, so it reads off the plot.
+        c.push(format!("aborted at {} s", tick(&t)));
+    }
+    c.join(", ")
+}
+
 fn plural(n: usize, what: &str) -> String {
     if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
 }
@@ -272,8 +324,13 @@ fn panel(rows: &[&TraceRow], x0: f64, x1: f64) -> Panel {
             // Before the window: only the state it opens with matters.
             rto = r.rto.or(rto);
             srtt = r.srtt;
-            if r.event == "finished" {
-                finished = Some(t);
+            match r.event.as_str() {
+                "finished" => finished = Some(t),
+                "aborted" => {
+                    finished = Some(t);
+                    p.aborted = Some(t);
+                }
+                _ => {}
             }
             continue;
         }
@@ -293,7 +350,19 @@ fn panel(rows: &[&TraceRow], x0: f64, x1: f64) -> Panel {
                 }
             }
             "retransmit" => p.retransmits.push(t),
+            "probe" => p.probes.push(t),
+            "spurious_timeout" => {
+                // At the RTO in force once the timeout is undone.
+                if let Some(v) = r.rto.or(rto) {
+                    p.undone.push((t, v));
+                }
+            }
             "finished" => finished = Some(t),
+            // Like finished: no RTO is in force after it.
+            "aborted" => {
+                finished = Some(t);
+                p.aborted = Some(t);
+            }
             _ => {}
         }
         if let Some(new) = r.rto.filter(|new| rto != Some(*new)) {
@@ -407,10 +476,12 @@ where
 {
     let (x0, x1) = fig.x;
     let (y0, y1) = fig.y;
-    // Retransmissions get a strip of their own under the plot, so their marks never
-    // sit on top of an RTT sample; the strip carries the time axis.
+    // Retransmissions and probes get a strip of their own under the plot, a row each, so
+    // their marks never sit on top of an RTT sample or each other; the strip carries the
+    // time axis.
     let axis_h = if last { 44 } else { 24 };
-    let strip_h = if fig.rug { STRIP + axis_h } else { 0 };
+    let rug = fig.rug.rows() > 0;
+    let strip_h = if rug { STRIP * fig.rug.rows() + axis_h } else { 0 };
     let (top, strip) = area.split_vertically(area.dim_in_pixel().1 - strip_h);
     let caption_style = TextStyle::from((FONT, 15, FontStyle::Bold).into_font()).color(&INK);
     let mut chart = ChartBuilder::on(&top)
@@ -418,17 +489,17 @@ where
         .margin_right(24)
         .margin_top(6)
         .caption(fit(&p.caption, 15, WIDTH - 40), caption_style)
-        .x_label_area_size(if fig.rug { 0 } else { axis_h })
+        .x_label_area_size(if rug { 0 } else { axis_h })
         .y_label_area_size(Y_LABELS)
         .build_cartesian_2d(x0..x1, y_spec)
         .d()?;
-    let x_desc = if last && !fig.rug { "time (s)" } else { "" };
+    let x_desc = if last && !rug { "time (s)" } else { "" };
     if fig.log {
         mesh_with(&mut chart, x_desc, "RTT, SRTT, RTO (s)", &tick, &log_tick, LOG_Y_LABELS)?;
     } else {
         mesh(&mut chart, x_desc, "RTT, SRTT, RTO (s)", &tick, &tick)?;
     }
-    if fig.rug {
+    if rug {
         draw_rug(&strip, p, fig, last, axis_h)?;
     }
     let label = TextStyle::from((FONT, 12)).color(&MUTED);
@@ -462,10 +533,31 @@ where
     }
     chart.draw_series(LineSeries::new(p.rto.iter().copied(), RTO.stroke_width(2))).d()?;
     chart.draw_series(p.timeouts.iter().map(|&(x, y)| Cross::new((x, y), 5, TIMEOUT.stroke_width(2)))).d()?;
+    chart.draw_series(p.undone.iter().map(|&(x, y)| Circle::new((x, y), 5, UNDONE.stroke_width(2)))).d()?;
+    if let Some(t) = p.aborted.filter(|t| *t >= x0 && *t <= x1) {
+        chart.draw_series(std::iter::once(PathElement::new(vec![(t, y0), (t, y1)], ABORTED.stroke_width(2)))).d()?;
+        // Labelled halfway up (blackout labels take the top, the SRTT often the bottom),
+        // on a white ground, after the line where nothing else happens, unless that is
+        // off the right edge.
+        let mid = if fig.log { (y0 * y1).sqrt() } else { (y0 + y1) / 2.0 };
+        let w = text_width("aborted", 12) as i32 + 6;
+        let dx = if t < x0 + 0.85 * (x1 - x0) { 4 } else { -4 - w };
+        let style = TextStyle::from((FONT, 12, FontStyle::Bold).into_font())
+            .color(&ABORTED)
+            .pos(text_anchor::Pos::new(text_anchor::HPos::Left, text_anchor::VPos::Center));
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((t, mid))
+                    + Rectangle::new([(dx, -9), (dx + w, 9)], WHITE.filled())
+                    + Text::new("aborted", (dx + 3, 0), style),
+            ))
+            .d()?;
+    }
     Ok(())
 }
 
-/// The strip of retransmission marks under a panel, carrying the time axis.
+/// The strip of retransmission and probe marks under a panel, a row each (the rows any
+/// panel needs), carrying the time axis.
 fn draw_rug<DB: DrawingBackend>(
     strip: &DrawingArea<DB, Shift>,
     p: &Panel,
@@ -480,7 +572,7 @@ fn draw_rug<DB: DrawingBackend>(
         .margin_right(24)
         .x_label_area_size(axis_h)
         .y_label_area_size(Y_LABELS)
-        .build_cartesian_2d(x0..x1, 0.0..1.0)
+        .build_cartesian_2d(x0..x1, 0.0..f64::from(fig.rug.rows()))
         .d()?;
     rug.configure_mesh()
         .disable_y_mesh()
@@ -495,19 +587,44 @@ fn draw_rug<DB: DrawingBackend>(
         .x_label_formatter(&tick)
         .draw()
         .d()?;
-    strip
-        .draw_text(
-            "retransmitted",
-            &TextStyle::from((FONT, 11))
-                .color(&RETRANSMIT)
-                .pos(text_anchor::Pos::new(text_anchor::HPos::Right, text_anchor::VPos::Center)),
-            (8 + Y_LABELS as i32 - 6, STRIP as i32 / 2),
-        )
-        .d()?;
-    for &(a, b) in &p.blackouts {
-        rug.draw_series(std::iter::once(Rectangle::new([(a, 0.0), (b, 1.0)], BLACKOUT.filled()))).d()?;
+    let n = fig.rug.rows();
+    let mut rows = Vec::new();
+    if fig.rug.retransmits {
+        rows.push(("retransmitted", RETRANSMIT));
     }
-    rug.draw_series(p.retransmits.iter().map(|&x| TriangleMarker::new((x, 0.5), 4, RETRANSMIT.filled()))).d()?;
+    if fig.rug.probes {
+        rows.push(("probe (TLP)", PROBE));
+    }
+    // Row i from the top is centred at n - i - 0.5 on the strip's y axis.
+    let centre = |i: usize| f64::from(n) - i as f64 - 0.5;
+    for (i, (name, col)) in rows.iter().enumerate() {
+        strip
+            .draw_text(
+                name,
+                &TextStyle::from((FONT, 11))
+                    .color(col)
+                    .pos(text_anchor::Pos::new(text_anchor::HPos::Right, text_anchor::VPos::Center)),
+                (8 + Y_LABELS as i32 - 6, (STRIP * i as u32 + STRIP / 2) as i32),
+            )
+            .d()?;
+    }
+    let top = f64::from(n);
+    for &(a, b) in &p.blackouts {
+        rug.draw_series(std::iter::once(Rectangle::new([(a, 0.0), (b, top)], BLACKOUT.filled()))).d()?;
+    }
+    if let Some(t) = p.aborted.filter(|t| *t >= x0 && *t <= x1) {
+        rug.draw_series(std::iter::once(PathElement::new(vec![(t, 0.0), (t, top)], ABORTED.stroke_width(2)))).d()?;
+    }
+    let mut i = 0;
+    if fig.rug.retransmits {
+        let y = centre(i);
+        rug.draw_series(p.retransmits.iter().map(|&x| TriangleMarker::new((x, y), 4, RETRANSMIT.filled()))).d()?;
+        i += 1;
+    }
+    if fig.rug.probes {
+        let y = centre(i);
+        rug.draw_series(p.probes.iter().map(|&x| Circle::new((x, y), 4, PROBE.filled()))).d()?;
+    }
     Ok(())
 }
 
@@ -525,5 +642,82 @@ mod tests {
         // A line is drawn in full, however far it goes.
         let p = Panel { rto: vec![(0.0, 0.002), (60.0, 1.0)], ..p };
         assert_eq!(y_extent(std::slice::from_ref(&p)).0, 0.002);
+    }
+
+    fn row(time: f64, event: &str, rto: f64) -> TraceRow {
+        TraceRow {
+            time,
+            client: 0,
+            variant: "linux".into(),
+            point: Vec::new(),
+            replication: 0,
+            event: event.into(),
+            sample: (event == "sample").then_some(0.1),
+            srtt: Some(0.1),
+            rto: Some(rto),
+        }
+    }
+
+    /// A connection that probes, times out (backing off to 0.6 s), has the timeout
+    /// undone by F-RTO (back to 0.3 s), probes again and gives up at 3 s.
+    fn probing_then_aborting() -> Vec<TraceRow> {
+        vec![
+            row(0.0, "send", 0.3),
+            row(0.2, "probe", 0.3),
+            row(0.5, "timeout", 0.6),
+            row(0.5, "retransmit", 0.6),
+            row(0.6, "sample", 0.3),
+            row(0.6, "spurious_timeout", 0.3),
+            row(1.0, "probe", 0.3),
+            row(3.0, "aborted", 0.3),
+        ]
+    }
+
+    #[test]
+    fn probes_undone_timeouts_and_the_abort_are_collected_and_the_rto_line_ends_at_the_abort() {
+        let rows = probing_then_aborting();
+        let p = panel(&rows.iter().collect::<Vec<_>>(), 0.0, 10.0);
+        assert_eq!(p.probes, vec![0.2, 1.0]);
+        assert_eq!(p.timeouts, vec![(0.5, 0.3)]);
+        assert_eq!(p.retransmits, vec![0.5]);
+        // At the RTO in force once undone, where the line is.
+        assert_eq!(p.undone, vec![(0.6, 0.3)]);
+        assert_eq!(p.aborted, Some(3.0));
+        // Like a finished transfer: no RTO, no SRTT after the abort.
+        assert_eq!(p.rto.last(), Some(&(3.0, 0.3)));
+        assert_eq!(p.srtt.last().and_then(|s| s.last()), Some(&(3.0, 0.1)));
+        assert_eq!(counts(&p), "1 timeout, 1 undone, 1 retransmission, 2 probes, aborted at 3 s");
+
+        // A window after the abort: nothing to mark in it, but the caption still says
+        // why the panel is empty, and no line runs on past the abort.
+        let p = panel(&rows.iter().collect::<Vec<_>>(), 5.0, 10.0);
+        assert!(p.probes.is_empty() && p.undone.is_empty() && p.timeouts.is_empty());
+        assert_eq!(p.aborted, Some(3.0));
+        assert!(p.rto.iter().all(|q| q.0 == 5.0));
+        assert_eq!(counts(&p), "0 timeouts, 0 retransmissions, aborted at 3 s");
+
+        // A window that ends before the abort has none.
+        let p = panel(&rows.iter().collect::<Vec<_>>(), 0.0, 2.0);
+        assert_eq!(p.aborted, None);
+        assert_eq!(p.rto.last(), Some(&(2.0, 0.3)));
+    }
+
+    #[test]
+    fn caption_counts_name_probes_undone_timeouts_and_an_abort_only_when_there_are_any() {
+        let p = Panel { timeouts: vec![(1.0, 1.0); 3], retransmits: vec![1.0; 5], ..Panel::default() };
+        let plain = counts(&p);
+        assert_eq!(plain, "3 timeouts, 5 retransmissions");
+        for word in ["undone", "probe", "aborted"] {
+            assert!(!plain.contains(word), "{plain}");
+        }
+        let p = Panel { probes: vec![2.0], undone: vec![(3.0, 0.3); 2], aborted: Some(1004.108), ..p };
+        assert_eq!(counts(&p), "3 timeouts, 2 undone, 5 retransmissions, 1 probe, aborted at 1004 s");
+    }
+
+    #[test]
+    fn the_strip_gets_a_row_for_probes_only_when_some_panel_has_them() {
+        assert_eq!(Rug::default().rows(), 0);
+        assert_eq!(Rug { retransmits: true, probes: false }.rows(), 1);
+        assert_eq!(Rug { retransmits: true, probes: true }.rows(), 2);
     }
 }

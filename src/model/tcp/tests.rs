@@ -1,0 +1,397 @@
+//! The sender's tail loss probes, F-RTO and give-up budgets, driven by hand-made ACK
+//! sequences so that every time can be checked on paper.
+
+use super::segment::Segment;
+use super::sender::{Action, Observation, ObservationKind, SenderOptions, Supply, TcpSender};
+use crate::engine::time::{SimDuration, SimTime};
+use crate::model::rto::{RtoConfig, RtoProfile};
+
+fn ms(v: u64) -> SimTime {
+    SimTime(v * 1_000_000)
+}
+fn dur_ms(v: u64) -> SimDuration {
+    SimDuration::from_millis(v)
+}
+
+fn sender(profile: RtoProfile, sets: &[(&str, &str)], window: u32, supply: Supply) -> TcpSender {
+    let opts = SenderOptions { handshake: false, window, segment_size: 1000, fast_retransmit: true };
+    TcpSender::new(opts, &RtoConfig::with_sets(profile, sets).resolve().unwrap(), supply)
+}
+
+fn ack(s: &mut TcpSender, at: SimTime, ack: u64, tsecr: SimTime) -> Vec<Action> {
+    let mut out = Vec::new();
+    s.on_segment(at, Segment::Ack { ack, tsecr }, &mut out);
+    out
+}
+
+fn fire(s: &mut TcpSender) -> (SimTime, Vec<Action>) {
+    let at = s.timer().expect("a timer is running");
+    let mut out = Vec::new();
+    s.on_timer(at, &mut out);
+    (at, out)
+}
+
+fn write(s: &mut TcpSender, at: SimTime) -> Vec<Action> {
+    let mut out = Vec::new();
+    s.app_write(at, &mut out);
+    out
+}
+
+fn kinds(out: &[Action]) -> Vec<ObservationKind> {
+    out.iter()
+        .filter_map(|a| match a {
+            Action::Observe(Observation { kind, .. }) => Some(*kind),
+            Action::Transmit(_) => None,
+        })
+        .collect()
+}
+
+fn data(out: &[Action]) -> Vec<(u64, bool)> {
+    out.iter()
+        .filter_map(|a| match a {
+            Action::Transmit(Segment::Data { seq, retransmit, .. }) => Some((*seq, *retransmit)),
+            _ => None,
+        })
+        .collect()
+}
+
+// ---- Tail loss probes -----------------------------------------------------------------
+
+#[test]
+fn rfc8985_7_2_pto_is_2_srtt_at_rtt_100ms_with_a_full_window() {
+    // RFC 6298 timer with TLP: ten segments out, the first ACK at 100 ms (timestamps give
+    // a 100 ms sample): SRTT 100 ms, RTO 1 s; PTO = 2·SRTT = 200 ms < RTO, from the ACK.
+    let mut s =
+        sender(RtoProfile::Rfc6298, &[("tlp", "true"), ("timestamps", "true")], 10, Supply::Transfer { segments: 10 });
+    s.start(ms(0), &mut Vec::new());
+    ack(&mut s, ms(100), 1, ms(0));
+    assert_eq!(s.snapshot().srtt, Some(dur_ms(100)));
+    assert_eq!(s.timer(), Some(ms(300)));
+    // Linux: srtt_us >> 2 + TCP_TIMEOUT_MIN_US = 202 ms, 50.5 jiffies rounded up to 51:
+    // 204 ms, under the 300 ms RTO (tcp_schedule_loss_probe).
+    let mut s = sender(RtoProfile::Linux, &[], 10, Supply::Transfer { segments: 10 });
+    s.start(ms(0), &mut Vec::new());
+    ack(&mut s, ms(100), 1, ms(0));
+    assert_eq!(s.snapshot().rto, dur_ms(300));
+    assert_eq!(s.timer(), Some(ms(304)));
+}
+
+#[test]
+fn rfc8985_7_3_the_probe_resends_the_last_segment_and_the_rto_is_rearmed_in_full() {
+    let mut s = sender(RtoProfile::Linux, &[], 10, Supply::Transfer { segments: 10 });
+    s.start(ms(0), &mut Vec::new());
+    ack(&mut s, ms(100), 1, ms(0));
+    // The tail (segments 1..9) is lost. At 304 ms the probe fires: no new data to send,
+    // so the highest segment goes again (tcp_send_loss_probe), and the RTO restarts from
+    // now with its full 300 ms (icsk_pending = 0; tcp_rearm_rto).
+    let (at, out) = fire(&mut s);
+    assert_eq!(at, ms(304));
+    assert_eq!(data(&out), [(9, true)]);
+    assert_eq!(kinds(&out), [ObservationKind::Probe { seq: 9, retransmit: true }]);
+    assert_eq!(s.snapshot().backoffs, 0);
+    assert_eq!(s.timer(), Some(ms(604)));
+    // The first RTO after the stall fires at 604 ms, not at the bare RTO's 400 ms.
+    let (at, out) = fire(&mut s);
+    assert_eq!(at, ms(604));
+    assert_eq!(kinds(&out)[0], ObservationKind::Timeout);
+    assert_eq!(data(&out), [(1, true)]);
+    assert_eq!(s.snapshot().rto, dur_ms(600));
+}
+
+#[test]
+fn without_tlp_the_rto_fires_at_the_bare_rto() {
+    let mut s = sender(RtoProfile::Linux, &[("tlp", "false")], 10, Supply::Transfer { segments: 10 });
+    s.start(ms(0), &mut Vec::new());
+    ack(&mut s, ms(100), 1, ms(0));
+    let (at, out) = fire(&mut s);
+    assert_eq!((at, kinds(&out)[0]), (ms(400), ObservationKind::Timeout));
+}
+
+#[test]
+fn rfc8985_at_most_one_probe_per_tail_and_none_during_loss_recovery() {
+    let mut s = sender(RtoProfile::Linux, &[], 10, Supply::Transfer { segments: 10 });
+    s.start(ms(0), &mut Vec::new());
+    ack(&mut s, ms(100), 1, ms(0));
+    fire(&mut s); // the probe at 304 ms
+    fire(&mut s); // the RTO at 604 ms: loss recovery, go-back-N
+    // The retransmission's ACK: in TCP_CA_Loss no probe is scheduled, the RTO runs.
+    ack(&mut s, ms(704), 2, ms(604));
+    let (_, out) = fire(&mut s);
+    assert!(!kinds(&out).iter().any(|k| matches!(k, ObservationKind::Probe { .. })), "{out:?}");
+}
+
+#[test]
+fn an_ack_of_new_data_rearms_the_probe_from_the_ack() {
+    let mut s = sender(RtoProfile::Linux, &[], 10, Supply::Transfer { segments: 10 });
+    s.start(ms(0), &mut Vec::new());
+    ack(&mut s, ms(100), 1, ms(0));
+    ack(&mut s, ms(150), 2, ms(50));
+    // SRTT 7/8·100 + 1/8·100 = 100 ms still: PTO 204 ms from 150 ms.
+    assert_eq!(s.timer(), Some(ms(354)));
+}
+
+// ---- F-RTO ------------------------------------------------------------------------------
+
+/// A linux sender without timestamps (so only Karn-clean ACKs give samples) and without
+/// TLP, whose timeout at 500 ms is spurious: segment 1's ACK was only delayed.
+fn spurious_timeout(frto: bool) -> TcpSender {
+    let frto = if frto { "true" } else { "false" };
+    let mut s =
+        sender(RtoProfile::Linux, &[("timestamps", "false"), ("tlp", "false"), ("frto", frto)], 10, Supply::Steady);
+    s.start(ms(0), &mut Vec::new());
+    write(&mut s, ms(0));
+    ack(&mut s, ms(100), 1, ms(0)); // sample 100 ms: SRTT 100, RTO 300 ms
+    assert_eq!(s.snapshot().rto, dur_ms(300));
+    write(&mut s, ms(200)); // segment 1, timer at 500 ms
+    write(&mut s, ms(420)); // segment 2
+    let (at, out) = fire(&mut s);
+    assert_eq!((at, data(&out)), (ms(500), vec![(1, true)]));
+    assert_eq!(s.snapshot().rto, dur_ms(600));
+    write(&mut s, ms(505)); // segment 3 waits: the window is one segment after a timeout
+    s
+}
+
+#[test]
+fn rfc5682_an_frto_undo_after_a_spurious_timeout_restores_the_previous_rto() {
+    let mut s = spurious_timeout(true);
+    // 510 ms: segment 1's delayed ACK. It was retransmitted, so Karn allows no sample and
+    // the backoff stays; F-RTO step 2b sends new data (segment 3) instead of segment 2.
+    let out = ack(&mut s, ms(510), 2, ms(0));
+    assert_eq!(data(&out), [(3, false)]);
+    assert_eq!(s.snapshot().rto, dur_ms(600));
+    // 520 ms: ACK of segment 2, never retransmitted: the timeout was spurious (step 3b).
+    // Its clean 100 ms sample ends the backoff (tcp_ack_update_rtt): RTO 300 ms again.
+    let out = ack(&mut s, ms(520), 3, ms(0));
+    assert!(kinds(&out).contains(&ObservationKind::SpuriousTimeout), "{out:?}");
+    assert!(kinds(&out).contains(&ObservationKind::Sample { rtt: dur_ms(100) }));
+    assert_eq!((s.snapshot().rto, s.snapshot().backoffs), (dur_ms(300), 0));
+    // Nothing was retransmitted besides the timeout's own segment.
+    assert!(data(&out).iter().all(|(_, r)| !r), "{out:?}");
+}
+
+#[test]
+fn without_frto_go_back_n_resends_the_delayed_segment_and_the_backoff_sticks() {
+    let mut s = spurious_timeout(false);
+    let out = ack(&mut s, ms(510), 2, ms(0));
+    // Conventional recovery: segment 2 is resent (needlessly), then segment 3.
+    assert_eq!(data(&out), [(2, true), (3, false)]);
+    // Its ACK now covers a retransmitted segment: no sample, RTO still doubled.
+    let out = ack(&mut s, ms(520), 3, ms(0));
+    assert!(!kinds(&out).contains(&ObservationKind::SpuriousTimeout));
+    assert_eq!((s.snapshot().rto, s.snapshot().backoffs), (dur_ms(600), 1));
+}
+
+#[test]
+fn rfc5682_step_3a_a_duplicate_ack_after_the_new_data_keeps_the_recovery() {
+    let mut s = spurious_timeout(true);
+    ack(&mut s, ms(510), 2, ms(0)); // step 2b: segment 3 sent
+    // Segment 2 really was lost: segment 3 arrives above the hole, a duplicate ACK.
+    let out = ack(&mut s, ms(520), 2, ms(0));
+    assert!(!kinds(&out).contains(&ObservationKind::SpuriousTimeout));
+    // F-RTO is over; the timer (600 ms from 510 ms) fires and resends segment 2.
+    let (_, out) = fire(&mut s);
+    assert_eq!(data(&out), [(2, true)]);
+}
+
+// ---- Giving up ----------------------------------------------------------------------------
+
+/// A linux connection whose RTO is exactly TCP_RTO_MIN (a 0 s sample: srtt 0, rttvar
+/// 200 ms), then one segment at 1 s that is never acknowledged. Returns the abort time,
+/// how long it waited and how many retransmissions it made.
+fn abort_with(retries2: &str) -> (SimTime, SimDuration, u32) {
+    let sets = [("tlp", "false"), ("retries2", retries2)];
+    let mut s = sender(RtoProfile::Linux, &sets, 10, Supply::Steady);
+    s.start(ms(0), &mut Vec::new());
+    write(&mut s, ms(0));
+    ack(&mut s, ms(0), 1, ms(0));
+    assert_eq!(s.snapshot().rto, dur_ms(200));
+    write(&mut s, ms(1000));
+    let mut retransmissions = 0;
+    loop {
+        let (at, out) = fire(&mut s);
+        retransmissions += data(&out).len() as u32;
+        if let Some(ObservationKind::Aborted { waited }) = kinds(&out).last() {
+            assert!(s.is_aborted() && s.timer().is_none());
+            return (at, *waited, retransmissions);
+        }
+    }
+}
+
+/// The first expiry at which `retransmits_timed_out` holds: the time since the first
+/// retransmission (retrans_stamp) reaches `tcp_model_timeout(sk, retries2, TCP_RTO_MIN)`,
+/// for an RTO of 200 ms doubling to the 120 s `tcp_rto_max`.
+fn kernel_abort(retries2: u32) -> (f64, u32) {
+    let model = if retries2 <= 9 {
+        f64::from((2u32 << retries2) - 1) * 0.2
+    } else {
+        1023.0 * 0.2 + f64::from(retries2 - 9) * 120.0
+    };
+    let (mut t, mut rto, mut sent) = (0.2, 0.2_f64, 0);
+    let stamp = t;
+    loop {
+        if sent > 0 && t - stamp >= model - 1e-9 {
+            return (t, sent);
+        }
+        sent += 1;
+        rto = (rto * 2.0).min(120.0);
+        t += rto;
+    }
+}
+
+#[test]
+fn linux_retries2_aborts_at_the_first_expiry_past_tcp_model_timeout() {
+    // retries2 = 3: tcp_model_timeout = (2^4 − 1)·200 ms = 3 s. Expiries 0.2, 0.6, 1.4,
+    // 3.0 s after the send (2.8 s after the first retransmission: not yet), 6.2 s: abort.
+    let (at, waited, n) = abort_with("3");
+    assert_eq!((at, waited, n), (ms(7200), dur_ms(6200), 4));
+    assert_eq!(kernel_abort(3), (6.2, 4));
+    // retries2 = 15: 924.6 s; the expiry at 924.6 s is 924.4 s after the first
+    // retransmission, so the connection retransmits once more and dies at 1044.6 s.
+    let (at, waited, n) = abort_with("15");
+    let (t, sent) = kernel_abort(15);
+    assert_eq!((waited, n), (dur_ms(1_044_600), sent));
+    assert!((t - 1044.6).abs() < 1e-6 && at == ms(1_045_600));
+}
+
+#[test]
+fn linux_syn_gives_up_at_131_seconds_with_the_defaults() {
+    // ip-sysctl.rst tcp_syn_retries: "the final timeout for an active TCP connection
+    // attempt will happen after 131seconds" (6 retries + 4 linear timeouts).
+    let opts = SenderOptions { handshake: true, window: 10, segment_size: 1000, fast_retransmit: true };
+    let params = RtoConfig::with_sets(RtoProfile::Linux, &[]).resolve().unwrap();
+    let mut s = TcpSender::new(opts, &params, Supply::Steady);
+    s.start(ms(0), &mut Vec::new());
+    let mut syns = 1;
+    loop {
+        let (at, out) = fire(&mut s);
+        if let Some(ObservationKind::Aborted { waited }) = kinds(&out).last() {
+            assert_eq!((at, *waited, syns), (ms(131_000), dur_ms(131_000), 11));
+            return;
+        }
+        syns += 1;
+    }
+}
+
+#[test]
+fn rfc6298_profile_counts_retries2_retransmissions() {
+    let mut s = sender(RtoProfile::Rfc6298, &[("retries2", "2")], 10, Supply::Transfer { segments: 1 });
+    s.start(ms(0), &mut Vec::new());
+    // Expiries at 1, 3 (retransmissions 1 and 2), then 7 s: the budget is spent.
+    let times: Vec<SimTime> = (0..3).map(|_| fire(&mut s).0).collect();
+    assert_eq!(times, [ms(1000), ms(3000), ms(7000)]);
+    assert!(s.is_aborted());
+}
+
+#[test]
+fn forward_progress_resets_the_give_up_count() {
+    let mut s = sender(RtoProfile::Rfc6298, &[("retries2", "1")], 10, Supply::Transfer { segments: 2 });
+    s.start(ms(0), &mut Vec::new());
+    fire(&mut s); // 1 s: retransmission 1 of segment 0
+    ack(&mut s, ms(1100), 1, ms(0)); // segment 0 arrives: icsk_retransmits = 0
+    fire(&mut s); // segment 1's timer: a first retransmission again, not an abort
+    assert!(!s.is_aborted());
+    fire(&mut s);
+    assert!(s.is_aborted());
+}
+
+// ---- Invariants under any ACK pattern ----------------------------------------------------
+
+mod invariants {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Write,
+        /// Acknowledge up to `k` more segments (0: a duplicate ACK), echoing `echo` ms ago.
+        Ack {
+            k: u64,
+            echo: u64,
+        },
+        Fire,
+        Wait(u64),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            Just(Op::Write),
+            (0..4u64, 0..400u64).prop_map(|(k, echo)| Op::Ack { k, echo }),
+            Just(Op::Fire),
+            (1..500u64).prop_map(Op::Wait),
+        ]
+    }
+
+    fn profile() -> impl Strategy<Value = (RtoProfile, bool, bool, bool)> {
+        (prop_oneof![Just(RtoProfile::Linux), Just(RtoProfile::Rfc6298)], any::<bool>(), any::<bool>(), any::<bool>())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// With probes, F-RTO and a small give-up budget: the timer is always in the
+        /// future, the backoff shrinks only on a valid sample, nothing is sent beyond the
+        /// window, and an aborted connection stays silent.
+        #[test]
+        fn the_sender_keeps_its_timer_rules_under_any_ack_pattern(
+            (profile, tlp, frto, ts) in profile(),
+            ops in proptest::collection::vec(op(), 1..200),
+        ) {
+            let b = |x: bool| if x { "true" } else { "false" };
+            let sets = [("tlp", b(tlp)), ("frto", b(frto)), ("timestamps", b(ts)), ("retries2", "3")];
+            let window = 4;
+            let mut s = sender(profile, &sets, window, Supply::Steady);
+            let mut now = ms(0);
+            let mut sent_max = 0u64;
+            s.start(now, &mut Vec::new());
+            for op in ops {
+                let before = s.snapshot().backoffs;
+                let was_aborted = s.is_aborted();
+                let out = match op {
+                    Op::Write => write(&mut s, now),
+                    Op::Ack { k, echo } => {
+                        let a = (s.acked() + k).min(sent_max);
+                        let tsecr = SimTime(now.0.saturating_sub(echo * 1_000_000));
+                        ack(&mut s, now, a, tsecr)
+                    }
+                    Op::Fire => match s.timer() {
+                        Some(at) => {
+                            now = at;
+                            let mut out = Vec::new();
+                            s.on_timer(at, &mut out);
+                            out
+                        }
+                        None => Vec::new(),
+                    },
+                    Op::Wait(d) => {
+                        // Never jump past a pending timer: fire it on the way.
+                        let target = now + dur_ms(d);
+                        match s.timer() {
+                            Some(at) if at <= target => {
+                                now = at;
+                                let mut out = Vec::new();
+                                s.on_timer(at, &mut out);
+                                out
+                            }
+                            _ => {
+                                now = target;
+                                Vec::new()
+                            }
+                        }
+                    }
+                };
+                if was_aborted {
+                    prop_assert!(out.is_empty(), "{out:?}");
+                }
+                if let Some(at) = s.timer() {
+                    prop_assert!(at > now, "timer {at:?} not after {now:?}");
+                }
+                let sampled = kinds(&out).iter().any(|k| matches!(k, ObservationKind::Sample { .. }));
+                prop_assert!(s.snapshot().backoffs >= before || sampled, "{out:?}");
+                for (seq, _) in data(&out) {
+                    prop_assert!(seq < s.acked().max(1) + u64::from(window) + 1, "seq {seq}");
+                    sent_max = sent_max.max(seq + 1);
+                }
+            }
+        }
+    }
+}
