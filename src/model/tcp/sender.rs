@@ -735,7 +735,7 @@ impl TcpSender {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::engine::time::SimDuration;
     use crate::model::rto::{RtoConfig, RtoProfile};
@@ -753,7 +753,8 @@ mod tests {
         RtoConfig::default()
     }
 
-    fn sent(out: &[Action]) -> Vec<(u64, bool)> {
+    /// The data segments sent, as (seq, retransmit).
+    pub(in crate::model::tcp) fn sent(out: &[Action]) -> Vec<(u64, bool)> {
         out.iter()
             .filter_map(|a| match a {
                 Action::Transmit(Segment::Data { seq, retransmit, .. }) => Some((*seq, *retransmit)),

@@ -2,6 +2,7 @@
 //! sequences so that every time can be checked on paper.
 
 use super::segment::Segment;
+use super::sender::tests::sent as data;
 use super::sender::{Action, Observation, ObservationKind, SenderOptions, Supply, TcpSender};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::model::rto::{RtoConfig, RtoProfile};
@@ -42,15 +43,6 @@ fn kinds(out: &[Action]) -> Vec<ObservationKind> {
         .filter_map(|a| match a {
             Action::Observe(Observation { kind, .. }) => Some(*kind),
             Action::Transmit(_) => None,
-        })
-        .collect()
-}
-
-fn data(out: &[Action]) -> Vec<(u64, bool)> {
-    out.iter()
-        .filter_map(|a| match a {
-            Action::Transmit(Segment::Data { seq, retransmit, .. }) => Some((*seq, *retransmit)),
-            _ => None,
         })
         .collect()
 }
