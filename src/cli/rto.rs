@@ -32,6 +32,7 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
         RtoCommand::Replay { file, profile, sets } => {
             let base = format!("profile = \"{}\"", parse_profile(&profile)?);
             let sets = Set::parse_all(&sets).map_err(CliError::Usage)?;
+            refuse_sender_keys(&sets)?;
             let config: RtoConfig = sets::apply(sets::base(&base), &sets).map_err(|e| CliError::Usage(e.join("\n")))?;
             let params = config.resolve().map_err(|errors| {
                 let lines: Vec<String> =
@@ -53,6 +54,25 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
             })
         }
     }
+}
+
+/// Keys the TCP sender reads, not the estimator: a replay feeds samples and expiries
+/// straight in, so they would change nothing and are refused rather than ignored.
+const SENDER_KEYS: &[&str] = &["karn", "timestamps", "sample_every_ack", "syn_retries", "retries2", "tlp", "frto"];
+
+fn refuse_sender_keys(sets: &[Set]) -> Result<(), CliError> {
+    let lines: Vec<String> = sets
+        .iter()
+        .filter(|s| SENDER_KEYS.contains(&s.key.as_str()))
+        .map(|s| {
+            format!(
+                "--set {}: has no effect on a replay: the TCP sender reads it (which segments to sample, when \
+                 to probe or give up), and a replay drives the estimator alone",
+                s.key
+            )
+        })
+        .collect();
+    if lines.is_empty() { Ok(()) } else { Err(CliError::Usage(lines.join("\n"))) }
 }
 
 fn parse_profile(name: &str) -> Result<RtoProfile, CliError> {

@@ -84,10 +84,12 @@ fn bad_rows_and_bad_settings_exit_2_naming_the_place() {
     let o = replay(&["--set", "nosuchkey=1"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("--set nosuchkey=1: nosuchkey: unknown key `nosuchkey`"), "{}", text(&o.stderr));
-    // Checked as a scenario's [tcp.rto] is.
-    let o = replay(&["--set", "syn_retries=0"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("--set syn_retries: must be from 1 to 127"), "{}", text(&o.stderr));
+    // Keys only the sender reads would change nothing here: refused, not ignored.
+    for key in ["tlp=false", "retries2=3", "karn=false"] {
+        let o = replay(&["--set", key]);
+        assert_eq!(o.status.code(), Some(2), "{key}");
+        assert!(text(&o.stderr).contains("has no effect on a replay"), "{}", text(&o.stderr));
+    }
     let o = replay(&["--profile", "bsd"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("unknown profile `bsd`"), "{}", text(&o.stderr));
