@@ -49,7 +49,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::linux::{jiffies_to_ns, ns_to_jiffies};
+use super::linux::{jiffies_to_ns, ns_to_jiffies, usecs_to_jiffies};
 use crate::engine::time::SimDuration;
 
 /// Which estimator a connection runs.
@@ -218,6 +218,16 @@ impl RtoParams {
     /// option, which removes the ambiguity about which transmission was acknowledged.
     pub fn may_sample(&self, retransmitted: bool) -> bool {
         !retransmitted || !self.karn || self.timestamps
+    }
+
+    /// A timer duration as the profile can hold it: Linux arms timers in whole jiffies,
+    /// rounding up (`usecs_to_jiffies(max(delta_us, 1))` in `tcp_rearm_rto`); RFC timers
+    /// are exact but never shorter than a nanosecond, so a timer is always in the future.
+    pub fn timer_ticks(&self, d: SimDuration) -> SimDuration {
+        match self.hz {
+            None => d.max(SimDuration::from_nanos(1)),
+            Some(hz) => jiffies_to_ns(usecs_to_jiffies(d.as_micros().max(1), hz), hz),
+        }
     }
 }
 
@@ -467,6 +477,16 @@ mod tests {
         let p = cfg(RtoProfile::Linux, &[("hz", "300")]).resolve().unwrap();
         assert_eq!(p.granularity, SimDuration::from_nanos(3_333_334));
         assert_eq!(p.min_rto, SimDuration::from_millis(200)); // 60 jiffies exactly
+    }
+
+    #[test]
+    fn linux_timers_are_whole_jiffies_of_at_least_one_and_rfc_timers_at_least_a_nanosecond() {
+        let p = cfg(RtoProfile::Linux, &[]).resolve().unwrap();
+        assert_eq!(p.timer_ticks(SimDuration::ZERO), SimDuration::from_millis(4));
+        assert_eq!(p.timer_ticks(SimDuration::from_millis(201)), SimDuration::from_millis(204));
+        let r = RtoConfig::default().resolve().unwrap();
+        assert_eq!(r.timer_ticks(SimDuration::from_millis(201)), SimDuration::from_millis(201));
+        assert_eq!(r.timer_ticks(SimDuration::ZERO), SimDuration::from_nanos(1));
     }
 
     #[test]

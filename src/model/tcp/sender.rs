@@ -140,8 +140,8 @@ pub struct TcpSender {
     flight: VecDeque<TxRecord>,
     /// The one segment being timed when sampling once per RTT (RFC 6298 section 3).
     timed: Option<(u64, SimTime)>,
-    timer: Option<SimTime>,
-    timer_kind: TimerKind,
+    /// The one timer and what it is for (`icsk_timeout`, `icsk_pending`).
+    timer: Option<(SimTime, TimerKind)>,
     dupacks: u32,
     ca: Ca,
     /// The outstanding tail loss probe, if any.
@@ -175,7 +175,6 @@ impl TcpSender {
             flight: VecDeque::new(),
             timed: None,
             timer: None,
-            timer_kind: TimerKind::Rto,
             dupacks: 0,
             ca: Ca::Open,
             probe: None,
@@ -189,7 +188,7 @@ impl TcpSender {
 
     /// When the retransmission timer (or the loss probe in its place) expires, if running.
     pub fn timer(&self) -> Option<SimTime> {
-        self.timer
+        self.timer.map(|(at, _)| at)
     }
 
     pub fn is_finished(&self) -> bool {
@@ -229,17 +228,21 @@ impl TcpSender {
     /// Segments in the network: outstanding ones less those marked lost and not yet
     /// retransmitted (`tcp_packets_in_flight` without SACK).
     fn in_flight(&self) -> u64 {
-        self.outstanding() - (self.lost_end - self.snd_nxt.max(self.snd_una).min(self.lost_end))
+        debug_assert!(self.snd_una <= self.snd_nxt && self.snd_nxt <= self.lost_end && self.lost_end <= self.snd_max);
+        self.outstanding() - (self.lost_end - self.snd_nxt)
+    }
+
+    /// New data is waiting and the window has room for it beyond the highest sent.
+    fn new_data_fits(&self) -> bool {
+        self.snd_max < self.available && self.snd_max < self.snd_una + u64::from(self.opts.window)
     }
 
     fn arm_rto(&mut self, now: SimTime) {
-        self.timer = Some(now + self.rto.rto());
-        self.timer_kind = TimerKind::Rto;
+        self.timer = Some((now + self.rto.rto(), TimerKind::Rto));
     }
 
     fn stop_timer(&mut self) {
         self.timer = None;
-        self.timer_kind = TimerKind::Rto;
     }
 
     /// When the RTO would fire counted from the oldest outstanding segment's last
@@ -257,15 +260,14 @@ impl TcpSender {
             self.stop_timer();
         } else if probe_pending {
             let left = self.rto_due().saturating_since(now);
-            self.timer = Some(now + tlp::timer_ticks(self.params(), left));
-            self.timer_kind = TimerKind::Rto;
+            self.timer = Some((now + self.params().timer_ticks(left), TimerKind::Rto));
         } else {
             self.arm_rto(now);
         }
     }
 
     fn probe_pending(&self) -> bool {
-        self.timer.is_some() && self.timer_kind == TimerKind::Probe
+        matches!(self.timer, Some((_, TimerKind::Probe)))
     }
 
     /// `tcp_schedule_loss_probe`: replace the RTO with a probe timeout when there is
@@ -278,8 +280,7 @@ impl TcpSender {
         let until_rto = if advancing { self.rto.rto() } else { self.rto_due().saturating_since(now) };
         let pto = tlp::probe_timeout(self.params(), self.rto.snapshot().srtt, self.outstanding(), Some(until_rto));
         // A zero SRTT or an RTO already due would give 0: a timer is always in the future.
-        self.timer = Some(now + tlp::timer_ticks(self.params(), pto));
-        self.timer_kind = TimerKind::Probe;
+        self.timer = Some((now + self.params().timer_ticks(pto), TimerKind::Probe));
         true
     }
 
@@ -317,45 +318,48 @@ impl TcpSender {
     }
 
     /// Sends what the window and the application allow: first the segments marked lost
-    /// (go-back-N), then new data.
+    /// (go-back-N), then new data once none is left.
     fn try_send(&mut self, now: SimTime, out: &mut Vec<Action>) {
         if self.state != State::Established {
             return;
         }
-        let had_outstanding = self.outstanding() > 0;
-        let mut sent_new = false;
-        loop {
-            if self.snd_nxt >= self.lost_end {
-                // Go-back-N is done (or never started): continue after the highest sent.
-                self.snd_nxt = self.snd_max;
-                self.lost_end = self.snd_max;
-            }
-            if self.snd_nxt >= self.available
-                || self.in_flight() >= self.cwnd
-                || self.snd_nxt - self.snd_una >= u64::from(self.opts.window)
-            {
-                break;
-            }
+        while self.snd_nxt < self.lost_end && self.in_flight() < self.cwnd {
             let seq = self.snd_nxt;
-            if seq < self.snd_max {
-                self.retransmit(seq, now, out);
-            } else {
-                self.send_new(now, out);
-                sent_new = true;
+            self.retransmit(seq, now, out);
+            self.snd_nxt = seq + 1;
+            if self.timer.is_none() {
+                self.arm_rto(now); // RFC 6298 (5.1)
             }
-            self.snd_nxt = (seq + 1).max(self.snd_nxt);
+        }
+        if self.snd_nxt == self.lost_end {
+            // Go-back-N is done (or never started): continue after the highest sent.
+            self.snd_nxt = self.snd_max;
+            self.lost_end = self.snd_max;
+            self.push_new(now, out);
+        }
+    }
+
+    /// New data as the window and the congestion window allow (`tcp_write_xmit`);
+    /// returns whether any went out. Segments still marked lost are left as they are.
+    fn push_new(&mut self, now: SimTime, out: &mut Vec<Action>) -> bool {
+        let had_outstanding = self.outstanding() > 0;
+        let mut sent = false;
+        while self.new_data_fits() && self.in_flight() < self.cwnd {
+            self.send_new(now, ObservationKind::Send { seq: Some(self.snd_max) }, out);
             // RFC 6298 (5.1): start the timer on sending data if it is not running.
             if self.timer.is_none() {
                 self.arm_rto(now);
             }
+            sent = true;
         }
-        if sent_new {
+        if sent {
             self.after_new_data(now, had_outstanding);
         }
+        sent
     }
 
-    /// Transmits segment `snd_max` for the first time.
-    fn send_new(&mut self, now: SimTime, out: &mut Vec<Action>) -> u64 {
+    /// Transmits segment `snd_max` for the first time, observed as `kind`.
+    fn send_new(&mut self, now: SimTime, kind: ObservationKind, out: &mut Vec<Action>) {
         let seq = self.snd_max;
         self.flight.push_back(TxRecord { first: now, last: now, retransmitted: false });
         if self.snd_nxt == self.snd_max {
@@ -370,8 +374,7 @@ impl TcpSender {
             self.timed = Some((seq, now));
         }
         out.push(Action::Transmit(Segment::Data { seq, tsval: now, retransmit: false }));
-        self.observe(ObservationKind::Send { seq: Some(seq) }, out);
-        seq
+        self.observe(kind, out);
     }
 
     /// `tcp_event_new_data_sent` and the end of `tcp_write_xmit`: new data restarts the
@@ -409,11 +412,12 @@ impl TcpSender {
 
     /// The timer expired. Call only at the time `timer()` named.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Action>) {
-        if self.timer != Some(now) {
+        let Some((at, kind)) = self.timer else { return };
+        if at != now {
             return;
         }
         self.timer = None;
-        match self.timer_kind {
+        match kind {
             TimerKind::Probe => self.send_probe(now, out),
             TimerKind::Rto => self.on_rto(now, out),
         }
@@ -431,24 +435,21 @@ impl TcpSender {
             self.rearm_rto(now, true);
             return;
         }
-        let window_end = self.snd_una + u64::from(self.opts.window);
-        let (seq, retransmit) = if self.snd_max < self.available && self.snd_max < window_end {
+        let retrans = if self.new_data_fits() {
             // tcp_write_xmit(.., push_one = 2): one new segment, whatever cwnd says.
-            let mut sink = Vec::new();
-            let seq = self.send_new(now, &mut sink);
-            out.extend(sink.into_iter().filter(|a| matches!(a, Action::Transmit(_))));
-            (seq, false)
+            self.send_new(now, ObservationKind::Probe { seq: self.snd_max, retransmit: false }, out);
+            false
         } else {
             // The highest segment sent so far; __tcp_retransmit_skb, which (unlike a
             // timeout's retransmission) leaves retrans_stamp alone.
             let seq = self.snd_max - 1;
             self.mark_retransmitted(seq, now);
             out.push(Action::Transmit(Segment::Data { seq, tsval: now, retransmit: true }));
-            (seq, true)
+            self.observe(ObservationKind::Probe { seq, retransmit: true }, out);
+            true
         };
         // tlp_high_seq = snd_nxt; icsk_pending = 0 so the RTO restarts from now.
-        self.probe = Some(Probe { high: self.snd_max, retrans: retransmit });
-        self.observe(ObservationKind::Probe { seq, retransmit }, out);
+        self.probe = Some(Probe { high: self.snd_max, retrans });
         self.rearm_rto(now, false);
     }
 
@@ -631,8 +632,7 @@ impl TcpSender {
             }
             Ca::Loss { mut high, frto } => {
                 if frto {
-                    let can_send_new =
-                        self.snd_max < self.available && self.snd_max < self.snd_una + u64::from(self.opts.window);
+                    let can_send_new = self.new_data_fits();
                     let verdict = frto::on_loss_ack(LossAck {
                         high,
                         snd_max: self.snd_max,
@@ -686,18 +686,11 @@ impl TcpSender {
     /// window allows, RFC 5682's "up to two new segments"; if none can go, F-RTO ends and
     /// the lost segments are retransmitted after all.
     fn frto_send_new(&mut self, now: SimTime, out: &mut Vec<Action>) {
-        let window_end = self.snd_una + u64::from(self.opts.window);
-        let before = self.snd_max;
-        while self.snd_max < self.available && self.snd_max < window_end && self.in_flight() < self.cwnd {
-            self.send_new(now, out);
-        }
-        if self.snd_max == before {
+        if !self.push_new(now, out) {
             if let Ca::Loss { high, .. } = self.ca {
                 self.ca = Ca::Loss { high, frto: false };
             }
             self.try_send(now, out);
-        } else if self.timer.is_none() {
-            self.arm_rto(now);
         }
     }
 

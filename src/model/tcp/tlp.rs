@@ -75,19 +75,6 @@ pub fn probe_timeout(
     }
 }
 
-/// A duration as the profile's timers can hold it: Linux arms timers in whole jiffies,
-/// rounding up (`usecs_to_jiffies(max(delta_us, 1))` in `tcp_rearm_rto`); RFC timers are
-/// exact but never shorter than a nanosecond, so a timer is always in the future.
-pub fn timer_ticks(params: &RtoParams, d: SimDuration) -> SimDuration {
-    match params.profile {
-        RtoProfile::Rfc6298 => d.max(SimDuration::from_nanos(1)),
-        RtoProfile::Linux => {
-            let hz = params.hz.unwrap_or(250);
-            jiffies_to_ns(usecs_to_jiffies(d.as_micros().max(1), hz), hz)
-        }
-    }
-}
-
 /// The one probe a sender may have outstanding (RFC 8985 TLP.end_seq / TLP.is_retrans;
 /// Linux `tlp_high_seq` / `tlp_retrans`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,16 +139,6 @@ mod tests {
         // rto_delta_us ≤ 0 does not cap.
         assert_eq!(probe_timeout(&p, Some(ms(100)), 10, None), ms(204));
         assert_eq!(probe_timeout(&p, Some(ms(100)), 10, Some(SimDuration::ZERO)), ms(204));
-    }
-
-    #[test]
-    fn linux_timers_are_whole_jiffies_of_at_least_one() {
-        let p = params(RtoProfile::Linux);
-        assert_eq!(timer_ticks(&p, SimDuration::ZERO), ms(4));
-        assert_eq!(timer_ticks(&p, ms(201)), ms(204));
-        let r = params(RtoProfile::Rfc6298);
-        assert_eq!(timer_ticks(&r, ms(201)), ms(201));
-        assert_eq!(timer_ticks(&r, SimDuration::ZERO), SimDuration::from_nanos(1));
     }
 
     #[test]

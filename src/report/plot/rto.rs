@@ -587,43 +587,35 @@ fn draw_rug<DB: DrawingBackend>(
         .x_label_formatter(&tick)
         .draw()
         .d()?;
-    let n = fig.rug.rows();
-    let mut rows = Vec::new();
+    // The rows any panel needs, top down, each with this panel's marks (triangles or dots).
+    let mut rows: Vec<(&str, RGBColor, &[f64], bool)> = Vec::new();
     if fig.rug.retransmits {
-        rows.push(("retransmitted", RETRANSMIT));
+        rows.push(("retransmitted", RETRANSMIT, &p.retransmits, true));
     }
     if fig.rug.probes {
-        rows.push(("probe (TLP)", PROBE));
+        rows.push(("probe (TLP)", PROBE, &p.probes, false));
     }
-    // Row i from the top is centred at n - i - 0.5 on the strip's y axis.
-    let centre = |i: usize| f64::from(n) - i as f64 - 0.5;
-    for (i, (name, col)) in rows.iter().enumerate() {
-        strip
-            .draw_text(
-                name,
-                &TextStyle::from((FONT, 11))
-                    .color(col)
-                    .pos(text_anchor::Pos::new(text_anchor::HPos::Right, text_anchor::VPos::Center)),
-                (8 + Y_LABELS as i32 - 6, (STRIP * i as u32 + STRIP / 2) as i32),
-            )
-            .d()?;
+    for (i, &(name, colour, _, _)) in rows.iter().enumerate() {
+        let label = TextStyle::from((FONT, 11))
+            .color(&colour)
+            .pos(text_anchor::Pos::new(text_anchor::HPos::Right, text_anchor::VPos::Center));
+        strip.draw_text(name, &label, (8 + Y_LABELS as i32 - 6, (STRIP * i as u32 + STRIP / 2) as i32)).d()?;
     }
-    let top = f64::from(n);
+    let top = f64::from(fig.rug.rows());
     for &(a, b) in &p.blackouts {
         rug.draw_series(std::iter::once(Rectangle::new([(a, 0.0), (b, top)], BLACKOUT.filled()))).d()?;
     }
     if let Some(t) = p.aborted.filter(|t| *t >= x0 && *t <= x1) {
         rug.draw_series(std::iter::once(PathElement::new(vec![(t, 0.0), (t, top)], ABORTED.stroke_width(2)))).d()?;
     }
-    let mut i = 0;
-    if fig.rug.retransmits {
-        let y = centre(i);
-        rug.draw_series(p.retransmits.iter().map(|&x| TriangleMarker::new((x, y), 4, RETRANSMIT.filled()))).d()?;
-        i += 1;
-    }
-    if fig.rug.probes {
-        let y = centre(i);
-        rug.draw_series(p.probes.iter().map(|&x| Circle::new((x, y), 4, PROBE.filled()))).d()?;
+    for (i, &(_, colour, marks, triangles)) in rows.iter().enumerate() {
+        // Row i from the top is centred at top - i - 0.5 on the strip's y axis.
+        let y = top - i as f64 - 0.5;
+        if triangles {
+            rug.draw_series(marks.iter().map(|&x| TriangleMarker::new((x, y), 4, colour.filled()))).d()?;
+        } else {
+            rug.draw_series(marks.iter().map(|&x| Circle::new((x, y), 4, colour.filled()))).d()?;
+        }
     }
     Ok(())
 }
