@@ -2,6 +2,7 @@
 pub mod bursts;
 pub mod catalogue;
 pub mod quantile;
+pub mod series;
 pub mod stats;
 pub mod time_weighted;
 pub mod trace;
@@ -37,6 +38,8 @@ pub struct ReplicationResult {
     pub events: u64,
     /// Attempts per time bin at the server, for models with a shared server.
     pub bins: Option<bursts::Bins>,
+    /// Quantities per time bin (`series.csv`), for models that track load over time.
+    pub series: Option<series::Series>,
     /// Per-client distributions as quantiles at fractions 0, 0.01, 0.02, … (seconds), by
     /// metric name, e.g. `reconnect_time`; a series stops early when the rest of the
     /// population never got there.

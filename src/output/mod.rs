@@ -137,11 +137,12 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Resu
     let tcp = scenario.variants.iter().any(|v| v.cells.iter().any(|c| matches!(c.spec, ModelSpec::Tcp(_))));
     let has = |f: &dyn Fn(&crate::metrics::ReplicationResult) -> bool| groups.iter().any(|g| g.reps.iter().any(f));
     let written = handover::Written { attempts: has(&|r| r.bins.is_some()), cdf: has(&|r| !r.quantiles.is_empty()) };
-    let tables: [(&'static str, bool, tables::Writer); 4] = [
+    let tables: [(&'static str, bool, tables::Writer); 5] = [
         ("trace.csv", tcp || has(&|r| !r.trace.is_empty()), tables::trace),
         ("attempts.csv", written.attempts, tables::attempts),
         ("cdf.csv", written.cdf, tables::cdf),
         ("connections.csv", has(&|r| !r.connections.is_empty()), tables::connections),
+        ("series.csv", has(&|r| r.series.is_some()), tables::series),
     ];
     for (name, wanted, write) in tables {
         if wanted {

@@ -127,6 +127,34 @@ pub fn attempts(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, 
     t.finish()
 }
 
+/// `series.csv`: `variant, <sweep keys…>, replication, bin_start_s, bin_width_s,
+/// <the model's columns…>` — quantities per time bin from 0 to the horizon (see
+/// [`crate::metrics::series`]); an undefined value is an empty cell.
+pub fn series(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
+    let names: Vec<&str> = groups
+        .iter()
+        .flat_map(|g| g.reps.iter())
+        .find_map(|r| r.series.as_ref())
+        .map(|s| s.columns.iter().map(|(n, _)| *n).collect())
+        .unwrap_or_default();
+    let mut rest = vec!["replication", "bin_start_s", "bin_width_s"];
+    rest.extend(&names);
+    let mut t = Table::new(sweep_keys, &[], &rest)?;
+    for g in groups {
+        for (r, rep) in g.reps.iter().enumerate() {
+            let Some(s) = &rep.series else { continue };
+            debug_assert!(s.columns.iter().map(|(n, _)| *n).eq(names.iter().copied()), "one model, one set of columns");
+            let width = s.width.as_nanos();
+            for i in 0..s.bins() {
+                let mut row = vec![r.to_string(), secs(i as u64 * width), secs(width)];
+                row.extend(s.columns.iter().map(|(_, v)| if v[i].is_nan() { String::new() } else { format!("{}", v[i]) }));
+                t.row(g, &[], row)?;
+            }
+        }
+    }
+    t.finish()
+}
+
 /// One row of `cdf.csv`: a quantile of one per-client distribution of a group.
 pub struct Quantile<'g, 'a> {
     pub group: &'g Group<'a>,

@@ -461,7 +461,7 @@ fn finish(mut w: CallsWorld<'_>, events: u64) -> ReplicationResult {
             quantiles.push((name.to_string(), q));
         }
     }
-    ReplicationResult { metrics, trace: Vec::new(), events, bins: None, quantiles, connections: Vec::new() }
+    ReplicationResult { metrics, events, quantiles, ..Default::default() }
 }
 
 #[cfg(test)]

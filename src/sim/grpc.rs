@@ -501,5 +501,13 @@ fn finish(mut w: GrpcWorld<'_>, events: u64, end: SimTime) -> ReplicationResult 
     // The CDF stops where the reconnected fraction does.
     let cdf = cdf_secs(&w.reconnect_ns, w.disconnects);
     let cdf = if cdf.is_empty() { Vec::new() } else { vec![("reconnect_time".to_string(), cdf)] };
-    ReplicationResult { metrics, trace: Vec::new(), events, bins: Some(w.bins), quantiles: cdf, connections: w.rows }
+    ReplicationResult {
+        metrics,
+        trace: Vec::new(),
+        events,
+        bins: Some(w.bins),
+        series: None,
+        quantiles: cdf,
+        connections: w.rows,
+    }
 }

@@ -1,0 +1,98 @@
+//! Quantities over time: named columns of per-bin values from time 0 to the horizon,
+//! what `series.csv` holds and the load plots draw (offered load and goodput, the share
+//! of attempts that are retries, a queue's depth).
+//!
+//! A column holds a sum per bin (events counted where they happen, busy time split over
+//! the bins it spans) or a level sampled at each bin's end; its name says which. A bin
+//! with no defined value (a share of zero attempts) holds NaN, written as an empty cell.
+
+use crate::engine::time::{SimDuration, SimTime};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub width: SimDuration,
+    /// (name, one value per bin), every column as long as the others.
+    pub columns: Vec<(&'static str, Vec<f64>)>,
+}
+
+impl Series {
+    /// Zeroed columns `names` over `[0, horizon]` in bins of `width` (> 0); the last bin
+    /// holds the horizon itself.
+    pub fn new(width: SimDuration, horizon: SimDuration, names: &[&'static str]) -> Self {
+        debug_assert!(width > SimDuration::ZERO);
+        let n = (horizon.as_nanos() / width.as_nanos().max(1)) as usize + 1;
+        Series { width, columns: names.iter().map(|&name| (name, vec![0.0; n])).collect() }
+    }
+
+    pub fn bins(&self) -> usize {
+        self.columns.first().map_or(0, |(_, v)| v.len())
+    }
+
+    /// The bin holding `t`; times past the horizon fall in the last bin.
+    pub fn index(&self, t: SimTime) -> usize {
+        ((t.as_nanos() / self.width.as_nanos().max(1)) as usize).min(self.bins().saturating_sub(1))
+    }
+
+    /// Adds `value` to column `col` in the bin holding `t`.
+    pub fn add(&mut self, col: usize, t: SimTime, value: f64) {
+        let i = self.index(t);
+        self.columns[col].1[i] += value;
+    }
+
+    /// Adds the seconds of `[from, to)` that fall in each bin to column `col`: busy time
+    /// spread over the bins it spans, so a column's sum is the interval's length.
+    pub fn add_span(&mut self, col: usize, from: SimTime, to: SimTime) {
+        if to <= from {
+            return;
+        }
+        let w = self.width.as_nanos().max(1);
+        let last = self.bins().saturating_sub(1);
+        let (mut t, end) = (from.as_nanos(), to.as_nanos());
+        while t < end {
+            let i = ((t / w) as usize).min(last);
+            let bin_end = if i == last { end } else { ((t / w) + 1) * w };
+            let upto = bin_end.min(end);
+            self.columns[col].1[i] += (upto - t) as f64 / 1e9;
+            t = upto;
+        }
+    }
+
+    pub fn column(&self, name: &str) -> Option<&[f64]> {
+        self.columns.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_slice())
+    }
+
+    /// Bin `i`'s start.
+    pub fn start(&self, i: usize) -> SimTime {
+        SimTime(i as u64 * self.width.as_nanos())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(ms: u64) -> SimTime {
+        SimTime(ms * 1_000_000)
+    }
+
+    #[test]
+    fn a_span_is_split_over_the_bins_it_covers_and_sums_to_its_length() {
+        let mut s = Series::new(SimDuration::from_secs(1), SimDuration::from_secs(5), &["busy"]);
+        s.add_span(0, t(500), t(3_250));
+        assert_eq!(s.column("busy").unwrap(), [0.5, 1.0, 1.0, 0.25, 0.0, 0.0]);
+        // Past the horizon everything lands in the last bin.
+        s.add_span(0, t(4_500), t(7_000));
+        assert_eq!(s.column("busy").unwrap()[4..], [0.5, 2.0]);
+    }
+
+    #[test]
+    fn counts_land_in_the_bin_holding_their_time() {
+        let mut s = Series::new(SimDuration::from_secs(2), SimDuration::from_secs(4), &["a", "b"]);
+        s.add(1, t(1_999), 1.0);
+        s.add(1, t(2_000), 1.0);
+        s.add(0, t(60_000), 3.0);
+        assert_eq!(s.column("b").unwrap(), [1.0, 1.0, 0.0]);
+        assert_eq!(s.column("a").unwrap(), [0.0, 0.0, 3.0]);
+        assert_eq!(s.start(2), t(4_000));
+    }
+}
