@@ -236,6 +236,26 @@ pub static CATALOGUE: &[Entry] = &[
         "Mean time a call spent sleeping between attempts."),
     e("total_sleep_max", "Longest total backoff sleep", "s", N, &[Calls], false,
         "The most time any call spent sleeping between attempts."),
+    e("time_to_answer", "Time to the final answer", "s", L, &[Calls], false,
+        "Mean time from a call's start to its success or final failure, over the calls that ended."),
+    e("bad_request_retries", "Retries of bad requests", "count", L, &[Calls], false,
+        "Attempts after the first of calls the server rejects as bad requests (permanent_fraction), per logical call: load that could never succeed."),
+    e("goodput", "Goodput", "calls/s", H, &[Calls], false,
+        "Calls that succeeded per second, from the first call to the horizon."),
+    e("goodput_end", "Goodput at the end", "calls/s", H, &[Calls], false,
+        "Calls that succeeded per second over the last tenth of the horizon."),
+    e("offered_load", "Offered load", "fraction", N, &[Calls], false,
+        "Attempts that reached the server (first tries and retries) over what its workers can serve, from the first call to the horizon."),
+    e("offered_load_end", "Offered load at the end", "fraction", L, &[Calls], false,
+        "Attempts over the workers' capacity in the last tenth of the horizon: above 1 the server is still overloaded."),
+    e("wasted_work", "Wasted work", "fraction", L, &[Calls], true,
+        "Share of the workers' busy time spent on attempts whose client had stopped waiting (timed out or dropped)."),
+    e("recovered", "Recovered", "fraction", H, &[Calls], true,
+        "Share of replications whose goodput came back (90 % of the pre-incident success ratio, 5-bin windows) after the incident and stayed."),
+    e("time_to_recover", "Time to recover", "s", L, &[Calls], true,
+        "From the end of the incident to the recovery, over the replications that recovered."),
+    e("alert_delay", "Retry-share alert delay", "s", L, &[Calls], true,
+        "From the incident's start to the end of the first bin whose retries reached the alert's share of attempts."),
 ];
 
 /// The entry of `id`: among the entries of `models` first, then any.
@@ -374,7 +394,8 @@ mod tests {
         let sources = [
             (Model::Tcp, include_str!("../sim/tcp.rs")),
             (Model::Grpc, include_str!("../sim/grpc.rs")),
-            (Model::Calls, include_str!("../sim/calls.rs")),
+            (Model::Calls, include_str!("../sim/calls/mod.rs")),
+            (Model::Calls, include_str!("../sim/calls/monitor.rs")),
             (Model::Occ, include_str!("../sim/occ.rs")),
         ];
         for (model, src) in sources {

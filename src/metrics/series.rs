@@ -39,8 +39,10 @@ impl Series {
         self.columns[col].1[i] += value;
     }
 
-    /// Adds the seconds of `[from, to)` that fall in each bin to column `col`: busy time
-    /// spread over the bins it spans, so a column's sum is the interval's length.
+    /// Adds the nanoseconds of `[from, to)` that fall in each bin to column `col`: busy
+    /// time spread over the bins it spans, so a column's sum is the interval's length.
+    /// Whole nanoseconds add exactly (below 2^53, 104 days); [`Series::to_seconds`] then
+    /// converts the column once.
     pub fn add_span(&mut self, col: usize, from: SimTime, to: SimTime) {
         if to <= from {
             return;
@@ -52,9 +54,14 @@ impl Series {
             let i = ((t / w) as usize).min(last);
             let bin_end = if i == last { end } else { ((t / w) + 1) * w };
             let upto = bin_end.min(end);
-            self.columns[col].1[i] += (upto - t) as f64 / 1e9;
+            self.columns[col].1[i] += (upto - t) as f64;
             t = upto;
         }
+    }
+
+    /// Column `col`, filled by [`Series::add_span`] in nanoseconds, in seconds.
+    pub fn to_seconds(&mut self, col: usize) {
+        self.columns[col].1.iter_mut().for_each(|v| *v /= 1e9);
     }
 
     pub fn column(&self, name: &str) -> Option<&[f64]> {
@@ -79,9 +86,13 @@ mod tests {
     fn a_span_is_split_over_the_bins_it_covers_and_sums_to_its_length() {
         let mut s = Series::new(SimDuration::from_secs(1), SimDuration::from_secs(5), &["busy"]);
         s.add_span(0, t(500), t(3_250));
-        assert_eq!(s.column("busy").unwrap(), [0.5, 1.0, 1.0, 0.25, 0.0, 0.0]);
+        s.add_span(0, SimTime(3_250_000_000), SimTime(3_250_000_001));
+        s.to_seconds(0);
+        assert_eq!(s.column("busy").unwrap(), [0.5, 1.0, 1.0, 0.250000001, 0.0, 0.0]);
         // Past the horizon everything lands in the last bin.
+        let mut s = Series::new(SimDuration::from_secs(1), SimDuration::from_secs(5), &["busy"]);
         s.add_span(0, t(4_500), t(7_000));
+        s.to_seconds(0);
         assert_eq!(s.column("busy").unwrap()[4..], [0.5, 2.0]);
     }
 

@@ -15,9 +15,23 @@
 //! idempotency = "idempotent" # or "conditional", "conditional-without-precondition", "never"
 //! tiers = [3]                # an application loop of 3 attempts around the policy
 //! outage = "2min"            # shorthand: the server is down from `start` for this long
+//! pacing = "open"            # with interval: "open", "poisson" or "closed" (see below)
+//! keep_backoff = false       # a client keeps one backoff across its calls (closed pacing)
+//! permanent_fraction = 0.05  # calls the server answers with a permanent error
+//! permanent_with = 400       # … this one (default 400)
 //! [calls.policy]
 //! preset = "gcs-python"      # any `[retry.policy]` key: a preset and overrides
+//! [calls.monitor]
+//! bin = "1s"                 # series.csv's bins (default 1s)
+//! retry_share_alert = 0.2    # an alert on the retries' share of attempts per bin
 //! ```
+//!
+//! Pacing with `interval`: `open` starts a call every `interval` whether or not the last
+//! one has finished (calls overlap while they retry); `poisson` is open with exponential
+//! gaps of mean `interval` (many such clients make Poisson arrivals at the server);
+//! `closed` starts the next call `interval` after the previous one ended (a polling loop).
+//! `keep_backoff` needs `closed`: the client's backoff then carries from one call to the
+//! next, reset by a success only if the policy has `reset_after_success`.
 //!
 //! An attempt is one call to the server, asked when the attempt starts:
 //!
@@ -94,6 +108,69 @@ pub struct CallsConfig {
     /// stands beside this config in the manifest.
     #[serde(default, skip_serializing)]
     pub policy: RetryPolicyConfig,
+    /// How calls follow each other with `interval`.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub pacing: Pacing,
+    /// The client keeps one backoff across its calls instead of a fresh one per call.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub keep_backoff: bool,
+    /// Share of logical calls that are bad requests: the server answers every attempt of
+    /// such a call with `permanent_with` (at `fail_time`, without using a worker).
+    #[serde(default, skip_serializing_if = "is_default", deserialize_with = "crate::model::fraction::deserialize")]
+    pub permanent_fraction: f64,
+    #[serde(default = "default_permanent", skip_serializing_if = "is_default_permanent")]
+    pub permanent_with: FailWith,
+    /// What `series.csv` bins and the retry-share alert.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub monitor: MonitorConfig,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+fn default_permanent() -> FailWith {
+    FailWith { word: "400".into(), outcome: Outcome::status(400) }
+}
+
+fn is_default_permanent(f: &FailWith) -> bool {
+    *f == default_permanent()
+}
+
+/// `pacing`: how a client's calls follow each other with `interval`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Pacing {
+    /// A call every `interval` from the first, overlapping while they retry.
+    #[default]
+    Open,
+    /// Open, with exponential gaps of mean `interval`.
+    Poisson,
+    /// The next call `interval` after the previous one ended.
+    Closed,
+}
+
+/// `[calls.monitor]`: the bins of `series.csv` and an alert on the share of attempts
+/// that are retries, as a dashboard would compute it per bin.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MonitorConfig {
+    #[serde(default = "default_bin")]
+    pub bin: SimDuration,
+    /// The alert fires at the end of the first bin, after an incident began, whose
+    /// retries make at least this share of the attempts.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::model::fraction::option")]
+    pub retry_share_alert: Option<f64>,
+}
+
+fn default_bin() -> SimDuration {
+    SimDuration::from_secs(1)
+}
+
+impl Default for MonitorConfig {
+    fn default() -> Self {
+        MonitorConfig { bin: default_bin(), retry_share_alert: None }
+    }
 }
 
 /// botocore's and google-cloud-storage's default per-request timeout.
@@ -228,6 +305,36 @@ impl CallsConfig {
         let product: u64 = self.tiers.iter().map(|&t| u64::from(t)).product();
         if product > MAX_TIER_PRODUCT {
             err("tiers", format!("{product} library calls per logical call; at most {MAX_TIER_PRODUCT}"));
+        }
+        if self.keep_backoff && (self.interval.is_none() || self.pacing != Pacing::Closed) {
+            err(
+                "keep_backoff",
+                "needs calls one after another: set `interval` and `pacing = \"closed\"` (a kept backoff is \
+                 one client's state, which overlapping calls would share)"
+                    .into(),
+            );
+        }
+        if self.pacing != Pacing::Open && self.interval.is_none() {
+            err("pacing", "applies to calls repeated at `interval`: set interval or remove pacing".into());
+        }
+        if !(0.0..=1.0).contains(&self.permanent_fraction) {
+            err("permanent_fraction", format!("must be a share between 0 and 1, got {}", self.permanent_fraction));
+        }
+        let permanent = matches!(self.permanent_with.outcome,
+            Outcome::Http { status, throttling: false, .. } if (400..500).contains(&status) && status != 408 && status != 429);
+        if !permanent {
+            err(
+                "permanent_with",
+                format!("`{}` is a transient failure; a permanent error is a 4xx such as 400 or 403", self.permanent_with.word),
+            );
+        }
+        if self.monitor.bin == SimDuration::ZERO {
+            err("monitor.bin", "must be longer than 0s".into());
+        }
+        if let Some(a) = self.monitor.retry_share_alert
+            && !(a > 0.0 && a <= 1.0)
+        {
+            err("monitor.retry_share_alert", format!("must be a share above 0 and at most 1, got {a}"));
         }
         if self.outage == Some(SimDuration::ZERO) {
             err("outage", "must be longer than 0s (leave it out for a server that stays up)".into());

@@ -381,6 +381,18 @@ impl Model for GrpcConfig {
 
     fn resolve(&self, shared: Shared<'_>) -> Result<GrpcSpec, ConfigErrors> {
         let backoff = self.backoff.resolve().map_err(|e| prefixed("grpc.backoff", e))?;
+        if let Some(server) = shared.server
+            && server.has_workers_or_brownouts()
+        {
+            let mut errors = ConfigErrors::new();
+            let key = if server.concurrency.is_some() { "server.concurrency" } else { "server.brownout" };
+            errors.push(
+                key,
+                "applies to [calls] (requests served by workers); a [grpc] server's capacity is accept_rate \
+                 and its trouble restarts and outages",
+            );
+            return Err(errors);
+        }
         Ok(GrpcSpec {
             grpc: self.clone(),
             backoff,

@@ -26,6 +26,24 @@ use crate::engine::time::SimDuration;
 /// at = "100s"
 /// duration = "20s"
 /// ```
+///
+/// `[calls]` may give the server workers instead of an accept rate: requests wait in a
+/// FIFO queue for one of `concurrency` workers, each busy for a service time, so latency
+/// rises as the queue fills (an M/M/c queue with exponential service). Brownouts fail a
+/// share of the requests and may slow the rest:
+///
+/// ```toml
+/// [server]
+/// concurrency = 50             # requests served at once
+/// service_time = "40ms"        # mean work per request
+/// service = "exponential"      # or "fixed"
+/// queue = 5000                 # requests that may wait; one more is refused (default: no limit)
+/// [[server.brownout]]
+/// at = "60s"
+/// duration = "10s"
+/// fail_fraction = 0.5          # share of requests failed at once (default 1)
+/// slowdown = 1.0               # service times multiplied by this (default 1)
+/// ```
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ServerConfig {
@@ -64,6 +82,61 @@ pub struct ServerConfig {
     /// times out at the client's connect deadline.
     #[serde(default = "yes")]
     pub send_settings: bool,
+    /// `[calls]`: requests served at once by the server's workers; absent = no workers
+    /// (each request takes `handshake_time`, capacity from `accept_rate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<u32>,
+    /// Mean work per request on one worker. Required with `concurrency`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_time: Option<SimDuration>,
+    /// How service times vary around `service_time`.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub service: ServiceDist,
+    /// Requests that may wait for a worker; one more is refused at once. Absent = no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<u32>,
+    /// Windows in which a share of requests fail and the rest may be slower, in time order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub brownout: Vec<Brownout>,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+/// How a worker's service times are drawn.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ServiceDist {
+    /// Exponential with mean `service_time`: the M/M/c queue.
+    #[default]
+    Exponential,
+    /// Exactly `service_time`: hand-checkable, and the best case for queueing.
+    Fixed,
+}
+
+/// In `[at, at + duration)` each request fails at once with probability `fail_fraction`
+/// (a fast 503, no worker used), and the others' service times are multiplied by
+/// `slowdown`.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Brownout {
+    pub at: SimDuration,
+    pub duration: SimDuration,
+    #[serde(default = "one", deserialize_with = "crate::model::fraction::deserialize")]
+    pub fail_fraction: f64,
+    #[serde(default = "one")]
+    pub slowdown: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+impl Brownout {
+    pub fn end(&self) -> SimDuration {
+        SimDuration(self.at.0.saturating_add(self.duration.0))
+    }
 }
 
 /// At `at` every open connection is dropped and the server is down for `down`
@@ -137,6 +210,11 @@ impl Default for ServerConfig {
             handshake_time: SimDuration::ZERO,
             drop_after: None,
             send_settings: true,
+            concurrency: None,
+            service_time: None,
+            service: ServiceDist::default(),
+            queue: None,
+            brownout: Vec::new(),
         }
     }
 }
@@ -243,6 +321,68 @@ impl ServerConfig {
                 }
             }
         }
+        errors.extend_under("", self.validate_workers());
+        errors
+    }
+}
+
+impl ServerConfig {
+    /// Whether the server has workers (`concurrency`) or brownouts: what only `[calls]` reads.
+    pub fn has_workers_or_brownouts(&self) -> bool {
+        self.concurrency.is_some() || !self.brownout.is_empty()
+    }
+
+    fn validate_workers(&self) -> ConfigErrors {
+        let mut errors = ConfigErrors::new();
+        let mut err = |key: &str, msg: String| errors.push(key.to_string(), msg);
+        match self.concurrency {
+            Some(0) => err("concurrency", "must be at least 1 worker".into()),
+            Some(_) if self.accept_rate.is_some() => err(
+                "concurrency",
+                "and accept_rate are two capacity models: give the server workers or an accept rate, not both".into(),
+            ),
+            Some(_) if self.service_time.is_none_or(|t| t == SimDuration::ZERO) => {
+                err("service_time", "must be longer than 0s: the mean work per request on one worker".into())
+            }
+            Some(_) => {}
+            None => {
+                let why = "applies only with concurrency (the server's workers): set concurrency or remove this key";
+                if self.service_time.is_some() {
+                    err("service_time", why.into());
+                }
+                if self.service != ServiceDist::default() {
+                    err("service", why.into());
+                }
+                if self.queue.is_some() {
+                    err("queue", why.into());
+                }
+            }
+        }
+        let mut prev_end: Option<(usize, SimDuration)> = None;
+        for (i, b) in self.brownout.iter().enumerate() {
+            let key = |k: &str| format!("brownout[{i}].{k}");
+            if b.duration == SimDuration::ZERO {
+                err(&key("duration"), "must be longer than 0s".into());
+            }
+            if !(0.0..=1.0).contains(&b.fail_fraction) {
+                err(&key("fail_fraction"), format!("must be a share between 0 and 1, got {}", b.fail_fraction));
+            }
+            if !(1.0..=1e6).contains(&b.slowdown) {
+                err(&key("slowdown"), format!("must be a factor between 1 and 1000000, got {}", b.slowdown));
+            }
+            if b.slowdown != 1.0 && self.concurrency.is_none() {
+                err(&key("slowdown"), "slows the server's workers: set concurrency and service_time".into());
+            }
+            if let Some((j, end)) = prev_end
+                && b.at < end
+            {
+                err(
+                    &key("at"),
+                    format!("{} is before the end of brownout[{j}] ({end}): list brownouts in time order, apart", b.at),
+                );
+            }
+            prev_end = Some((i, b.end()));
+        }
         errors
     }
 }
@@ -329,6 +469,7 @@ duration = "20s"
                 handshake_time: ms(2),
                 drop_after: Some(s(2)),
                 send_settings: true,
+                ..ServerConfig::default()
             }
         );
         assert!(c.validate().is_empty());

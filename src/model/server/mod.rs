@@ -59,9 +59,13 @@
 mod capacity;
 mod config;
 mod schedule;
+mod workers;
 
 pub use capacity::{AcceptQueue, Admitted, QueueFull};
-pub use config::{DownBehavior, MAX_ACCEPT_RATE, MIN_ACCEPT_RATE, Outage, Overload, Restart, ServerConfig};
+pub use config::{
+    Brownout, DownBehavior, MAX_ACCEPT_RATE, MIN_ACCEPT_RATE, Outage, Overload, Restart, ServerConfig, ServiceDist,
+};
+pub use workers::{Admit, Workers};
 pub use schedule::{DownKind, DownWindow, ServerSchedule};
 
 use serde::Serialize;

@@ -33,6 +33,8 @@
 //! started (a curve stops at the share of calls that got there) and `total_sleep` over
 //! the finished calls.
 
+use rand::RngExt;
+
 use crate::engine::rng::{CounterRng, Purpose};
 use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
@@ -43,13 +45,18 @@ use crate::model::config_error::ConfigErrors;
 use crate::model::retry::{
     AttemptLimit, BudgetPolicy, Decision, GiveUpReason, Outcome, RetryBudget, RetryPolicy, RetryState, StopRule,
 };
-use crate::model::server::{ConnectAnswer, Server};
+use crate::metrics::series::Series;
 use crate::scenario::CallsSpec;
-use crate::scenario::calls::CallsConfig;
-use crate::scenario::calls::MAX_TIERS;
+use crate::scenario::calls::{CallsConfig, MAX_TIERS, Pacing};
 use crate::scenario::models::{Model, Section, Shared, Use, prefixed};
 
 use super::{Job, start};
+
+mod answer;
+pub mod monitor;
+
+use answer::CallServer;
+use monitor::{ATTEMPTS, BUSY, CALLS, FAILED, REJECTED, RETRIES, SUCCEEDED, TIMED_OUT, WASTED};
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -80,13 +87,19 @@ struct Call {
     applied: bool,
     /// Sleeps of the library calls before this one (and their waits before giving up).
     slept: SimDuration,
+    /// A bad request: the server fails every attempt with `permanent_with`.
+    bad: bool,
 }
 
 struct Client {
     budget: RetryBudget,
     rng: CounterRng,
+    /// Start offset, then bad-request draws and Poisson gaps, in the order of its calls.
+    workload: CounterRng,
     /// Logical calls started so far.
     calls: u32,
+    /// With `keep_backoff`: the backoff its last call left.
+    kept: Option<RetryState>,
 }
 
 /// What the calls' reasons can be under this policy, in a fixed order: the metric list
@@ -94,7 +107,10 @@ struct Client {
 fn possible_reasons(spec: &CallsSpec) -> Vec<&'static str> {
     let p = &spec.policy;
     let c = &spec.calls;
-    let failures = [c.fail_with.outcome, Outcome::Timeout { applied: false }, Outcome::Dropped { applied: false }];
+    let mut failures = vec![c.fail_with.outcome, Outcome::Timeout { applied: false }, Outcome::Dropped { applied: false }];
+    if c.permanent_fraction > 0.0 {
+        failures.push(c.permanent_with.outcome);
+    }
     let mut out = Vec::new();
     if p.limit != AttemptLimit::Unlimited {
         out.push("attempts");
@@ -121,7 +137,7 @@ fn possible_reasons(spec: &CallsSpec) -> Vec<&'static str> {
 struct CallsWorld<'a> {
     spec: &'a CallsSpec,
     policy: &'a RetryPolicy,
-    server: Server,
+    server: CallServer,
     clients: Vec<Client>,
     /// Call slots, reused through `free`.
     slots: Vec<Option<Call>>,
@@ -138,6 +154,9 @@ struct CallsWorld<'a> {
     success_ns: Vec<u64>,
     giveup_ns: Vec<u64>,
     sleep_ns: Vec<u64>,
+    /// Attempts of bad requests after their first: calls that could never succeed.
+    bad_retries: u64,
+    series: Series,
 }
 
 impl CallsWorld<'_> {
@@ -153,20 +172,41 @@ impl CallsWorld<'_> {
         if let Some(interval) = cfg.interval
             && cfg.calls_per_client.is_none_or(|n| client.calls < n)
         {
-            let next = self.first[c as usize].saturating_add(interval.saturating_mul(u64::from(client.calls)));
-            sched.at(next, Ev::Start(c));
+            match cfg.pacing {
+                Pacing::Open => {
+                    let next = self.first[c as usize].saturating_add(interval.saturating_mul(u64::from(client.calls)));
+                    sched.at(next, Ev::Start(c));
+                }
+                Pacing::Poisson => {
+                    // Inversion, one draw per gap; libm's log is the same on every machine.
+                    let u: f64 = client.workload.random();
+                    let gap = -libm::log(1.0 - u) * interval.as_nanos() as f64;
+                    sched.at(now.saturating_add(SimDuration(gap.round().min(u64::MAX as f64) as u64)), Ev::Start(c));
+                }
+                Pacing::Closed => {}
+            }
         }
+        let bad = cfg.permanent_fraction > 0.0 && client.workload.random::<f64>() < cfg.permanent_fraction;
+        let state = match client.kept.take() {
+            Some(mut kept) => {
+                kept.next_call(self.policy, now);
+                kept
+            }
+            None => RetryState::new(self.policy, now).with_idempotency(cfg.idempotency.model()),
+        };
         self.started += 1;
+        self.series.add(CALLS, now, 1.0);
         let call = Call {
             client: c,
             start: now,
-            state: RetryState::new(self.policy, now).with_idempotency(cfg.idempotency.model()),
+            state,
             tier: [1; MAX_TIERS],
             pending: Outcome::Success,
             cut: false,
             failed_at: now,
             applied: false,
             slept: SimDuration::ZERO,
+            bad,
         };
         let i = match self.free.pop() {
             Some(i) => {
@@ -199,28 +239,13 @@ impl CallsWorld<'_> {
     fn attempt(&mut self, i: u32, sched: &mut Scheduler<Ev>) {
         let now = sched.now();
         let cfg = &self.spec.calls;
-        let answer = self.server.on_connect(now);
-        let timeout_at = now.saturating_add(cfg.timeout);
-        let timed_out = |applied| (timeout_at, Outcome::Timeout { applied });
-        let (mut end, mut outcome) = match answer {
-            ConnectAnswer::Refused { .. } => (now.saturating_add(cfg.fail_time()), cfg.fail_with.outcome),
-            ConnectAnswer::Silent { .. } => timed_out(false),
-            ConnectAnswer::Reset { at, .. } if at < timeout_at => (at, Outcome::Dropped { applied: false }),
-            ConnectAnswer::Reset { .. } => timed_out(false),
-            ConnectAnswer::Accepted { settings_at, dropped_at } => {
-                // The server has done the work at `settings_at`; the reply is
-                // `attempt_time` later, unless the connection is dropped first.
-                let reply = settings_at.saturating_add(cfg.attempt_time);
-                let restart = self.server.schedule().restart_after(settings_at);
-                let drop = [dropped_at, restart].into_iter().flatten().filter(|&d| d < reply).min();
-                match drop {
-                    Some(d) if d < timeout_at => (d, Outcome::Dropped { applied: true }),
-                    Some(_) => timed_out(true),
-                    None if reply <= timeout_at => (reply, Outcome::Success),
-                    None => timed_out(true),
-                }
-            }
-        };
+        let bad = self.call(i).bad;
+        if self.server.has_workers() {
+            let queued = self.server.queued(now);
+            monitor::queue_seen(&mut self.series, now, queued);
+        }
+        let answer = self.server.answer(now, cfg, bad);
+        let (mut end, mut outcome) = (answer.end, answer.outcome);
         let policy = self.policy;
         let call = self.call(i);
         let first = call.state.attempts() == 0 && call.tier.iter().all(|&t| t == 1);
@@ -230,7 +255,7 @@ impl CallsWorld<'_> {
             && let Some(deadline) = call.state.deadline_at(policy)
             && end > deadline
         {
-            let applied = matches!(answer, ConnectAnswer::Accepted { settings_at, .. } if settings_at <= deadline);
+            let applied = answer.done_at.is_some_and(|d| d <= deadline);
             (end, outcome, cut) = (deadline.max(now), Outcome::Timeout { applied }, true);
         }
         call.pending = outcome;
@@ -238,6 +263,23 @@ impl CallsWorld<'_> {
         self.server_calls += 1;
         if first {
             self.first_attempts += 1;
+        } else {
+            self.series.add(RETRIES, now, 1.0);
+            self.bad_retries += u64::from(bad);
+        }
+        self.series.add(ATTEMPTS, now, 1.0);
+        if answer.rejected {
+            self.series.add(REJECTED, now, 1.0);
+        }
+        if outcome.is_timeout() {
+            self.series.add(TIMED_OUT, end, 1.0);
+        }
+        if let Some((from, to)) = answer.work {
+            self.series.add_span(BUSY, from, to);
+            // The client stopped waiting before the reply: the server works for nobody.
+            if !outcome.is_success() {
+                self.series.add_span(WASTED, from, to);
+            }
         }
         sched.at(end, Ev::Ended(i));
     }
@@ -261,7 +303,8 @@ impl CallsWorld<'_> {
                 self.succeeded += 1;
                 self.success_ns.push(elapsed.as_nanos());
                 self.sleep_ns.push(total.as_nanos());
-                self.finish(i);
+                self.series.add(SUCCEEDED, now, 1.0);
+                self.finish(i, sched);
             }
             Decision::RetryAt { at, duplicate, .. } => {
                 self.duplicates += u64::from(duplicate);
@@ -310,12 +353,26 @@ impl CallsWorld<'_> {
         } else {
             debug_assert!(false, "reason {reason:?} not foreseen by possible_reasons");
         }
-        self.finish(i);
+        self.series.add(FAILED, now, 1.0);
+        self.finish(i, sched);
     }
 
-    fn finish(&mut self, i: u32) {
-        self.slots[i as usize] = None;
+    /// The logical call in slot `i` has ended now: a closed-loop client starts its next
+    /// one `interval` later, and a client that keeps its backoff keeps this call's.
+    fn finish(&mut self, i: u32, sched: &mut Scheduler<Ev>) {
+        let call = self.slots[i as usize].take().expect("a live call slot");
         self.free.push(i);
+        let cfg = &self.spec.calls;
+        let client = &mut self.clients[call.client as usize];
+        if cfg.keep_backoff {
+            client.kept = Some(call.state);
+        }
+        if cfg.pacing == Pacing::Closed
+            && let Some(interval) = cfg.interval
+            && cfg.calls_per_client.is_none_or(|n| client.calls < n)
+        {
+            sched.at(sched.now().saturating_add(interval), Ev::Start(call.client));
+        }
     }
 }
 
@@ -377,22 +434,24 @@ pub fn run_replication(spec: &CallsSpec, job: Job) -> Result<ReplicationResult, 
     let mut first = Vec::with_capacity(n as usize);
     let clients = (0..n)
         .map(|c| {
-            let key = seeds.counter_key(rep, u64::from(c), Purpose::Workload);
-            let offset = start::offset(cfg.start_spread, &mut CounterRng::at(key, 0));
+            let mut workload = CounterRng::at(seeds.counter_key(rep, u64::from(c), Purpose::Workload), 0);
+            let offset = start::offset(cfg.start_spread, &mut workload);
             let at = (SimTime::ZERO + cfg.start).saturating_add(offset);
             first.push(at);
             sched.at(at, Ev::Start(c));
             Client {
                 budget: spec.policy.new_budget(SimTime::ZERO),
                 rng: CounterRng::at(seeds.counter_key(rep, u64::from(c), Purpose::Jitter), 0),
+                workload,
                 calls: 0,
+                kept: None,
             }
         })
         .collect();
     let mut world = CallsWorld {
         spec,
         policy: &spec.policy,
-        server: Server::new(&spec.server),
+        server: CallServer::new(&spec.server, CounterRng::at(seeds.counter_key(rep, 0, Purpose::Server), 0)),
         clients,
         slots: Vec::new(),
         free: Vec::new(),
@@ -407,16 +466,18 @@ pub fn run_replication(spec: &CallsSpec, job: Job) -> Result<ReplicationResult, 
         success_ns: Vec::new(),
         giveup_ns: Vec::new(),
         sleep_ns: Vec::new(),
+        bad_retries: 0,
+        series: monitor::new_series(cfg.monitor.bin, horizon, &spec.server),
     };
     let stats = run(&mut world, &mut sched, max_events)?;
-    Ok(finish(world, stats.events))
+    Ok(finish(world, stats.events, horizon))
 }
 
 fn mean_secs(ns: &[u64]) -> Option<f64> {
     (!ns.is_empty()).then(|| ns.iter().map(|&v| v as f64).sum::<f64>() / ns.len() as f64 / 1e9)
 }
 
-fn finish(mut w: CallsWorld<'_>, events: u64) -> ReplicationResult {
+fn finish(mut w: CallsWorld<'_>, events: u64, horizon: SimDuration) -> ReplicationResult {
     let calls = w.started as f64;
     let per_call = |x: u64| if w.started == 0 { None } else { Some(x as f64 / calls) };
     let failed: u64 = w.giveup_ns.len() as u64;
@@ -447,6 +508,17 @@ fn finish(mut w: CallsWorld<'_>, events: u64) -> ReplicationResult {
     metrics.push(MetricValue::maybe("total_sleep", "s", mean_secs(&w.sleep_ns)));
     let max_sleep = w.sleep_ns.iter().max().map(|&v| v as f64 / 1e9);
     metrics.push(MetricValue::maybe("total_sleep_max", "s", max_sleep));
+    let answered = w.success_ns.len() + w.giveup_ns.len();
+    let answer_ns: f64 = w.success_ns.iter().chain(&w.giveup_ns).map(|&v| v as f64).sum();
+    metrics.push(MetricValue::maybe("time_to_answer", "s", (answered > 0).then(|| answer_ns / answered as f64 / 1e9)));
+    if w.spec.calls.permanent_fraction > 0.0 {
+        metrics.push(MetricValue::maybe("bad_request_retries", "count", per_call(w.bad_retries)));
+    }
+    let cfg = &w.spec.calls;
+    let first_start = w.first.iter().min().copied();
+    let alert = cfg.monitor.retry_share_alert;
+    let steady = cfg.interval.is_some();
+    metrics.extend(monitor::finish(&mut w.series, &w.spec.server, first_start, horizon, cfg.timeout, alert, steady));
 
     let started = w.started as usize;
     let mut quantiles = Vec::new();
@@ -461,7 +533,7 @@ fn finish(mut w: CallsWorld<'_>, events: u64) -> ReplicationResult {
             quantiles.push((name.to_string(), q));
         }
     }
-    ReplicationResult { metrics, events, quantiles, ..Default::default() }
+    ReplicationResult { metrics, events, quantiles, series: Some(w.series), ..Default::default() }
 }
 
 #[cfg(test)]
