@@ -325,7 +325,10 @@ impl CallsConfig {
         if !permanent {
             err(
                 "permanent_with",
-                format!("`{}` is a transient failure; a permanent error is a 4xx such as 400 or 403", self.permanent_with.word),
+                format!(
+                    "`{}` is a transient failure; a permanent error is a 4xx such as 400 or 403",
+                    self.permanent_with.word
+                ),
             );
         }
         if self.monitor.bin == SimDuration::ZERO {

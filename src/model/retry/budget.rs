@@ -478,4 +478,44 @@ mod tests {
         // The next one a whole 2 s later.
         assert_eq!(b.send_at(SimTime(1_600_000_000)), SimTime(3_600_000_000));
     }
+
+    proptest::proptest! {
+        /// finagle `RetryBudget` (its scaladoc: "retries ... limited to percentCanRetry of
+        /// requests ... plus minRetriesPerSec"): in every window of `ttl` ending at a
+        /// granted retry, retries ≤ 20 % of the requests in that window + the reserve
+        /// (min_retries_per_sec × ttl), whatever the order of requests and retries.
+        #[test]
+        fn a_20_percent_budget_never_grants_more_than_20_percent_of_requests_plus_its_reserve(
+            ops in proptest::collection::vec((0u64..3_000, proptest::bool::ANY), 1..400),
+            min_per_sec in 0u32..3,
+        ) {
+            let ttl = SimDuration::from_secs(10);
+            let p = BudgetPolicy::Finagle {
+                ttl,
+                min_retries_per_sec: min_per_sec,
+                percent_can_retry: 0.2,
+                max_retries_per_request: 0.2,
+            };
+            let mut b = RetryBudget::new(&p, None, SimTime::ZERO);
+            let (mut t, mut requests, mut granted) = (0u64, Vec::new(), Vec::new());
+            for (gap_ms, is_request) in ops {
+                t += gap_ms * 1_000_000;
+                let now = SimTime(t);
+                if is_request {
+                    b.call_started(&p, now);
+                    requests.push(t);
+                } else if b.withdraw(&p, now, &Outcome::status(503)).is_ok() {
+                    granted.push(t);
+                }
+            }
+            let reserve = f64::from(min_per_sec) * 10.0;
+            for &end in &granted {
+                let live = |v: &Vec<u64>| v.iter().filter(|&&x| x <= end && end - x < ttl.as_nanos()).count() as f64;
+                proptest::prop_assert!(
+                    live(&granted) <= 0.2 * live(&requests) + reserve + 1e-9,
+                    "at {end} ns: {} retries for {} requests", live(&granted), live(&requests)
+                );
+            }
+        }
+    }
 }

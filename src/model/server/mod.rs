@@ -65,8 +65,8 @@ pub use capacity::{AcceptQueue, Admitted, QueueFull};
 pub use config::{
     Brownout, DownBehavior, MAX_ACCEPT_RATE, MIN_ACCEPT_RATE, Outage, Overload, Restart, ServerConfig, ServiceDist,
 };
-pub use workers::{Admit, Workers};
 pub use schedule::{DownKind, DownWindow, ServerSchedule};
+pub use workers::{Admit, Workers};
 
 use serde::Serialize;
 

@@ -34,11 +34,7 @@ pub enum Admit {
 
 impl Workers {
     pub fn new(concurrency: u32, limit: Option<u32>) -> Workers {
-        Workers {
-            free: (0..concurrency).map(|_| Reverse(SimTime::ZERO)).collect(),
-            waiting: VecDeque::new(),
-            limit,
-        }
+        Workers { free: (0..concurrency).map(|_| Reverse(SimTime::ZERO)).collect(), waiting: VecDeque::new(), limit }
     }
 
     /// Requests waiting for a worker at `now` (not yet started).

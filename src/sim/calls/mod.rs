@@ -39,13 +39,13 @@ use crate::engine::rng::{CounterRng, Purpose};
 use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::metrics::catalogue;
-use crate::metrics::quantile::cdf_secs;
+use crate::metrics::quantile::{cdf_secs, quantile};
+use crate::metrics::series::Series;
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::config_error::ConfigErrors;
 use crate::model::retry::{
     AttemptLimit, BudgetPolicy, Decision, GiveUpReason, Outcome, RetryBudget, RetryPolicy, RetryState, StopRule,
 };
-use crate::metrics::series::Series;
 use crate::scenario::CallsSpec;
 use crate::scenario::calls::{CallsConfig, MAX_TIERS, Pacing};
 use crate::scenario::models::{Model, Section, Shared, Use, prefixed};
@@ -107,7 +107,8 @@ struct Client {
 fn possible_reasons(spec: &CallsSpec) -> Vec<&'static str> {
     let p = &spec.policy;
     let c = &spec.calls;
-    let mut failures = vec![c.fail_with.outcome, Outcome::Timeout { applied: false }, Outcome::Dropped { applied: false }];
+    let mut failures =
+        vec![c.fail_with.outcome, Outcome::Timeout { applied: false }, Outcome::Dropped { applied: false }];
     if c.permanent_fraction > 0.0 {
         failures.push(c.permanent_with.outcome);
     }
@@ -517,10 +518,16 @@ fn finish(mut w: CallsWorld<'_>, events: u64, horizon: SimDuration) -> Replicati
     let cfg = &w.spec.calls;
     let first_start = w.first.iter().min().copied();
     let alert = cfg.monitor.retry_share_alert;
-    let steady = cfg.interval.is_some();
+    // Closed loops slow down with the server: only an open stream of calls has a goodput
+    // to recover to.
+    let steady = cfg.interval.is_some() && cfg.pacing != Pacing::Closed;
     metrics.extend(monitor::finish(&mut w.series, &w.spec.server, first_start, horizon, cfg.timeout, alert, steady));
 
     let started = w.started as usize;
+    w.success_ns.sort_unstable();
+    let secs = |ns: Option<u64>| ns.map(|v| v as f64 / 1e9);
+    metrics.push(MetricValue::maybe("time_to_success_p99", "s", secs(quantile(&w.success_ns, 0.99))));
+    metrics.push(MetricValue::maybe("time_to_success_max", "s", secs(w.success_ns.last().copied())));
     let mut quantiles = Vec::new();
     for (name, ns, population) in [
         ("time_to_success", &mut w.success_ns, started),
@@ -537,131 +544,4 @@ fn finish(mut w: CallsWorld<'_>, events: u64, horizon: SimDuration) -> Replicati
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scenario::{ModelSpec, load_str};
-
-    /// Runs replication 0 of a `[calls]` scenario whose `[calls]` and other tables are
-    /// `body`, and returns its metrics by name.
-    fn metrics(body: &str) -> Vec<(String, Option<f64>)> {
-        let text = format!("name = \"t\"\ndescription = \"t\"\nhorizon = \"1h\"\n{body}");
-        let scenario = load_str("t.toml", &text).unwrap_or_else(|e| panic!("{e}"));
-        let ModelSpec::Calls(spec) = &scenario.variants[0].cells[0].spec else { panic!("not a calls scenario") };
-        let job = super::Job {
-            seeds: crate::engine::rng::Seeds::new(1),
-            replication: 0,
-            horizon: scenario.horizon,
-            max_events: scenario.max_events,
-        };
-        let r = run_replication(spec, job).unwrap();
-        r.metrics.into_iter().map(|m| (m.name, m.value)).collect()
-    }
-
-    fn get(m: &[(String, Option<f64>)], name: &str) -> f64 {
-        m.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no {name} in {m:?}")).1.unwrap()
-    }
-
-    fn close(a: f64, b: f64) -> bool {
-        (a - b).abs() < 1e-9
-    }
-
-    #[test]
-    fn three_app_attempts_around_three_library_attempts_make_nine_server_calls() {
-        let m = metrics(
-            "[calls]\nclients = 10\ntiers = [3]\noutage = \"1h\"\n\
-             [calls.policy]\npreset = \"seed-loop\"\nmax_attempts = 3\n",
-        );
-        assert_eq!(get(&m, "gave_up_attempts"), 1.0);
-        assert_eq!(get(&m, "attempts_per_call"), 3.0);
-        assert_eq!(get(&m, "library_calls_per_call"), 3.0);
-        assert_eq!(get(&m, "server_calls_per_call"), 9.0);
-        assert!(close(get(&m, "retry_share"), 8.0 / 9.0));
-        // Two nested loops multiply again: 2 × 3 × 3.
-        let m = metrics(
-            "[calls]\nclients = 1\ntiers = [2, 3]\noutage = \"1h\"\n\
-             [calls.policy]\npreset = \"seed-loop\"\nmax_attempts = 3\n",
-        );
-        assert_eq!(get(&m, "server_calls_per_call"), 18.0);
-    }
-
-    #[test]
-    fn a_silent_server_makes_every_attempt_last_the_timeout() {
-        // 2 attempts of 5 s each with a fixed 1 s sleep between them.
-        let m = metrics(
-            "[calls]\nclients = 3\ntimeout = \"5s\"\noutage = \"1h\"\n[server]\ndown_behavior = \"blackhole\"\n\
-             [calls.policy]\nmax_attempts = 2\njitter = \"none\"\n",
-        );
-        assert!(close(get(&m, "time_to_giveup"), 11.0));
-        assert!(close(get(&m, "total_sleep"), 1.0));
-    }
-
-    #[test]
-    fn a_cut_deadline_ends_the_attempt_in_flight() {
-        // gRPC's deadline spans the attempts: a 60 s timeout is cut at the 2 s deadline.
-        let m = metrics(
-            "[calls]\nclients = 3\noutage = \"1h\"\n[server]\ndown_behavior = \"blackhole\"\n\
-             [calls.policy]\npreset = \"grpc-retry\"\ndeadline = \"2s\"\n",
-        );
-        assert_eq!(get(&m, "gave_up_deadline"), 1.0);
-        assert!(close(get(&m, "time_to_giveup"), 2.0));
-        assert_eq!(get(&m, "server_calls_per_call"), 1.0);
-    }
-
-    #[test]
-    fn the_server_comes_back_and_the_next_attempt_succeeds() {
-        // Fixed 1 s sleeps, 100 ms attempts, refused at once: attempts at 0, 1, 2, 3 s;
-        // the outage ends at 2.5 s, so the fourth succeeds at 3.1 s.
-        let m = metrics(
-            "[calls]\nclients = 2\nattempt_time = \"100ms\"\nfail_time = \"0s\"\noutage = \"2.5s\"\n\
-             [calls.policy]\njitter = \"none\"\nmultiplier = 1.0\n",
-        );
-        assert_eq!(get(&m, "success_rate"), 1.0);
-        assert!(close(get(&m, "time_to_success"), 3.1));
-        assert_eq!(get(&m, "server_calls_per_call"), 4.0);
-    }
-
-    #[test]
-    fn retrying_work_the_server_already_did_duplicates_it_in_every_tier() {
-        // The server takes 2 s, the client waits 1 s: every attempt times out with the
-        // work done. gcs-cpp retries non-idempotent calls: 3 attempts make 2
-        // duplicates; an app loop of 2 around it adds its own retry: 5.
-        let body = |tiers: &str| {
-            format!(
-                "[calls]\nclients = 4\ntimeout = \"1s\"\nidempotency = \"never\"\n{tiers}\n\
-                 [server]\nhandshake_time = \"2s\"\n\
-                 [calls.policy]\npreset = \"gcs-cpp\"\nmax_attempts = 3\ndeadline = \"none\"\n"
-            )
-        };
-        let m = metrics(&body(""));
-        assert_eq!(get(&m, "duplicates"), 2.0);
-        assert_eq!(get(&m, "success_rate"), 0.0);
-        let m = metrics(&body("tiers = [2]"));
-        assert_eq!(get(&m, "duplicates"), 5.0);
-        // A strict policy refuses to retry such calls at all.
-        let m = metrics(&body("").replace("deadline = \"none\"", "deadline = \"none\"\nretry_non_idempotent = false"));
-        assert_eq!(get(&m, "gave_up_not_idempotent"), 1.0);
-        assert_eq!(get(&m, "duplicates"), 0.0);
-    }
-
-    #[test]
-    fn one_clients_aws_quota_is_shared_by_its_calls_until_it_runs_dry() {
-        // 100 calls, a second apart, against a permanent outage; each retry costs 14 of
-        // 500: 17 calls make both their retries (34), the 18th one (the 35th, leaving
-        // 10), and from then on no retry is paid for.
-        let m = metrics(
-            "[calls]\nclients = 1\ninterval = \"1s\"\ncalls_per_client = 100\noutage = \"1h\"\n\
-             [calls.policy]\npreset = \"aws-standard\"\n",
-        );
-        assert_eq!(get(&m, "calls"), 100.0);
-        assert!(close(get(&m, "gave_up_attempts"), 0.17));
-        assert!(close(get(&m, "gave_up_quota"), 0.83));
-        assert!(close(get(&m, "server_calls_per_call"), (17.0 * 3.0 + 2.0 + 82.0) / 100.0));
-    }
-
-    #[test]
-    fn calls_still_running_at_the_horizon_are_unfinished_not_failed() {
-        let m = metrics("[calls]\nclients = 5\noutage = \"2h\"\n[calls.policy]\npreset = \"gcloud\"\ncap = \"1h\"\n");
-        assert_eq!(get(&m, "unfinished"), 1.0);
-        assert_eq!(get(&m, "gave_up_attempts"), 0.0);
-    }
-}
+mod tests;

@@ -3,8 +3,9 @@
 //! goodput recovered after the incident, and when a retry-share alert fired.
 //!
 //! The incident is the span from the first of the server's brownouts, outages and
-//! restarts to the end of the last; runs without one, or whose clients make one call
-//! each (no `interval`: no steady load to recover), have no recovery or alert metrics.
+//! restarts to the end of the last; runs without one, or without an open stream of calls
+//! (one call per client, or closed pacing, which slows down with the server), have no
+//! incident metrics.
 //!
 //! Recovery: the server has recovered from the first bin after the incident's end from
 //! which, in every window of [`WINDOW`] bins up to the last bin that ends a timeout before
@@ -144,6 +145,10 @@ pub fn finish(
     if !steady {
         return out;
     }
+    let (a, b) = (s.index(from), s.index(to.saturating_add(SimDuration(1))).min(n - 1));
+    let started: f64 = col(CALLS)[a..b].iter().sum();
+    let per_call = (started > 0.0).then(|| col(ATTEMPTS)[a..b].iter().sum::<f64>() / started);
+    out.push(MetricValue::maybe("incident_attempts_per_call", "count", per_call));
     let recovered = recovery(s, first, from, to, horizon, timeout);
     out.push(MetricValue::new("recovered", "fraction", if recovered.is_some() { 1.0 } else { 0.0 }));
     out.push(MetricValue::maybe("time_to_recover", "s", recovered.map(|t| t.saturating_since(to).as_secs_f64())));
