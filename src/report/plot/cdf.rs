@@ -40,7 +40,7 @@ fn metric_title(metric: &str) -> (String, Since) {
     let title = match metric {
         "reconnect_time" => "time to reconnect".to_string(),
         other => {
-            let t = catalogue::title(other, &[catalogue::Model::Grpc, catalogue::Model::Calls]);
+            let t = catalogue::title(other, &[catalogue::Model::Grpc, catalogue::Model::Calls, catalogue::Model::Jobs]);
             let mut c = t.chars();
             c.next().map(|f| f.to_lowercase().chain(c).collect()).unwrap_or_default()
         }
