@@ -651,6 +651,23 @@ mod tests {
     }
 
     #[test]
+    fn poisson_arrivals_average_the_rate_and_uniform_ones_keep_it_exactly_from_start() {
+        let body = |arrivals: &str| {
+            format!(
+                "rate = 10\narrivals = \"{arrivals}\"\nstart = \"100s\"\nworkers = 4\n[[jobs.provider]]\nname = \"p\"\n"
+            )
+        };
+        // 900 s at 10/s: 9,000 jobs, a Poisson count's standard deviation is about 95.
+        let poisson = sim("1000s", &body("poisson")).get("jobs");
+        assert!((poisson - 9000.0).abs() < 300.0, "{poisson}");
+        // 100 s, 100.1 s, … 1000 s: the job at the horizon itself is made.
+        let uniform = sim("1000s", &body("uniform"));
+        assert_eq!(uniform.get("jobs"), 9001.0);
+        assert_eq!(uniform.starts(0), [100.0]);
+        assert_eq!(uniform.column("created")[..3], [0.0, 200.0, 600.0]);
+    }
+
+    #[test]
     fn variants_with_other_policies_and_pools_see_the_same_jobs_and_poison() {
         let body = |workers: u32, attempts: u32| {
             format!(
