@@ -137,6 +137,10 @@ fn email_failover_loses_no_message_and_answers_shares_and_the_bad_afternoons_lat
     assert!(within(metric(&s, "primary-only", "added_latency"), 16.0, 19.0));
     assert!(within(metric(&s, "failover-5s-timeout", "added_latency"), 1.7, 2.1));
     assert_eq!(metric(&s, "failover", "completion_time_normal"), 0.3);
+    // The CDF of completion times is drawn over the jobs, not "clients".
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(report.contains("### Distribution over jobs") && report.contains("The share of jobs (y)"), "{report}");
+    assert!(std::fs::read_to_string(dir.join("cdf.csv")).unwrap().contains(",completion_time,"));
 }
 
 #[test]
