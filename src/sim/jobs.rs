@@ -109,8 +109,6 @@ struct JobsWorld<'a> {
     slots: Vec<Option<JobState>>,
     free: Vec<u32>,
     idle: u32,
-    /// The next job's creation time (Poisson arrivals add to it).
-    next_arrival: SimTime,
     created: u64,
     delivered: u64,
     by_provider: Vec<u64>,
@@ -167,17 +165,18 @@ fn has_incident(cfg: &JobsConfig) -> bool {
     cfg.provider.first().is_some_and(|p| !p.down.is_empty())
 }
 
-impl JobsWorld<'_> {
-    fn uniform(&self, key: u64, index: u64) -> f64 {
-        CounterRng::at(key, index).random::<f64>()
-    }
+/// Draw `index` of the counter stream `key`, uniform in [0, 1).
+fn draw(key: u64, index: u64) -> f64 {
+    CounterRng::at(key, index).random::<f64>()
+}
 
-    /// The gap before job `n` (Poisson arrivals).
+impl JobsWorld<'_> {
+    /// The gap before job `n`: 1/rate rounded to the nanosecond, or an exponential draw.
     fn gap(&self, n: u64) -> SimDuration {
         match self.cfg.arrivals {
             Arrivals::Uniform => SimDuration::from_secs_f64(1.0 / self.cfg.rate).unwrap_or(SimDuration::MAX),
             Arrivals::Poisson => {
-                let u = self.uniform(self.workload, 2 * n);
+                let u = draw(self.workload, 2 * n);
                 SimDuration::from_secs_f64(-(1.0 - u).ln() / self.cfg.rate).unwrap_or(SimDuration::MAX)
             }
         }
@@ -205,7 +204,7 @@ impl JobsWorld<'_> {
         let n = self.created;
         self.created += 1;
         self.series.add(CREATED, now, 1.0);
-        let poison = self.uniform(self.workload, 2 * n + 1) < self.cfg.poison_fraction;
+        let poison = draw(self.workload, 2 * n + 1) < self.cfg.poison_fraction;
         let incident = self.cfg.provider.first().is_some_and(|p| p.window_at(now).is_some());
         let job = JobState {
             number: n,
@@ -229,14 +228,14 @@ impl JobsWorld<'_> {
         };
         self.enqueue(now, slot);
         if self.cfg.count.is_none_or(|c| self.created < c) {
-            self.next_arrival = match self.cfg.arrivals {
+            let next = match self.cfg.arrivals {
                 // Exact multiples of the period: no rounding error piles up.
                 Arrivals::Uniform => {
                     (SimTime::ZERO + self.cfg.start).saturating_add(self.gap(0).saturating_mul(self.created))
                 }
                 Arrivals::Poisson => now.saturating_add(self.gap(self.created)),
             };
-            sched.at(self.next_arrival, Ev::Arrive);
+            sched.at(next, Ev::Arrive);
         }
         self.dispatch(sched);
     }
@@ -261,7 +260,7 @@ impl JobsWorld<'_> {
         let mut t = now;
         let mut end = RunEnd::Failed(Outcome::Refused);
         for (k, p) in self.cfg.provider.iter().enumerate() {
-            let r = CounterRng::at(self.provider_keys[k], index).random::<f64>();
+            let r = draw(self.provider_keys[k], index);
             let answer = p.answer(t, job.poison, r);
             self.calls += 1;
             t = t.saturating_add(answer.took);
@@ -407,7 +406,6 @@ pub fn simulate(spec: &JobsSpec, job: Job, log: bool) -> Result<(ReplicationResu
         slots: Vec::new(),
         free: Vec::new(),
         idle: cfg.workers,
-        next_arrival: SimTime::ZERO,
         created: 0,
         delivered: 0,
         by_provider: vec![0; cfg.provider.len()],
@@ -426,11 +424,11 @@ pub fn simulate(spec: &JobsSpec, job: Job, log: bool) -> Result<(ReplicationResu
         log: log.then(Vec::new),
     };
     let first = SimTime::ZERO + cfg.start;
-    world.next_arrival = match cfg.arrivals {
+    let first = match cfg.arrivals {
         Arrivals::Uniform => first,
         Arrivals::Poisson => first.saturating_add(world.gap(0)),
     };
-    sched.at(world.next_arrival, Ev::Arrive);
+    sched.at(first, Ev::Arrive);
     let stats = run(&mut world, &mut sched, max_events)?;
     let log = world.log.take().unwrap_or_default();
     Ok((finish(world, stats.events, horizon), log))
