@@ -21,10 +21,11 @@ pub enum Model {
     Grpc,
     Calls,
     Occ,
+    Jobs,
 }
 
 impl Model {
-    pub const ALL: [Model; 4] = [Model::Tcp, Model::Grpc, Model::Calls, Model::Occ];
+    pub const ALL: [Model; 5] = [Model::Tcp, Model::Grpc, Model::Calls, Model::Occ, Model::Jobs];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -32,6 +33,7 @@ impl Model {
             Model::Grpc => "grpc",
             Model::Calls => "calls",
             Model::Occ => "occ",
+            Model::Jobs => "jobs",
         }
     }
 
@@ -78,7 +80,7 @@ impl Entry {
 }
 
 use Better::{Higher, Lower};
-use Model::{Calls, Grpc, Occ, Tcp};
+use Model::{Calls, Grpc, Jobs, Occ, Tcp};
 
 const fn e(
     id: &'static str,
@@ -262,6 +264,51 @@ pub static CATALOGUE: &[Entry] = &[
         "From the end of the incident to the recovery, over the replications that recovered."),
     e("alert_delay", "Retry-share alert delay", "s", L, &[Calls], true,
         "From the incident's start to the end of the first bin whose retries reached the alert's share of attempts."),
+    // ---- jobs: a queue with asynchronous retry ------------------------------------------
+    e("jobs", "Jobs", "count", N, &[Jobs], false,
+        "Jobs the producer created by the horizon."),
+    e("delivered", "Delivered", "fraction", H, &[Jobs], true,
+        "Share of jobs a provider accepted by the horizon."),
+    e("dead_lettered", "Dead-lettered", "fraction", L, &[Jobs], true,
+        "Share of jobs the retry policy gave up on, moved to the dead-letter queue."),
+    e("in_flight", "In flight at the horizon", "fraction", N, &[Jobs], false,
+        "Share of jobs neither delivered nor dead-lettered: waiting, scheduled for a retry, or in a worker."),
+    e("dead_lettered_good", "Good jobs dead-lettered", "fraction", L, &[Jobs], true,
+        "Share of jobs dead-lettered that were not poison: the ones a better retry policy would have delivered."),
+    e("dead_lettered_attempts", "Dead-lettered: attempts exhausted", "fraction", L, &[Jobs], false,
+        "Share of jobs dead-lettered after their last allowed run."),
+    e("dead_lettered_deadline", "Dead-lettered: deadline", "fraction", L, &[Jobs], false,
+        "Share of jobs dead-lettered because the policy's deadline (the job's age) ran out."),
+    e("dead_lettered_permanent", "Dead-lettered: failure not retried", "fraction", L, &[Jobs], false,
+        "Share of jobs dead-lettered at once because the policy does not retry the failure."),
+    e("dead_lettered_quota", "Dead-lettered: retry quota empty", "fraction", L, &[Jobs], false,
+        "Share of jobs dead-lettered because the queue's retry quota could not pay."),
+    e("dead_lettered_throttled", "Dead-lettered: retries throttled", "fraction", L, &[Jobs], false,
+        "Share of jobs dead-lettered because retry throttling forbade a retry."),
+    e("dead_lettered_budget", "Dead-lettered: retry budget empty", "fraction", L, &[Jobs], false,
+        "Share of jobs dead-lettered because the retry budget was used up."),
+    e("dead_lettered_request_limit", "Dead-lettered: per-job retry limit", "fraction", L, &[Jobs], false,
+        "Share of jobs dead-lettered after using their share of the retry budget."),
+    e("delivered_by_provider{k}", "Delivered by provider {k}", "fraction", N, &[Jobs], true,
+        "Share of the delivered jobs that the k-th provider in failover order delivered."),
+    e("completion_time", "Completion time", "s", L, &[Jobs], true,
+        "Mean time from a job's creation to its delivery, over delivered jobs."),
+    e("completion_time_p99", "Completion time, 99th percentile", "s", L, &[Jobs], true,
+        "The 99th percentile of creation-to-delivery time, over delivered jobs."),
+    e("completion_time_incident", "Completion time during the incident", "s", L, &[Jobs], false,
+        "Mean completion time of the jobs created while the first provider was in a down window."),
+    e("completion_time_normal", "Completion time outside the incident", "s", L, &[Jobs], false,
+        "Mean completion time of the jobs created while the first provider was not in a down window."),
+    e("added_latency", "Latency added by the incident", "s", L, &[Jobs], true,
+        "Completion time during the first provider's down windows minus outside them."),
+    e("runs_per_job", "Runs per job", "count", L, &[Jobs], false,
+        "Times a worker ran a job (first run and retries), per job created."),
+    e("provider_calls_per_job", "Provider calls per job", "count", L, &[Jobs], false,
+        "Calls to any provider per job created: failover and retries multiply them."),
+    e("worker_utilization", "Worker utilization", "fraction", N, &[Jobs], true,
+        "Busy worker-time over workers × horizon."),
+    e("queue_depth_max", "Largest queue depth", "count", L, &[Jobs], false,
+        "The most jobs waiting or scheduled for a retry at once (not counting those in a worker)."),
 ];
 
 /// The entry of `id`: among the entries of `models` first, then any.
@@ -403,6 +450,7 @@ mod tests {
             (Model::Calls, include_str!("../sim/calls/mod.rs")),
             (Model::Calls, include_str!("../sim/calls/monitor.rs")),
             (Model::Occ, include_str!("../sim/occ.rs")),
+            (Model::Jobs, include_str!("../sim/jobs.rs")),
         ];
         for (model, src) in sources {
             let mut ids = Vec::new();
@@ -436,6 +484,10 @@ mod tests {
         ] {
             let id = format!("gave_up_{}", r.slug().replace('-', "_"));
             assert!(find(&id, &[Model::Calls]).is_some_and(|e| e.models == [Model::Calls]), "`{id}`");
+            let id = format!("dead_lettered_{}", r.slug().replace('-', "_"));
+            if !matches!(r, GiveUpReason::NotIdempotent(_)) {
+                assert!(find(&id, &[Model::Jobs]).is_some_and(|e| e.models == [Model::Jobs]), "`{id}`");
+            }
         }
     }
 }

@@ -3,6 +3,7 @@ pub mod config_error;
 pub mod fraction;
 pub mod grpc;
 pub mod jitter;
+pub mod jobs;
 pub mod occ;
 pub mod path;
 pub mod retry;

@@ -86,3 +86,9 @@ pub(crate) fn models(data: &data::RunSet) -> Vec<Model> {
     out.dedup();
     out
 }
+
+/// Who a per-member distribution is over, for titles and axes: the jobs of a queue, the
+/// clients of every other model.
+pub(crate) fn population(models: &[Model]) -> &'static str {
+    if !models.is_empty() && models.iter().all(|&m| m == Model::Jobs) { "jobs" } else { "clients" }
+}

@@ -540,12 +540,17 @@ fn plot_ref(kind: Kind, data: &RunSet) -> PlotRef {
             ),
         ),
         Kind::Cdf => (
-            "Distribution over clients",
+            if super::population(&super::models(data)) == "jobs" {
+                "Distribution over jobs"
+            } else {
+                "Distribution over clients"
+            },
             format!(
-                "The share of clients (y) done by each time (x), each quantile the mean over \
+                "The share of {} (y) done by each time (x), each quantile the mean over \
                  replications of that replication's quantile: the further left and the steeper, \
                  the better. {}Dots mark the median (0.5) and the 99th percentile (0.99); grey \
                  shows where the server was still down.",
+                super::population(&super::models(data)),
                 if data.sweep_keys.is_empty() {
                     ""
                 } else {

@@ -8,11 +8,12 @@
 //! into cells.
 //!
 //! A file runs exactly one model, chosen by its section (`[tcp]`, `[grpc]`, `[calls]`,
-//! `[occ]`); what each model checks, reads and runs is its `models::Model` impl.
+//! `[occ]`, `[jobs]`); what each model checks, reads and runs is its `models::Model` impl.
 
 pub mod calls;
 pub mod diag;
 pub mod grpc;
+pub mod jobs;
 pub mod load;
 pub mod models;
 pub mod occ;

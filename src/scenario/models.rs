@@ -27,6 +27,7 @@ use crate::model::tcp::TcpConfig;
 
 use super::calls::CallsConfig;
 use super::grpc::GrpcConfig;
+use super::jobs::JobsConfig;
 use super::occ::OccConfig;
 use super::schema::{RawScenario, TraceConfig};
 
@@ -199,6 +200,7 @@ models! {
     Grpc(grpc: GrpcConfig),
     Calls(calls: CallsConfig),
     Occ(occ: OccConfig),
+    Jobs(jobs: JobsConfig),
 }
 
 /// The problems of a scenario running `config`'s model, besides the top-level keys'.
@@ -284,7 +286,8 @@ mod tests {
         assert_eq!(
             choices(),
             "a [tcp] table (connections with RFC 6298 timers), a [grpc] table (channels reconnecting to one \
-             server), a [calls] table (calls retried by a policy) or an [occ] table (clients contending for one row)"
+             server), a [calls] table (calls retried by a policy), an [occ] table (clients contending for one row) or a [jobs] \
+             table (a job queue with asynchronous retry)"
         );
     }
 

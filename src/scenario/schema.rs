@@ -9,6 +9,7 @@ use crate::model::tcp::TcpConfig;
 
 use super::calls::CallsConfig;
 use super::grpc::GrpcConfig;
+use super::jobs::JobsConfig;
 use super::occ::OccConfig;
 
 #[derive(Clone, Debug, Deserialize)]
@@ -31,6 +32,7 @@ pub struct RawScenario {
     pub grpc: Option<GrpcConfig>,
     pub occ: Option<OccConfig>,
     pub calls: Option<CallsConfig>,
+    pub jobs: Option<JobsConfig>,
     pub server: Option<ServerConfig>,
     pub path: Option<PathConfig>,
     #[serde(default)]

@@ -4,6 +4,7 @@
 
 pub mod calls;
 pub mod grpc;
+pub mod jobs;
 pub mod occ;
 pub mod start;
 pub mod tcp;

@@ -10,6 +10,7 @@ mod common;
 mod determinism;
 mod golden;
 mod grpc;
+mod jobs;
 mod metrics;
 mod models;
 mod occ;

@@ -11,6 +11,7 @@ const TCP: &str = "[tcp]\nworkload = { kind = \"transfer\", segments = 4 }\n[pat
 const OCC: &str = "[occ]\nclients = 5\nstrategy = \"full\"\n";
 const CALLS: &str = "[calls]\nclients = 2\n";
 const GRPC: &str = "[grpc]\nclients = 2\n";
+const JOBS: &str = "[jobs]\nrate = 1\nworkers = 1\n[[jobs.provider]]\nname = \"p\"\n[[jobs.provider.down]]\nat = \"2s\"\nduration = \"3s\"\n";
 
 fn write(dir: &Path, body: &str) -> PathBuf {
     let file = dir.join("s.toml");
@@ -105,7 +106,7 @@ fn a_trace_section_is_refused_by_models_without_traces() {
 #[test]
 fn the_manifest_lists_the_models_metric_catalogue_and_every_summary_metric_is_in_it() {
     let tmp = tempfile::tempdir().unwrap();
-    for (name, body) in [("tcp", TCP), ("occ", OCC), ("calls", CALLS), ("grpc", GRPC)] {
+    for (name, body) in [("tcp", TCP), ("occ", OCC), ("calls", CALLS), ("grpc", GRPC), ("jobs", JOBS)] {
         let file = write(tmp.path(), body);
         let out = tmp.path().join(name);
         let o = run(&["run", "-q", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);

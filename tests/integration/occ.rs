@@ -262,5 +262,5 @@ fn occ_runs_alone_without_path_or_server() {
     let err = check_err(&format!("{occ}[grpc]\nclients = 5\n[path]\nbase_rtt = \"20ms\"\n"));
     assert!(err.contains("a scenario runs one model"), "{err}");
     let err = check_err("");
-    assert!(err.contains("or an [occ] table"), "{err}");
+    assert!(err.contains("an [occ] table"), "{err}");
 }

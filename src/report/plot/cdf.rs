@@ -40,7 +40,7 @@ fn metric_title(metric: &str) -> (String, Since) {
     let title = match metric {
         "reconnect_time" => "time to reconnect".to_string(),
         other => {
-            let t = catalogue::title(other, &[catalogue::Model::Grpc, catalogue::Model::Calls]);
+            let t = catalogue::title(other, &[catalogue::Model::Grpc, catalogue::Model::Calls, catalogue::Model::Jobs]);
             let mut c = t.chars();
             c.next().map(|f| f.to_lowercase().chain(c).collect()).unwrap_or_default()
         }
@@ -80,6 +80,8 @@ struct Panel {
     down: Vec<(f64, f64)>,
     x: (f64, f64),
     log: bool,
+    /// "fraction of clients" (or of jobs).
+    y_desc: String,
 }
 
 /// An axis unit: its name and seconds per unit.
@@ -148,6 +150,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
     // one variant, the cell's place among those shown.
     let colour = |s: &Series, i: usize| if one_variant { i } else { s.variant_index };
 
+    let who = crate::report::population(&crate::report::models(data));
     let mut panel_rows = Vec::new();
     for metric in &metrics {
         let (title, since) = metric_title(metric);
@@ -209,7 +212,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
                 Since::Nothing => "",
             };
             let x_desc = format!("{title}{since_text} ({unit}{})", if log { ", log scale" } else { "" });
-            row.push(Some(Panel { caption, x_desc, lines, down, x, log }));
+            row.push(Some(Panel { caption, x_desc, lines, down, x, log, y_desc: format!("fraction of {who}") }));
         }
         if row.iter().any(Option::is_some) {
             panel_rows.push(row);
@@ -250,7 +253,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
         subtitle.push_str(&format!(" · {note}"));
     }
     Ok(CdfFigure {
-        title: "Distribution over clients (CDF)".into(),
+        title: format!("Distribution over {who} (CDF)"),
         subtitle,
         legend,
         columns: panel_rows.iter().map(Vec::len).max().unwrap_or(1),
@@ -358,7 +361,7 @@ where
         .y_label_area_size(60)
         .build_cartesian_2d(x_spec, 0.0..1.02)
         .d()?;
-    mesh(&mut chart, &fit_plain(&p.x_desc, width.saturating_sub(90)), "fraction of clients", &tick, &tick)?;
+    mesh(&mut chart, &fit_plain(&p.x_desc, width.saturating_sub(90)), &p.y_desc, &tick, &tick)?;
     let (x0, x1) = p.x;
     chart.draw_series(p.down.iter().map(|&(a, b)| Rectangle::new([(a, 0.0), (b, 1.02)], DOWN.filled()))).d()?;
     let base = area.get_base_pixel();
