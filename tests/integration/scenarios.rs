@@ -162,3 +162,58 @@ fn linux_defaults_probe_delays_the_first_rto_and_retries2_aborts_after_the_model
     assert_eq!(metric(&s, "rfc6298-blackhole", "retransmissions"), 15.0);
     assert!(close(metric(&s, "rfc6298-blackhole", "time_to_abort"), 663.0));
 }
+
+#[test]
+fn retry_storm_outlives_its_trigger_without_a_budget_and_ends_with_one() {
+    let (_t, dir) = run_scenario("calls-retry-storm", &[]);
+    let s = summary(&dir);
+    // No budget: nothing succeeds at the end, the server is offered over twice what it
+    // can serve, and most of its work is for clients that stopped waiting.
+    assert_eq!(metric(&s, "no-budget", "recovered"), 0.0);
+    assert_eq!(metric(&s, "no-budget", "goodput_end"), 0.0);
+    assert!(metric(&s, "no-budget", "offered_load_end") > 2.0);
+    assert!(metric(&s, "no-budget", "wasted_work") > 0.8);
+    // Every budget, like no retries at all, recovers within 15 s of the trigger's end
+    // and serves the offered 1,000 calls a second.
+    for v in ["aws-quota", "grpc-throttle", "finagle-budget", "no-retries"] {
+        assert_eq!(metric(&s, v, "recovered"), 1.0, "{v}");
+        assert!(metric(&s, v, "time_to_recover") < 15.0, "{v}");
+        assert!(metric(&s, v, "goodput_end") > 950.0, "{v}");
+    }
+    // The retry-share alert at 10 % fires 2 s into the slowdown.
+    assert_eq!(metric(&s, "no-budget", "alert_delay"), 2.0);
+}
+
+#[test]
+fn layered_retries_multiply_the_load_of_an_outage_by_3_9_and_27() {
+    let (_t, dir) = run_scenario("calls-layered", &[]);
+    let s = summary(&dir);
+    for (v, want) in [("sdk-only", 3.0), ("app-loop", 9.0), ("gateway-and-app", 27.0)] {
+        let got = metric(&s, v, "incident_attempts_per_call");
+        assert!((got - want).abs() < 0.1, "{v}: {got}");
+    }
+}
+
+#[test]
+fn permanent_errors_retried_like_transient_ones_delay_the_answer_by_minutes() {
+    let (_t, dir) = run_scenario("calls-permanent-errors", &[]);
+    let s = summary(&dir);
+    // tenacity's default retries the 400s until stop_after_delay(120): the answer comes
+    // after 2–3 minutes, with about 9 hopeless attempts per bad request.
+    assert!(metric(&s, "retry-everything", "time_to_giveup") > 120.0);
+    assert!(metric(&s, "retry-everything", "bad_request_retries") > 0.8);
+    // Retrying only transient failures answers a bad request in one attempt and loses
+    // none of the calls the 503s hit; never retrying loses those.
+    assert!(close(metric(&s, "transient-only", "time_to_giveup"), 0.02));
+    assert_eq!(metric(&s, "transient-only", "bad_request_retries"), 0.0);
+    assert_eq!(metric(&s, "transient-only", "success_rate"), metric(&s, "retry-everything", "success_rate"));
+    assert!(metric(&s, "never-retry", "success_rate") < metric(&s, "transient-only", "success_rate") - 0.04);
+}
+
+#[test]
+fn a_backoff_never_reset_makes_a_5_second_failure_cost_minutes() {
+    let (_t, dir) = run_scenario("calls-reset", &[]);
+    let s = summary(&dir);
+    assert!(metric(&s, "reset", "time_to_success_p99") < 10.0);
+    assert!(metric(&s, "never-reset", "time_to_success_p99") > 120.0);
+}
