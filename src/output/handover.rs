@@ -7,14 +7,15 @@
 //! CSV: the shortest round-trip form (`{}`) of a mean, interval or quantile parses back
 //! to the same `f64`, so those go over as they are; a time the CSV prints as exact
 //! nanoseconds becomes [`seconds`], which rounds like the parser does; a quantile's
-//! fraction, which the CSV rounds to two decimals, goes over as the parsed text.
+//! fraction, which the CSV rounds to two decimals, goes over as the parsed text; a
+//! series value (printed `{}`) goes over as it is, and NaN, an empty cell, as `None`.
 
 use serde_json::Value;
 use std::path::Path;
 
 use super::summary::{Group, SummaryRow};
 use super::tables;
-use crate::report::data::{self, AttemptRow, CdfRow, RunSet, TraceRow};
+use crate::report::data::{self, AttemptRow, CdfRow, RunSet, SeriesRow, SeriesTable, TraceRow};
 
 /// Which of the optional tables the run wrote: a table the run did not write is absent
 /// from the data too, as it is for a reader of the files.
@@ -87,7 +88,39 @@ pub fn run_set(
             })
             .collect()
     });
-    RunSet { runs: vec![run], variants, sweep_keys: sweep_keys.to_vec(), summary, trace, attempts, cdf }
+    RunSet {
+        runs: vec![run],
+        variants,
+        sweep_keys: sweep_keys.to_vec(),
+        summary,
+        trace,
+        attempts,
+        cdf,
+        series: series(groups),
+    }
+}
+
+/// What a reader gets from `series.csv`, which the run writes when any replication has a
+/// series: the rows in the file's order (group, replication, bin).
+fn series(groups: &[Group<'_>]) -> Option<Vec<SeriesTable>> {
+    let first = groups.iter().flat_map(|g| g.reps.iter()).find_map(|r| r.series.as_ref())?;
+    let columns = first.columns.iter().map(|(n, _)| n.to_string()).collect();
+    let mut rows = Vec::new();
+    for g in groups {
+        for (r, rep) in g.reps.iter().enumerate() {
+            let Some(s) = &rep.series else { continue };
+            let width = s.width.as_nanos();
+            rows.extend((0..s.bins()).map(|i| SeriesRow {
+                variant: g.variant.to_string(),
+                point: g.sweep.to_vec(),
+                replication: r as u32,
+                bin_start: seconds(i as u64 * width),
+                bin_width: seconds(width),
+                values: s.columns.iter().map(|(_, v)| Some(v[i]).filter(|x| !x.is_nan())).collect(),
+            }));
+        }
+    }
+    Some(vec![SeriesTable { columns, rows }])
 }
 
 /// `ns` nanoseconds in seconds, the same `f64` a reader parses from the CSV's exact

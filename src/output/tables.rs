@@ -147,7 +147,9 @@ pub fn series(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, cs
             let width = s.width.as_nanos();
             for i in 0..s.bins() {
                 let mut row = vec![r.to_string(), secs(i as u64 * width), secs(width)];
-                row.extend(s.columns.iter().map(|(_, v)| if v[i].is_nan() { String::new() } else { format!("{}", v[i]) }));
+                row.extend(
+                    s.columns.iter().map(|(_, v)| if v[i].is_nan() { String::new() } else { format!("{}", v[i]) }),
+                );
                 t.row(g, &[], row)?;
             }
         }
