@@ -755,6 +755,98 @@ mod tests {
     }
 
     #[test]
+    fn cell_facts_read_brownouts_the_first_providers_down_time_and_the_retry_share_alert() {
+        let v: Value = serde_json::json!({
+            "calls": {"monitor": {"retry_share_alert": 0.25}},
+            "server": {"brownout": [{"at": "1min", "duration": "30s", "fail_fraction": 0.5, "slowdown": 3.0},
+                                    {"at": "5min", "duration": "0s"}]},
+            "jobs": {"provider": [{"down": [{"at": "10s", "duration": "90min"}]}, {"down": [{"at": "0s", "duration": "5s"}]}]}
+        });
+        let f = facts_of(&v);
+        // A zero-length brownout is none; only the first provider's down time is drawn.
+        assert_eq!(f.brownouts, [Brownout { from: 60.0, to: 90.0, fail_fraction: Some(0.5), slowdown: Some(3.0) }]);
+        assert_eq!(f.provider_down, [(10.0, 10.0 + 5400.0)]);
+        assert_eq!(f.retry_share_alert, Some(0.25));
+        assert_eq!(facts_of(&serde_json::json!({})).retry_share_alert, None);
+    }
+
+    fn series_file(body: &str) -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("series.csv");
+        std::fs::write(&path, body).unwrap();
+        (tmp, path)
+    }
+
+    #[test]
+    fn series_csv_reads_the_models_columns_after_the_bin_width_with_empty_cells_as_none() {
+        let (_tmp, path) = series_file(
+            "variant,k,replication,bin_start_s,bin_width_s,attempts,retry_share\n\
+             base,a,0,0,0.5,10,0.1\n\
+             base,a,0,0.5,0.5,0,\n",
+        );
+        let t = read_series(&path, &["k".to_string()], &|n| format!("r:{n}")).unwrap();
+        assert_eq!(t.columns, ["attempts", "retry_share"]);
+        assert_eq!(t.rows.len(), 2);
+        assert_eq!(t.rows[1].variant, "r:base");
+        assert_eq!(t.rows[1].point, ["a"]);
+        assert_eq!((t.rows[1].bin_start, t.rows[1].bin_width), (0.5, 0.5));
+        assert_eq!(t.rows[1].values, [Some(0.0), None]);
+    }
+
+    #[test]
+    fn a_malformed_series_csv_names_the_file_the_line_and_the_column() {
+        let (_tmp, path) = series_file(
+            "variant,replication,bin_start_s,bin_width_s,attempts,capacity\n\
+             base,0,0,1,10,5\n\
+             base,0,1,1,12,lots\n",
+        );
+        let e = read_series(&path, &[], &|n| n.to_string()).unwrap_err().to_string();
+        assert!(
+            e.contains("series.csv") && e.contains("line 3") && e.contains("`capacity`") && e.contains("`lots`"),
+            "{e}"
+        );
+        let (_tmp, path) = series_file("variant,replication,bin_start_s,bin_width_s,attempts\nbase,0,,1,3\n");
+        let e = read_series(&path, &[], &|n| n.to_string()).unwrap_err().to_string();
+        assert!(e.contains("line 2, column `bin_start_s` is empty"), "{e}");
+        let (_tmp, path) = series_file("variant,replication,bin_start_s,attempts\nbase,0,0,3\n");
+        let e = read_series(&path, &[], &|n| n.to_string()).unwrap_err().to_string();
+        assert!(e.contains("no column `bin_width_s`"), "{e}");
+    }
+
+    #[test]
+    fn merged_runs_keep_a_series_table_each_with_points_on_the_union_of_sweep_keys() {
+        let table = |variant: &str, point: Vec<String>, column: &str| SeriesTable {
+            columns: vec![column.to_string()],
+            rows: vec![SeriesRow {
+                variant: variant.into(),
+                point,
+                replication: 0,
+                bin_start: 0.0,
+                bin_width: 1.0,
+                values: vec![Some(1.0)],
+            }],
+        };
+        let a = RunSet {
+            sweep_keys: vec!["x".into()],
+            series: Some(vec![table("a:v", vec!["1".into()], "attempts")]),
+            ..RunSet::default()
+        };
+        let b = RunSet {
+            sweep_keys: vec!["y".into()],
+            series: Some(vec![table("b:v", vec!["2".into()], "created")]),
+            ..RunSet::default()
+        };
+        let none = RunSet::default();
+        let m = merge(vec![a, none, b]);
+        let tables = m.series.unwrap();
+        assert_eq!(tables.len(), 2);
+        assert_eq!(tables[0].rows[0].point, ["1", ""]);
+        assert_eq!(tables[1].rows[0].point, ["", "2"]);
+        assert_eq!(tables[1].columns, ["created"]);
+        assert!(merge(vec![RunSet::default()]).series.is_none());
+    }
+
+    #[test]
     fn a_swept_cell_takes_its_own_schedule_and_others_the_variants() {
         let v: Value = serde_json::json!({
             "name": "base",

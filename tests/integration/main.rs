@@ -10,6 +10,8 @@ mod common;
 mod determinism;
 mod golden;
 mod grpc;
+mod load;
+mod load_data;
 mod metrics;
 mod models;
 mod occ;
