@@ -171,11 +171,14 @@ struct Binned {
     window: f64,
 }
 
+/// One bin over replications: its start and width, and each column's sum and count of
+/// values.
+type Sums = (f64, f64, Vec<(f64, u32)>);
+
 impl Binned {
     fn of(table: &SeriesTable, variant: &str, point: &[String], horizon: Option<f64>, window: (f64, f64)) -> Binned {
         let n = table.columns.len();
-        // bin index -> (start, width, per column (sum, count)).
-        let mut bins: BTreeMap<i64, (f64, f64, Vec<(f64, u32)>)> = BTreeMap::new();
+        let mut bins: BTreeMap<i64, Sums> = BTreeMap::new();
         let mut reps = std::collections::BTreeSet::new();
         for r in table.rows.iter().filter(|r| r.variant == variant && r.point == point) {
             reps.insert(r.replication);
