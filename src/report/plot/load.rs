@@ -47,6 +47,8 @@ const STRIP_HEIGHT: u32 = 86;
 const AXIS: u32 = 24;
 const BOTTOM_EXTRA: u32 = 22;
 const Y_LABELS: u32 = 70;
+/// Bins a panel draws at most; more are merged (and the subtitle says so).
+const MAX_BINS: usize = 450;
 /// About the pixels a panel's time axis spans, and the narrowest bin drawn as a step.
 const PLOT_WIDTH: u32 = WIDTH - 110;
 const MIN_STEP_PX: f64 = 4.0;
@@ -54,7 +56,7 @@ const MIN_STEP_PX: f64 = 4.0;
 pub(crate) const MAX_PANELS: usize = 8;
 
 /// Which model's columns a panel has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Shape {
     Calls,
     Jobs,
@@ -155,7 +157,7 @@ pub(crate) struct LoadFigure {
     panels: Vec<Panel>,
     x: (f64, f64),
     /// The main charts' top, by shape: panels of one shape share a scale.
-    y_max: BTreeMap<u8, f64>,
+    y_max: BTreeMap<Shape, f64>,
     queue_max: f64,
 }
 
@@ -164,8 +166,15 @@ struct Binned {
     /// Each bin's span, the last cut at the horizon.
     spans: Vec<(f64, f64)>,
     columns: Vec<String>,
-    /// `values[column][bin]`: the mean over the replications that have a value.
+    /// `values[column][bin]`: the mean over the replications that have a value (and over
+    /// the merged bins).
     values: Vec<Vec<Option<f64>>>,
+    /// Each bin's seconds per bin of the file: its length, or the mean length of the
+    /// file's bins merged into it.
+    per_bin: Vec<f64>,
+    /// How many of the file's bins each bin is (1 unless there were more than
+    /// [`MAX_BINS`]).
+    merged: usize,
     reps: usize,
     /// The length of the figure's time window.
     window: f64,
@@ -198,6 +207,8 @@ impl Binned {
             spans: Vec::new(),
             columns: table.columns.clone(),
             values: vec![Vec::new(); n],
+            per_bin: Vec::new(),
+            merged: 1,
             reps: reps.len(),
             window: window.1 - window.0,
         };
@@ -208,11 +219,34 @@ impl Binned {
                 continue;
             }
             out.spans.push((start, end));
+            out.per_bin.push(end - start);
             for (c, (sum, count)) in sums.into_iter().enumerate() {
                 out.values[c].push((count > 0).then(|| sum / f64::from(count)));
             }
         }
+        out.merge();
         out
+    }
+
+    /// Merges runs of bins into one where there are more than [`MAX_BINS`], so a line
+    /// keeps a couple of pixels a bin: each value becomes the mean over the merged bins
+    /// that have one, which keeps a count's rate (its mean over the bins' mean length) and
+    /// a level's average.
+    fn merge(&mut self) {
+        let k = self.spans.len().div_ceil(MAX_BINS);
+        if k <= 1 {
+            return;
+        }
+        self.merged = k;
+        let mean = |xs: &mut dyn Iterator<Item = f64>| {
+            let (sum, n) = xs.fold((0.0, 0u32), |(s, n), x| (s + x, n + 1));
+            (n > 0).then(|| sum / f64::from(n))
+        };
+        self.per_bin = self.per_bin.chunks(k).map(|c| mean(&mut c.iter().copied()).unwrap_or(0.0)).collect();
+        self.spans = self.spans.chunks(k).map(|c| (c[0].0, c[c.len() - 1].1)).collect();
+        for col in &mut self.values {
+            *col = col.chunks(k).map(|c| mean(&mut c.iter().flatten().copied())).collect();
+        }
     }
 
     fn col(&self, name: &str) -> Option<&[Option<f64>]> {
@@ -222,7 +256,7 @@ impl Binned {
     /// A count per bin as a rate per second.
     fn rate(&self, name: &str) -> Option<Vec<Option<f64>>> {
         let v = self.col(name)?;
-        Some(v.iter().zip(&self.spans).map(|(v, (a, b))| v.filter(|_| b > a).map(|v| v / (b - a))).collect())
+        Some(v.iter().zip(&self.per_bin).map(|(v, w)| v.filter(|_| *w > 0.0).map(|v| v / w)).collect())
     }
 
     /// `num / den` per bin in percent, where `den` is positive: pooled over replications,
@@ -304,7 +338,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, Re
     let tables = data.series.as_deref().unwrap_or(&[]);
     let mut row_variants: Vec<&str> = Vec::new();
     for r in tables.iter().flat_map(|t| &t.rows) {
-        if row_variants.last() != Some(&r.variant.as_str()) && !row_variants.contains(&r.variant.as_str()) {
+        if !row_variants.contains(&r.variant.as_str()) {
             row_variants.push(&r.variant);
         }
     }
@@ -331,8 +365,8 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, Re
         let horizon = data.variant(&s.variant).and_then(|v| data.runs.get(v.run)).and_then(|r| r.horizon_s);
         let b = Binned::of(table, &s.variant, &s.point, horizon, (x0, x1));
         reps_seen.insert(b.reps);
-        if let Some(&(a, e)) = b.spans.first() {
-            widths.insert((e - a).to_bits());
+        if let Some(&w) = b.per_bin.first() {
+            widths.insert((w.to_bits(), b.merged));
         }
         let facts = data.facts(&s.variant, &s.point);
         let mut bands: Vec<(f64, f64, BandKind)> =
@@ -363,10 +397,10 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, Re
         panels.push(Panel { caption, shape, lines, strip, bands, y_max, note });
     }
 
-    let mut y_max: BTreeMap<u8, f64> = BTreeMap::new();
+    let mut y_max: BTreeMap<Shape, f64> = BTreeMap::new();
     let mut queue_max: f64 = 0.0;
     for p in &panels {
-        let top = y_max.entry(p.shape as u8).or_insert(0.0);
+        let top = y_max.entry(p.shape).or_insert(0.0);
         *top = top.max(p.y_max);
         if let Some(Strip::Queue(bars)) = &p.strip {
             queue_max = bars.iter().flatten().map(|p| p.1).fold(queue_max, f64::max);
@@ -431,9 +465,13 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, Re
         _ => "mean over each panel's replications".to_string(),
     };
     let mut subtitle = format!("{scenario} · {reps_text}");
-    if widths.len() == 1 {
-        let w = f64::from_bits(*widths.iter().next().unwrap_or(&0));
-        subtitle.push_str(&format!(" · bins of {}", fmt_secs(w)));
+    if let [(w, merged)] = widths.iter().copied().collect::<Vec<_>>()[..] {
+        let w = f64::from_bits(w);
+        subtitle.push_str(&if merged > 1 {
+            format!(" · bins of {} averaged over {}", fmt_secs(w), fmt_secs(w * merged as f64))
+        } else {
+            format!(" · bins of {}", fmt_secs(w))
+        });
     }
     if let Some(note) = omitted_note(chosen.len(), total_series, "panels") {
         subtitle.push_str(&format!(" · {note}"));
@@ -609,7 +647,7 @@ impl LoadFigure {
         axis: Option<bool>,
     ) -> Result<(), String> {
         let caption_style = TextStyle::from((FONT, 15, FontStyle::Bold).into_font()).color(&INK);
-        let top = self.y_max.get(&(p.shape as u8)).copied().unwrap_or(1.0);
+        let top = self.y_max.get(&p.shape).copied().unwrap_or(1.0);
         let mut chart = ChartBuilder::on(area)
             .margin_left(8)
             .margin_right(24)
@@ -875,6 +913,20 @@ mod tests {
         assert_eq!(b.rate("attempts").unwrap(), [Some(20.0); 4]);
         // A level (attempts/s the server can serve) is not divided again.
         assert_eq!(b.col("capacity").unwrap(), [Some(40.0); 4]);
+    }
+
+    #[test]
+    fn more_bins_than_a_panel_can_show_are_merged_keeping_rates_and_levels() {
+        // 1000 bins of 100 ms, 3 attempts in each (30/s), capacity 50/s: merged three by three.
+        let rows = |_| (0..1000).map(|i| row("v", 0, i as f64 * 0.1, 0.1, &[3.0, 0.0, 3.0, 50.0, 0.0])).collect();
+        let data = run(100.0, &CALLS, vec![variant("v", CellFacts::default())], &rows);
+        let b = Binned::of(&data.series.as_ref().unwrap()[0], "v", &[], Some(100.0), (0.0, 100.0));
+        assert_eq!((b.merged, b.spans.len()), (3, 334));
+        assert!(b.rate("attempts").unwrap().iter().all(|r| r.is_some_and(|r| (r - 30.0).abs() < 1e-9)));
+        assert!(b.col("capacity").unwrap().iter().all(|c| *c == Some(50.0)));
+        assert!((b.spans[1].0 - 0.3).abs() < 1e-9 && (b.spans[1].1 - 0.6).abs() < 1e-9, "{:?}", b.spans[1]);
+        let f = figure(&data, &PlotOptions::default()).unwrap();
+        assert!(f.subtitle.ends_with("bins of 100 ms averaged over 300 ms"), "{}", f.subtitle);
     }
 
     #[test]
