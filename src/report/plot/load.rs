@@ -517,7 +517,7 @@ fn calls(b: &Binned, label: &str, alert: Option<f64>, incident: Option<(f64, &st
     if let Some((p, at)) = peak {
         match cap.filter(|c| *c > 0.0) {
             Some(c) => {
-                stats.push(format!("peak offered {} = {}× capacity", per_s(p), fmt_num(p / c, 2)));
+                stats.push(format!("peak offered {}, {}× capacity", per_s(p), fmt_num(p / c, 2)));
                 note.push(format!(
                     "offered load peaks at {} attempts/s at {}, {}× the server's capacity of {}",
                     fmt_num(p, 3),
@@ -533,7 +533,7 @@ fn calls(b: &Binned, label: &str, alert: Option<f64>, incident: Option<(f64, &st
         }
     }
     if let (Some(gb), Some(ge)) = (good_before, good_end) {
-        stats.push(format!("goodput {} → {} at the end", per_s(gb), per_s(ge)));
+        stats.push(format!("goodput {} → {}", per_s(gb), per_s(ge)));
         note.push(format!("goodput is {} {before_text} and {} {end_text}", per_s(gb), per_s(ge)));
     }
     if let Some((r, at)) = b.peak(&retry) {
@@ -565,7 +565,7 @@ fn jobs(b: &Binned, label: &str, incident: Option<(f64, &str)>) -> Drawn4 {
     let mut stats = Vec::new();
     let mut note = Vec::new();
     if let (Some(db), Some(de)) = (b.mean(&delivered, b0, b1), b.mean(&delivered, e0, e1)) {
-        stats.push(format!("delivered {} → {} at the end", per_s(db), per_s(de)));
+        stats.push(format!("delivered {} → {}", per_s(db), per_s(de)));
         note.push(format!("delivered jobs are {} {before_text} and {} {end_text}", per_s(db), per_s(de)));
     }
     if let Some((q, at)) = b.peak(&depth) {
