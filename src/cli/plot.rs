@@ -39,7 +39,7 @@ pub struct PlotArgs {
     /// heatmap the model's headline metrics that vary, cdf every metric, one panel each].
     #[arg(long, value_name = "M")]
     pub metric: Option<String>,
-    /// rto, attempts, cdf: only the sweep cells where KEY (the dotted sweep key or its
+    /// rto, attempts, load, cdf: only the sweep cells where KEY (the dotted sweep key or its
     /// last segment) is VALUE; repeat for several values or keys [default: all cells].
     #[arg(long = "cell", value_name = "KEY=VALUE", value_parser = cell)]
     pub cells: Vec<(String, String)>,

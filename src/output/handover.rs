@@ -7,14 +7,15 @@
 //! CSV: the shortest round-trip form (`{}`) of a mean, interval or quantile parses back
 //! to the same `f64`, so those go over as they are; a time the CSV prints as exact
 //! nanoseconds becomes [`seconds`], which rounds like the parser does; a quantile's
-//! fraction, which the CSV rounds to two decimals, goes over as the parsed text.
+//! fraction, which the CSV rounds to two decimals, goes over as the parsed text; a
+//! series value (printed `{}`) goes over as it is, and NaN, an empty cell, as `None`.
 
 use serde_json::Value;
 use std::path::Path;
 
 use super::summary::{Group, SummaryRow};
 use super::tables;
-use crate::report::data::{self, AttemptRow, CdfRow, RunSet, TraceRow};
+use crate::report::data::{self, AttemptRow, CdfRow, RunSet, SeriesRow, SeriesTable, TraceRow};
 
 /// Which of the optional tables the run wrote: a table the run did not write is absent
 /// from the data too, as it is for a reader of the files.
@@ -87,7 +88,39 @@ pub fn run_set(
             })
             .collect()
     });
-    RunSet { runs: vec![run], variants, sweep_keys: sweep_keys.to_vec(), summary, trace, attempts, cdf }
+    RunSet {
+        runs: vec![run],
+        variants,
+        sweep_keys: sweep_keys.to_vec(),
+        summary,
+        trace,
+        attempts,
+        cdf,
+        series: series(groups),
+    }
+}
+
+/// What a reader gets from `series.csv`, which the run writes when any replication has a
+/// series: the rows in the file's order (group, replication, bin).
+fn series(groups: &[Group<'_>]) -> Option<Vec<SeriesTable>> {
+    let first = groups.iter().flat_map(|g| g.reps.iter()).find_map(|r| r.series.as_ref())?;
+    let columns = first.columns.iter().map(|(n, _)| n.to_string()).collect();
+    let mut rows = Vec::new();
+    for g in groups {
+        for (r, rep) in g.reps.iter().enumerate() {
+            let Some(s) = &rep.series else { continue };
+            let width = s.width.as_nanos();
+            rows.extend((0..s.bins()).map(|i| SeriesRow {
+                variant: g.variant.to_string(),
+                point: g.sweep.to_vec(),
+                replication: r as u32,
+                bin_start: seconds(i as u64 * width),
+                bin_width: seconds(width),
+                values: s.columns.iter().map(|(_, v)| Some(v[i]).filter(|x| !x.is_nan())).collect(),
+            }));
+        }
+    }
+    Some(vec![SeriesTable { columns, rows }])
 }
 
 /// `ns` nanoseconds in seconds, the same `f64` a reader parses from the CSV's exact
@@ -101,7 +134,70 @@ pub fn seconds(ns: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::time::SimDuration;
+    use crate::metrics::series::Series;
     use crate::metrics::trace::secs;
+    use crate::metrics::{MetricValue, ReplicationResult};
+    use crate::report::plot::{Format, Kind, PlotOptions, render};
+
+    /// A replication whose series has values a CSV could round badly: thirds, sums that
+    /// are not what they look like, NaN, a bin width of a third of a second.
+    fn rep(k: f64) -> ReplicationResult {
+        let width = SimDuration::from_nanos(333_333_333);
+        let mut s =
+            Series::new(width, SimDuration::from_secs(2), &["attempts", "succeeded", "capacity", "retry_share"]);
+        for i in 0..s.bins() {
+            let x = i as f64 + k;
+            s.columns[0].1[i] = x / 3.0 + 0.1 + 0.2;
+            s.columns[1].1[i] = x * 1e-7;
+            s.columns[2].1[i] = if i % 2 == 0 { f64::NAN } else { 1e21 / x };
+            s.columns[3].1[i] = if i == 0 { f64::NAN } else { 1.0 / x };
+        }
+        ReplicationResult {
+            metrics: vec![MetricValue::new("m", "s", k)],
+            series: Some(s),
+            ..ReplicationResult::default()
+        }
+    }
+
+    #[test]
+    fn series_handed_over_equal_what_a_reader_parses_and_draw_the_same_load_plot() {
+        let keys = vec!["calls.outage".to_string()];
+        let (a, b) = ([rep(0.0), rep(1.0)], [rep(2.0)]);
+        let (p1, p2) = (vec!["30s".to_string()], vec!["2min".to_string()]);
+        let groups = [Group { variant: "base", sweep: &p1, reps: &a }, Group { variant: "base", sweep: &p2, reps: &b }];
+        let rows = super::super::summary::summarize(&groups);
+        let manifest = serde_json::json!({
+            "scenario": "round-trip", "horizon": "2s", "sweep_keys": keys,
+            "variants": [{"name": "base", "parameters": {"model": "calls",
+                "server": {"brownout": [{"at": "1s", "duration": "500ms"}]}}}]
+        });
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        std::fs::write(dir.join("manifest.json"), manifest.to_string()).unwrap();
+        std::fs::write(dir.join("summary.csv"), super::super::summary::write_csv(&keys, &rows).unwrap()).unwrap();
+        std::fs::write(dir.join("series.csv"), tables::series(&keys, &groups).unwrap()).unwrap();
+
+        let handed = run_set(&manifest, dir, &keys, &groups, &rows, Written { attempts: false, cdf: false });
+        let read = RunSet::load(dir).unwrap();
+        let series = handed.series.as_ref().unwrap();
+        assert_eq!(series[0].rows.len(), 3 * 7, "three replications of seven bins");
+        assert!(series[0].rows.iter().any(|r| r.values[2].is_none()), "NaN goes over as an empty cell");
+        assert_eq!(handed.series, read.series);
+        for format in [Format::Png, Format::Svg] {
+            let own = render(Kind::Load, &handed, &PlotOptions::default(), format).unwrap();
+            assert!(own == render(Kind::Load, &read, &PlotOptions::default(), format).unwrap(), "{format:?}");
+        }
+    }
+
+    #[test]
+    fn a_run_without_series_hands_over_none() {
+        let (a, p) = ([ReplicationResult::default()], Vec::new());
+        let groups = [Group { variant: "v", sweep: &p, reps: &a }];
+        let set =
+            run_set(&serde_json::json!({}), Path::new("x"), &[], &groups, &[], Written { attempts: false, cdf: false });
+        assert!(set.series.is_none());
+    }
 
     #[test]
     fn seconds_equal_what_a_reader_parses_from_the_csv() {

@@ -78,6 +78,23 @@ pub struct CellFacts {
     pub overload_drops: bool,
     /// When the calls model's first calls start.
     pub calls_start: Option<CallsStart>,
+    /// When the server serves slowly or fails some calls (`server.brownout`).
+    pub brownouts: Vec<Brownout>,
+    /// When the jobs model's first provider is down (`jobs.provider[0].down`), `(from, to)`.
+    pub provider_down: Vec<(f64, f64)>,
+    /// The retries' share of server calls above which the calls model's monitor alerts
+    /// (`calls.monitor.retry_share_alert`), a fraction.
+    pub retry_share_alert: Option<f64>,
+}
+
+/// A span in which the server is degraded but up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Brownout {
+    pub from: f64,
+    pub to: f64,
+    /// The share of calls it fails, and how many times slower it serves the rest.
+    pub fail_fraction: Option<f64>,
+    pub slowdown: Option<f64>,
 }
 
 /// A span in which the server answers nobody.
@@ -154,6 +171,29 @@ pub struct CdfRow {
     pub value: f64,
 }
 
+/// One run's `series.csv`: quantities per time bin, from 0 to the horizon, in columns
+/// the model names (see [`crate::metrics::series`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SeriesTable {
+    /// The model's columns, in the file's order (after `bin_width_s`).
+    pub columns: Vec<String>,
+    pub rows: Vec<SeriesRow>,
+}
+
+/// One row of `series.csv`: one time bin of one replication.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeriesRow {
+    pub variant: String,
+    /// The sweep cell, in [`RunSet::sweep_keys`] order (empty without a sweep).
+    pub point: Vec<String>,
+    pub replication: u32,
+    pub bin_start: f64,
+    pub bin_width: f64,
+    /// One value per column of the table; `None` where the file's cell is empty (a
+    /// share of nothing, a capacity the model does not have).
+    pub values: Vec<Option<f64>>,
+}
+
 /// One or more finished runs, ready to plot and report.
 #[derive(Clone, Debug, Default)]
 pub struct RunSet {
@@ -166,6 +206,9 @@ pub struct RunSet {
     pub attempts: Option<Vec<AttemptRow>>,
     /// `None` when no run has `cdf.csv`.
     pub cdf: Option<Vec<CdfRow>>,
+    /// One table per run that has `series.csv` (runs of different models name different
+    /// columns); `None` when no run has one.
+    pub series: Option<Vec<SeriesTable>>,
 }
 
 impl RunSet {
@@ -297,6 +340,12 @@ fn merge(sets: Vec<RunSet>) -> RunSet {
                 r
             }));
         }
+        if let Some(tables) = s.series {
+            out.series.get_or_insert_with(Vec::new).extend(tables.into_iter().map(|mut t| {
+                t.rows.iter_mut().for_each(|r| remap(&mut r.point));
+                t
+            }));
+        }
     }
     out
 }
@@ -327,7 +376,9 @@ fn load_run(dir: &Path, label: String) -> Result<RunSet, ReportError> {
     let attempts = if attempts_path.is_file() { Some(read_attempts(&attempts_path, keys, &prefix)?) } else { None };
     let cdf_path = dir.join("cdf.csv");
     let cdf = if cdf_path.is_file() { Some(read_cdf(&cdf_path, keys, &prefix)?) } else { None };
-    Ok(RunSet { runs: vec![run], variants, sweep_keys, summary, trace, attempts, cdf })
+    let series_path = dir.join("series.csv");
+    let series = if series_path.is_file() { Some(vec![read_series(&series_path, keys, &prefix)?]) } else { None };
+    Ok(RunSet { runs: vec![run], variants, sweep_keys, summary, trace, attempts, cdf, series })
 }
 
 /// A run's facts and variants as its manifest states them: the value read from
@@ -429,6 +480,20 @@ fn facts_of(params: &Value) -> CellFacts {
         repeats: c.get("interval").is_some_and(|i| !i.is_null()),
     });
     let server = |key: &str| params.get("server").and_then(|s| s.get(key)).and_then(Value::as_str);
+    let brownouts = list("server", "brownout")
+        .iter()
+        .filter_map(|b| {
+            let (from, to) = span(b, "duration")?;
+            let num = |k: &str| b.get(k).and_then(Value::as_f64);
+            Some(Brownout { from, to, fail_fraction: num("fail_fraction"), slowdown: num("slowdown") })
+        })
+        .filter(|b| b.to > b.from)
+        .collect();
+    let provider_down = params
+        .pointer("/jobs/provider/0/down")
+        .and_then(Value::as_array)
+        .map(|downs| downs.iter().filter_map(|d| span(d, "duration")).filter(|(a, b)| b > a).collect())
+        .unwrap_or_default();
     CellFacts {
         blackouts,
         base_rtt: secs(params.get("path").and_then(|p| p.get("base_rtt"))),
@@ -437,6 +502,9 @@ fn facts_of(params: &Value) -> CellFacts {
         down_silent: server("down_behavior") == Some("blackhole"),
         overload_drops: server("overload") == Some("drop"),
         calls_start,
+        brownouts,
+        provider_down,
+        retry_share_alert: params.pointer("/calls/monitor/retry_share_alert").and_then(Value::as_f64),
     }
 }
 
@@ -631,6 +699,33 @@ fn read_cdf(path: &Path, keys: &[String], prefix: &dyn Fn(&str) -> String) -> Re
     Ok(rows)
 }
 
+fn read_series(path: &Path, keys: &[String], prefix: &dyn Fn(&str) -> String) -> Result<SeriesTable, ReportError> {
+    let t = Table::read(path)?;
+    let cells = t.cols(keys);
+    let (variant, rep, start, width) =
+        (t.col("variant")?, t.col("replication")?, t.col("bin_start_s")?, t.col("bin_width_s")?);
+    // The model's columns are everything after the bin's width.
+    let first = width + 1;
+    let columns = t.headers[first..].to_vec();
+    let mut rows = Vec::with_capacity(t.rows.len());
+    let mut last_variant = (String::new(), String::new());
+    for i in 0..t.rows.len() {
+        let v = t.str(i, variant);
+        if v != last_variant.0 {
+            last_variant = (v.to_string(), prefix(v));
+        }
+        rows.push(SeriesRow {
+            variant: last_variant.1.clone(),
+            point: t.point(i, &cells),
+            replication: t.req(i, rep)? as u32,
+            bin_start: t.req(i, start)?,
+            bin_width: t.req(i, width)?,
+            values: (first..t.headers.len()).map(|c| t.num(i, c)).collect::<Result<_, _>>()?,
+        });
+    }
+    Ok(SeriesTable { columns, rows })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -657,6 +752,98 @@ mod tests {
         assert_eq!(f.base_rtt, Some(0.1));
         assert!(f.down_silent && !f.overload_drops);
         assert_eq!(f.calls_start, Some(CallsStart { at: 5.0, spread: 0.0, repeats: false }));
+    }
+
+    #[test]
+    fn cell_facts_read_brownouts_the_first_providers_down_time_and_the_retry_share_alert() {
+        let v: Value = serde_json::json!({
+            "calls": {"monitor": {"retry_share_alert": 0.25}},
+            "server": {"brownout": [{"at": "1min", "duration": "30s", "fail_fraction": 0.5, "slowdown": 3.0},
+                                    {"at": "5min", "duration": "0s"}]},
+            "jobs": {"provider": [{"down": [{"at": "10s", "duration": "90min"}]}, {"down": [{"at": "0s", "duration": "5s"}]}]}
+        });
+        let f = facts_of(&v);
+        // A zero-length brownout is none; only the first provider's down time is drawn.
+        assert_eq!(f.brownouts, [Brownout { from: 60.0, to: 90.0, fail_fraction: Some(0.5), slowdown: Some(3.0) }]);
+        assert_eq!(f.provider_down, [(10.0, 10.0 + 5400.0)]);
+        assert_eq!(f.retry_share_alert, Some(0.25));
+        assert_eq!(facts_of(&serde_json::json!({})).retry_share_alert, None);
+    }
+
+    fn series_file(body: &str) -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("series.csv");
+        std::fs::write(&path, body).unwrap();
+        (tmp, path)
+    }
+
+    #[test]
+    fn series_csv_reads_the_models_columns_after_the_bin_width_with_empty_cells_as_none() {
+        let (_tmp, path) = series_file(
+            "variant,k,replication,bin_start_s,bin_width_s,attempts,retry_share\n\
+             base,a,0,0,0.5,10,0.1\n\
+             base,a,0,0.5,0.5,0,\n",
+        );
+        let t = read_series(&path, &["k".to_string()], &|n| format!("r:{n}")).unwrap();
+        assert_eq!(t.columns, ["attempts", "retry_share"]);
+        assert_eq!(t.rows.len(), 2);
+        assert_eq!(t.rows[1].variant, "r:base");
+        assert_eq!(t.rows[1].point, ["a"]);
+        assert_eq!((t.rows[1].bin_start, t.rows[1].bin_width), (0.5, 0.5));
+        assert_eq!(t.rows[1].values, [Some(0.0), None]);
+    }
+
+    #[test]
+    fn a_malformed_series_csv_names_the_file_the_line_and_the_column() {
+        let (_tmp, path) = series_file(
+            "variant,replication,bin_start_s,bin_width_s,attempts,capacity\n\
+             base,0,0,1,10,5\n\
+             base,0,1,1,12,lots\n",
+        );
+        let e = read_series(&path, &[], &|n| n.to_string()).unwrap_err().to_string();
+        assert!(
+            e.contains("series.csv") && e.contains("line 3") && e.contains("`capacity`") && e.contains("`lots`"),
+            "{e}"
+        );
+        let (_tmp, path) = series_file("variant,replication,bin_start_s,bin_width_s,attempts\nbase,0,,1,3\n");
+        let e = read_series(&path, &[], &|n| n.to_string()).unwrap_err().to_string();
+        assert!(e.contains("line 2, column `bin_start_s` is empty"), "{e}");
+        let (_tmp, path) = series_file("variant,replication,bin_start_s,attempts\nbase,0,0,3\n");
+        let e = read_series(&path, &[], &|n| n.to_string()).unwrap_err().to_string();
+        assert!(e.contains("no column `bin_width_s`"), "{e}");
+    }
+
+    #[test]
+    fn merged_runs_keep_a_series_table_each_with_points_on_the_union_of_sweep_keys() {
+        let table = |variant: &str, point: Vec<String>, column: &str| SeriesTable {
+            columns: vec![column.to_string()],
+            rows: vec![SeriesRow {
+                variant: variant.into(),
+                point,
+                replication: 0,
+                bin_start: 0.0,
+                bin_width: 1.0,
+                values: vec![Some(1.0)],
+            }],
+        };
+        let a = RunSet {
+            sweep_keys: vec!["x".into()],
+            series: Some(vec![table("a:v", vec!["1".into()], "attempts")]),
+            ..RunSet::default()
+        };
+        let b = RunSet {
+            sweep_keys: vec!["y".into()],
+            series: Some(vec![table("b:v", vec!["2".into()], "created")]),
+            ..RunSet::default()
+        };
+        let none = RunSet::default();
+        let m = merge(vec![a, none, b]);
+        let tables = m.series.unwrap();
+        assert_eq!(tables.len(), 2);
+        assert_eq!(tables[0].rows[0].point, ["1", ""]);
+        assert_eq!(tables[1].rows[0].point, ["", "2"]);
+        assert_eq!(tables[1].columns, ["created"]);
+        assert!(merge(vec![RunSet::default()]).series.is_none());
     }
 
     #[test]

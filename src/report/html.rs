@@ -154,12 +154,19 @@ pub fn render(r: &Report, svgs: &[(String, String)]) -> String {
         let _ = writeln!(w, "<h2>Plots</h2>");
         for p in &r.plots {
             let svg = svgs.iter().find(|(stem, _)| *stem == p.stem).map(|(_, s)| s.as_str()).unwrap_or("");
+            let mut caption = code_spans(&p.caption);
+            if !p.panels.is_empty() {
+                caption.push_str("\n<ul>");
+                for (panel, what) in &p.panels {
+                    let _ = write!(caption, "\n<li><b>{}</b>: {}</li>", esc(panel), code_spans(what));
+                }
+                caption.push_str("\n</ul>");
+            }
             let _ = writeln!(
                 w,
-                "<h3>{}</h3>\n<figure>\n{}\n<figcaption>{}</figcaption>\n</figure>",
+                "<h3>{}</h3>\n<figure>\n{}\n<figcaption>{caption}</figcaption>\n</figure>",
                 esc(&p.title),
                 svg.trim(),
-                code_spans(&p.caption)
             );
         }
     }

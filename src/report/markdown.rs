@@ -102,6 +102,12 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(w, "### {}\n", p.title);
             let _ = writeln!(w, "![{}]({}.png)\n", p.title, p.stem);
             let _ = writeln!(w, "{} ([SVG]({}.svg))\n", p.caption, p.stem);
+            for (panel, what) in &p.panels {
+                let _ = writeln!(w, "- **{panel}**: {what}");
+            }
+            if !p.panels.is_empty() {
+                let _ = writeln!(w);
+            }
         }
     }
     if !r.redraw.is_empty() {

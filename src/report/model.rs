@@ -106,6 +106,8 @@ pub struct PlotRef {
     pub stem: String,
     pub title: String,
     pub caption: String,
+    /// What each panel shows, `(panel, sentence)`, for plots whose numbers differ per panel.
+    pub panels: Vec<(String, String)>,
 }
 
 /// The direction of a metric, as a table shows it.
@@ -234,6 +236,7 @@ pub fn build(data: &RunSet, plots: &[Kind]) -> Report {
             Kind::Attempts => {
                 format!("backoffsim plot attempts {dir}{cell} --from 5s --to 30s -o herd.png")
             }
+            Kind::Load => format!("backoffsim plot load {dir} --variant {first_variant}{cell} -o load.png"),
             Kind::Cdf => format!("backoffsim plot cdf {dir} --variant {first_variant}{cell} -o cdf.svg"),
             Kind::Sweep | Kind::Heatmap => {
                 format!("backoffsim plot {} {dir} --metric {first_metric} -o {first_metric}.png", k.name())
@@ -525,6 +528,58 @@ fn rto_caption(data: &RunSet) -> String {
     s
 }
 
+/// What the load plot shows, naming only the marks that appear in it, then what each
+/// panel's numbers say.
+fn load_caption(data: &RunSet) -> String {
+    let columns: Vec<&str> = data.series.iter().flatten().flat_map(|t| t.columns.iter().map(String::as_str)).collect();
+    let has = |c: &str| columns.contains(&c);
+    let per = if data.sweep_keys.is_empty() { "variant" } else { "variant and sweep cell" };
+    let mut s = format!("Per time bin, the mean over replications, one panel per {per} on shared scales. ");
+    if has("attempts") && has("succeeded") {
+        s.push_str(
+            "The orange line is the offered load (attempts reaching the server per second, retries \
+             included), the blue line the goodput (attempts that succeeded per second)",
+        );
+        s.push_str(if has("capacity") { ", the dashed line the server's capacity. " } else { ". " });
+        s.push_str("In the strip under each panel, the purple line is the retries' share of the attempts");
+        if has("wasted_s") && has("busy_s") {
+            s.push_str(" and the light blue area the share of the server's busy time that was wasted");
+        }
+        let facts = data.variants.iter().flat_map(|v| v.cells.iter().map(|c| &c.facts));
+        if facts.clone().any(|f| f.retry_share_alert.is_some()) {
+            s.push_str("; the red dashed line is the monitor's retry-share alert");
+        }
+        s.push_str(
+            ". Offered load climbing past capacity while goodput falls and retries fill the strip is a \
+             retry storm; goodput that stays low after the incident has ended is a metastable failure.",
+        );
+    } else if has("created") && has("delivered") {
+        s.push_str(
+            "The orange line is jobs created per second, the blue line jobs delivered per second; the \
+             strip under each panel is the queue's depth.",
+        );
+    } else {
+        s.push_str("A line per column of series.csv, as the file holds it.");
+    }
+    let facts: Vec<&super::data::CellFacts> =
+        data.variants.iter().flat_map(|v| v.cells.iter().map(|c| &c.facts)).collect();
+    let mut bands = Vec::new();
+    if facts.iter().any(|f| !f.down.is_empty()) {
+        bands.push("grey bands are the server's down time");
+    }
+    if facts.iter().any(|f| !f.provider_down.is_empty()) {
+        bands.push("grey bands are the provider's down time");
+    }
+    if facts.iter().any(|f| !f.brownouts.is_empty()) {
+        bands.push("yellow bands brownouts");
+    }
+    if !bands.is_empty() {
+        let text = bands.join(", ");
+        s.push_str(&format!(" {}{}.", text[..1].to_uppercase(), &text[1..]));
+    }
+    s
+}
+
 fn plot_ref(kind: Kind, data: &RunSet) -> PlotRef {
     let (title, caption) = match kind {
         Kind::Rto => ("RTO trace", rto_caption(data)),
@@ -539,6 +594,7 @@ fn plot_ref(kind: Kind, data: &RunSet) -> PlotRef {
                 if data.sweep_keys.is_empty() { "" } else { " and sweep cell" }
             ),
         ),
+        Kind::Load => ("Load over time", load_caption(data)),
         Kind::Cdf => (
             if super::population(&super::models(data)) == "jobs" {
                 "Distribution over jobs"
@@ -579,7 +635,8 @@ fn plot_ref(kind: Kind, data: &RunSet) -> PlotRef {
             ),
         ),
     };
-    PlotRef { kind, stem: kind.name().to_string(), title: title.to_string(), caption }
+    let panels = if kind == Kind::Load { super::plot::load::notes(data) } else { Vec::new() };
+    PlotRef { kind, stem: kind.name().to_string(), title: title.to_string(), caption, panels }
 }
 
 #[cfg(test)]

@@ -11,6 +11,8 @@ mod determinism;
 mod golden;
 mod grpc;
 mod jobs;
+mod load;
+mod load_data;
 mod metrics;
 mod models;
 mod occ;

@@ -89,5 +89,5 @@ fn every_plot_and_report_redrawn_from_the_files_is_the_runs_own() {
         kinds.extend(drawn);
     }
     let all: Vec<&str> = kinds.iter().map(String::as_str).collect();
-    assert_eq!(all, ["attempts", "cdf", "heatmap", "rto", "sweep"]);
+    assert_eq!(all, ["attempts", "cdf", "heatmap", "load", "rto", "sweep"]);
 }

@@ -14,6 +14,7 @@ pub mod attempts;
 pub mod cdf;
 pub mod delays;
 pub mod heatmap;
+pub mod load;
 mod raster;
 pub mod rto;
 pub mod sweep;
@@ -34,6 +35,9 @@ pub enum Kind {
     Rto,
     /// Connection attempts the server saw per time bin, one panel per variant and sweep cell.
     Attempts,
+    /// Offered load, goodput and the retries' share per time bin (or jobs created,
+    /// delivered and queued), one panel per variant and sweep cell.
+    Load,
     /// The distribution of reconnect times (or times to success), a line per variant and
     /// sweep cell.
     Cdf,
@@ -44,12 +48,13 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [Kind::Rto, Kind::Attempts, Kind::Cdf, Kind::Sweep, Kind::Heatmap];
+    pub const ALL: [Kind; 6] = [Kind::Rto, Kind::Attempts, Kind::Load, Kind::Cdf, Kind::Sweep, Kind::Heatmap];
 
     pub fn name(self) -> &'static str {
         match self {
             Kind::Rto => "rto",
             Kind::Attempts => "attempts",
+            Kind::Load => "load",
             Kind::Cdf => "cdf",
             Kind::Sweep => "sweep",
             Kind::Heatmap => "heatmap",
@@ -63,6 +68,11 @@ impl Kind {
             Kind::Attempts if data.attempts.as_ref().is_none_or(|a| a.is_empty()) => Some(
                 "no attempts per time bin: attempts.csv is missing or has no rows (only \
                  models with a server write it)"
+                    .into(),
+            ),
+            Kind::Load if data.series.as_ref().is_none_or(|t| t.iter().all(|t| t.rows.is_empty())) => Some(
+                "no quantities over time: series.csv is missing or has no rows (only models that \
+                 track load over time write it)"
                     .into(),
             ),
             Kind::Cdf if data.cdf.as_ref().is_none_or(|c| c.is_empty()) => Some(
@@ -122,7 +132,7 @@ pub struct PlotOptions {
     /// Sweep, heatmap and CDF plots: the one metric to show, any the run wrote (by default
     /// the sweep and heatmap show the model's headline metrics that vary, the CDF all).
     pub metric: Option<String>,
-    /// RTO, attempts and CDF plots: the sweep cells to show, as `(key, value)` pairs; a
+    /// RTO, attempts, load and CDF plots: the sweep cells to show, as `(key, value)` pairs; a
     /// key is the full dotted sweep key or its last segment. Values of one key are
     /// alternatives, different keys must all match (all cells when empty).
     pub cells: Vec<(String, String)>,
@@ -151,7 +161,7 @@ pub fn render(kind: Kind, data: &RunSet, opts: &PlotOptions, format: Format) -> 
     if !opts.cells.is_empty() {
         if matches!(kind, Kind::Sweep | Kind::Heatmap) {
             return Err(ReportError::Missing(format!(
-                "--cell picks sweep cells for rto, attempts and cdf; `{}` draws across cells",
+                "--cell picks sweep cells for rto, attempts, load and cdf; `{}` draws across cells",
                 kind.name()
             )));
         }
@@ -160,6 +170,7 @@ pub fn render(kind: Kind, data: &RunSet, opts: &PlotOptions, format: Format) -> 
     match kind {
         Kind::Rto => encode(&rto::figure(data, opts)?, format),
         Kind::Attempts => encode(&attempts::figure(data, opts)?, format),
+        Kind::Load => encode(&load::figure(data, opts)?, format),
         Kind::Cdf => encode(&cdf::figure(data, opts)?, format),
         Kind::Sweep => encode(&sweep::figure(data, opts)?, format),
         Kind::Heatmap => encode(&heatmap::figure(data, opts)?, format),
