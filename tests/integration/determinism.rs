@@ -51,3 +51,19 @@ fn grpc_results_are_identical_for_one_and_two_threads() {
         assert!(names.iter().any(|n| n == expected), "{expected} missing from {names:?}");
     }
 }
+
+#[test]
+fn a_retry_storm_is_identical_for_one_and_three_threads() {
+    // Server-side draws (service times) come in event order, client-side ones from each
+    // client's own streams: neither depends on which replication a thread runs first.
+    let (_a, one) = run_scenario("calls-permanent-errors", &["--threads", "1"]);
+    let (_b, three) = run_scenario("calls-permanent-errors", &["--threads", "3"]);
+    assert_eq!(files(&one), files(&three));
+    let (_c, one) = run_scenario("calls-retry-storm", &["--threads", "1", "--replications", "2"]);
+    let (_d, three) = run_scenario("calls-retry-storm", &["--threads", "3", "--replications", "2"]);
+    assert_eq!(files(&one), files(&three));
+    let names: Vec<String> = files(&one).into_iter().map(|f| f.0).collect();
+    for expected in ["series.csv", "load.png", "load.svg"] {
+        assert!(names.iter().any(|n| n == expected), "{expected} missing from {names:?}");
+    }
+}

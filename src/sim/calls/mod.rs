@@ -2,14 +2,17 @@
 //! library's defaults do during an outage, wired into the engine.
 //!
 //! A logical call (the application's) runs through its `tiers` of retry loops and the
-//! library's [`RetryState`]; every attempt is one call to the [`Server`], asked when the
-//! attempt starts, whose answer fixes when and how the attempt ends (see
-//! [`crate::scenario::calls`] for the mapping). Two events per attempt: its start and
-//! its end; a give-up that waits (`sleep-then-stop`) adds one.
+//! library's [`RetryState`]; every attempt is one call to the server (`answer`: its down
+//! times, brownouts and workers), asked when the attempt starts, whose answer fixes when
+//! and how the attempt ends. Two events per attempt: its start and its end; a give-up
+//! that waits (`sleep-then-stop`) adds one. `monitor` keeps the per-bin series and reads
+//! goodput, load, wasted work, recovery and the retry-share alert from it.
 //!
 //! Random numbers: client `c` draws its backoff jitter from the counter stream
 //! (seed, replication, `c`, [`Purpose::Jitter`]) in the order its calls need them, and
-//! its start offset from (…, `c`, [`Purpose::Workload`]). A client's draws do not depend
+//! its start offset, then its bad-request draws and Poisson gaps, from (…, `c`,
+//! [`Purpose::Workload`]); the server draws brownout failures and service times from
+//! (…, 0, [`Purpose::Server`]) in arrival order. A client's draws do not depend
 //! on the other clients; variants see the same streams (common random numbers).
 //!
 //! Metrics (per replication; fractions are of the logical calls started by the horizon):
@@ -28,6 +31,10 @@
 //! | `time_to_success` | mean time from the call's start to its success, over successes |
 //! | `time_to_giveup` | mean time from the call's start to its final give-up, over failures |
 //! | `total_sleep`, `total_sleep_max` | mean and largest time a finished call spent sleeping (every tier's sleeps, and a wait before giving up) |
+//! | `time_to_success_p99`, `time_to_success_max` | the tail of the time to success |
+//! | `time_to_answer` | mean time to success or final failure, over calls that ended |
+//! | `bad_request_retries` | with `permanent_fraction`: attempts of bad requests after their first, per logical call |
+//! | goodput, load, wasted work, recovery, alert | see [`monitor`] |
 //!
 //! `cdf.csv` gets `time_to_success` and `time_to_giveup` as fractions of all calls
 //! started (a curve stops at the share of calls that got there) and `total_sleep` over
