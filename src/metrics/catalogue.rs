@@ -311,6 +311,18 @@ pub static CATALOGUE: &[Entry] = &[
         "The most jobs waiting or scheduled for a retry at once (not counting those in a worker)."),
 ];
 
+/// What it means that a metric has no value in any replication, where that is an answer
+/// rather than a gap: "did not recover within the horizon".
+pub fn absent_means(id: &str) -> Option<&'static str> {
+    match id {
+        "time_to_recover" => Some("did not recover within the horizon in any replication"),
+        "alert_delay" => Some("the alert never fired"),
+        "time_to_abort" => Some("no connection gave up"),
+        "added_latency" | "completion_time_incident" => Some("no job was delivered during the incident"),
+        _ => None,
+    }
+}
+
 /// The entry of `id`: among the entries of `models` first, then any.
 pub fn find(id: &str, models: &[Model]) -> Option<&'static Entry> {
     let mut any = CATALOGUE.iter().filter(|e| e.matches(id).is_some());
@@ -438,6 +450,15 @@ mod tests {
             }
         }
         assert!(checked > 100, "only {checked} rows checked");
+    }
+
+    #[test]
+    fn absent_values_are_explained_only_for_metrics_the_catalogue_has() {
+        for id in ["time_to_recover", "alert_delay", "time_to_abort", "added_latency", "completion_time_incident"] {
+            assert!(absent_means(id).is_some(), "{id}");
+            assert!(CATALOGUE.iter().any(|e| e.id == id), "{id} is not in the catalogue");
+        }
+        assert_eq!(absent_means("success_rate"), None);
     }
 
     /// The ids the models can write but no shipped scenario does: the literal ids in

@@ -435,6 +435,8 @@ fn metric_tables(data: &RunSet, names: &[String]) -> (Vec<MetricTable>, Vec<Stri
                  its replications had a value.",
                 lacking.join(", ")
             )
+        } else if let Some(means) = catalogue::absent_means(&what) {
+            format!("`{what}` has no value for {} (—): {means}.", lacking.join(", "))
         } else {
             format!("`{what}` has no value for {} (—): none of their replications had one.", lacking.join(", "))
         });
