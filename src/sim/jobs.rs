@@ -48,7 +48,7 @@ use crate::metrics::series::Series;
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::config_error::ConfigErrors;
 use crate::model::jobs::queue::DueQueue;
-use crate::model::retry::{AttemptLimit, BudgetPolicy, Decision, Outcome, RetryBudget, RetryPolicy, RetryState};
+use crate::model::retry::{Decision, Outcome, RetryBudget, RetryPolicy, RetryState};
 use crate::scenario::jobs::{Arrivals, JobsConfig, JobsSpec};
 use crate::scenario::models::{Model, Section, Shared, Use, prefixed};
 
@@ -140,24 +140,7 @@ pub struct RunRecord {
 /// The reasons this policy can give for dead-lettering a job, in a fixed order: the
 /// metric list must be the same in every replication.
 fn possible_reasons(policy: &RetryPolicy) -> Vec<&'static str> {
-    let mut out = Vec::new();
-    if policy.limit != AttemptLimit::Unlimited {
-        out.push("attempts");
-    }
-    if policy.deadline.is_some() {
-        out.push("deadline");
-    }
-    if [Outcome::Refused, Outcome::Timeout { applied: false }].iter().any(|o| !policy.retry_on.matches(o)) {
-        out.push("permanent");
-    }
-    match policy.budget {
-        BudgetPolicy::None => {}
-        BudgetPolicy::AwsQuota { .. } => out.push("quota"),
-        BudgetPolicy::GrpcThrottle { .. } => out.push("throttled"),
-        BudgetPolicy::EnvoyConcurrent { .. } => out.push("budget"),
-        BudgetPolicy::Finagle { .. } => out.extend(["budget", "request-limit"]),
-    }
-    out
+    policy.possible_give_ups(&[Outcome::Refused, Outcome::Timeout { applied: false }], false)
 }
 
 /// Whether the first provider has down windows: then the incident metrics are written.

@@ -72,6 +72,17 @@ pub enum BudgetPolicy {
 }
 
 impl BudgetPolicy {
+    /// The give-up reasons (slugs) this budget can cause.
+    pub fn give_ups(&self) -> &'static [&'static str] {
+        match self {
+            BudgetPolicy::None => &[],
+            BudgetPolicy::AwsQuota { .. } => &["quota"],
+            BudgetPolicy::GrpcThrottle { .. } => &["throttled"],
+            BudgetPolicy::EnvoyConcurrent { .. } => &["budget"],
+            BudgetPolicy::Finagle { .. } => &["budget", "request-limit"],
+        }
+    }
+
     pub fn kind(&self) -> BudgetKind {
         match self {
             BudgetPolicy::None => BudgetKind::None,

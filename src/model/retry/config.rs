@@ -50,7 +50,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::budget::{AdaptiveLimiter, BudgetKind, BudgetPolicy, RateLimiterKind, RetryBudget};
 use super::jitter::{CapApplies, Formula, Jitter, JitterMode};
 use super::limits::{AttemptLimit, DeadlineClock, StopRule};
-use super::outcome::RetryOn;
+use super::outcome::{Outcome, RetryOn};
 use super::retry_after::{RetryAfterMode, RetryAfterPolicy};
 use crate::engine::time::{SimDuration, SimTime};
 
@@ -317,6 +317,28 @@ pub struct RetryPolicy {
 }
 
 impl RetryPolicy {
+    /// The give-up reasons (slugs) this policy can give for calls that may fail with
+    /// `failures`, in a fixed order: its limits, errors it does not retry, then what its
+    /// budget can refuse. A model's metric list must be the same in every replication,
+    /// so it lists the reasons the policy can give, not the ones a run happened to see.
+    pub fn possible_give_ups(&self, failures: &[Outcome], not_idempotent: bool) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if self.limit != AttemptLimit::Unlimited {
+            out.push("attempts");
+        }
+        if self.deadline.is_some() {
+            out.push("deadline");
+        }
+        if failures.iter().any(|o| !self.retry_on.matches(o)) {
+            out.push("permanent");
+        }
+        if not_idempotent && !self.retry_non_idempotent {
+            out.push("not-idempotent");
+        }
+        out.extend(self.budget.give_ups());
+        out
+    }
+
     /// The delay formula's constants.
     pub fn formula(&self) -> Formula {
         Formula {

@@ -50,9 +50,7 @@ use crate::metrics::quantile::{cdf_secs, quantile};
 use crate::metrics::series::Series;
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::config_error::ConfigErrors;
-use crate::model::retry::{
-    AttemptLimit, BudgetPolicy, Decision, GiveUpReason, Outcome, RetryBudget, RetryPolicy, RetryState, StopRule,
-};
+use crate::model::retry::{Decision, GiveUpReason, Outcome, RetryBudget, RetryPolicy, RetryState, StopRule};
 use crate::scenario::CallsSpec;
 use crate::scenario::calls::{CallsConfig, MAX_TIERS, Pacing};
 use crate::scenario::models::{Model, Section, Shared, Use, prefixed};
@@ -119,27 +117,7 @@ fn possible_reasons(spec: &CallsSpec) -> Vec<&'static str> {
     if c.permanent_fraction > 0.0 {
         failures.push(c.permanent_with.outcome);
     }
-    let mut out = Vec::new();
-    if p.limit != AttemptLimit::Unlimited {
-        out.push("attempts");
-    }
-    if p.deadline.is_some() {
-        out.push("deadline");
-    }
-    if failures.iter().any(|o| !p.retry_on.matches(o)) {
-        out.push("permanent");
-    }
-    if !c.idempotency.model().safe_to_retry() && !p.retry_non_idempotent {
-        out.push("not-idempotent");
-    }
-    match p.budget {
-        BudgetPolicy::None => {}
-        BudgetPolicy::AwsQuota { .. } => out.push("quota"),
-        BudgetPolicy::GrpcThrottle { .. } => out.push("throttled"),
-        BudgetPolicy::EnvoyConcurrent { .. } => out.push("budget"),
-        BudgetPolicy::Finagle { .. } => out.extend(["budget", "request-limit"]),
-    }
-    out
+    p.possible_give_ups(&failures, !c.idempotency.model().safe_to_retry())
 }
 
 struct CallsWorld<'a> {
