@@ -606,13 +606,18 @@ fn plot_ref(kind: Kind, data: &RunSet) -> PlotRef {
             format!(
                 "The share of {} (y) done by each time (x), each quantile the mean over \
                  replications of that replication's quantile: the further left and the steeper, \
-                 the better. {}Dots mark the median (0.5) and the 99th percentile (0.99); grey \
-                 shows where the server was still down.",
+                 the better. {}Dots mark the median (0.5) and the 99th percentile (0.99){}",
                 super::population(&super::models(data)),
                 if data.sweep_keys.is_empty() {
                     ""
                 } else {
                     "A line per variant and sweep cell (a column per cell when both vary). "
+                },
+                // Only a server with down time can have been still down.
+                if data.variants.iter().flat_map(|v| &v.cells).any(|c| !c.facts.down.is_empty()) {
+                    "; grey shows where the server was still down."
+                } else {
+                    "."
                 }
             ),
         ),
