@@ -49,6 +49,7 @@ pub mod cli;
 pub mod engine;
 pub mod explain;
 pub mod human;
+pub mod interrupt;
 pub mod metrics;
 pub mod model;
 pub mod output;

@@ -1,5 +1,5 @@
 //! The `backoffsim` binary: parse, call the library, map errors to exit codes
-//! (0 ok, 1 run failed, 2 bad usage or bad scenario).
+//! (0 ok, 1 run failed, 2 bad usage or bad scenario, 130 interrupted).
 
 use clap::Parser;
 

@@ -53,6 +53,7 @@ pub fn man_page() -> std::io::Result<Vec<u8>> {
         ("0", "success (also when the reader of standard output goes away, e.g. | head)"),
         ("1", "the run failed, e.g. it exceeded its event budget"),
         ("2", "bad usage, a bad scenario or bad input; scenario errors name file:line:column and the key"),
+        ("130", "run was interrupted (Ctrl-C or SIGTERM): nothing was written, earlier results are untouched"),
     ] {
         roff.control("TP", []).text([bold(code)]).text([roman(what)]);
     }

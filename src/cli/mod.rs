@@ -80,12 +80,16 @@ pub enum CliError {
     /// The reader of our output went away (e.g. `| head`): not a failure.
     #[error("broken pipe")]
     BrokenPipe,
+    /// Ctrl-C or SIGTERM: exit 130, nothing written.
+    #[error("interrupted: nothing was written, and {0} is as it was")]
+    Interrupted(String),
 }
 
 impl CliError {
     pub fn exit_code(&self) -> i32 {
         match self {
             CliError::BrokenPipe => 0,
+            CliError::Interrupted(_) => crate::interrupt::EXIT_CODE,
             CliError::Failed(_) => 1,
             CliError::Usage(_) | CliError::Scenario(_) => 2,
         }

@@ -77,10 +77,18 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         bar
     };
     let opts = RunOptions { threads: args.threads.unwrap_or(0) };
-    let outcome = run_scenario(&scenario, opts, &|| bar.inc(1)).map_err(|e| CliError::Failed(e.to_string()));
+    crate::interrupt::install().map_err(CliError::Failed)?;
+    let interrupted = || CliError::Interrupted(out.display().to_string());
+    let outcome = run_scenario(&scenario, opts, &|| bar.inc(1));
     bar.finish_and_clear();
-    let outcome = outcome?;
-    let dir = write_results(&scenario, &outcome, &out).map_err(|e| CliError::Failed(e.to_string()))?;
+    if crate::interrupt::requested() {
+        return Err(interrupted());
+    }
+    let outcome = outcome.map_err(|e| CliError::Failed(e.to_string()))?;
+    let dir = write_results(&scenario, &outcome, &out).map_err(|e| match e {
+        crate::output::OutputError::Interrupted => interrupted(),
+        e => CliError::Failed(e.to_string()),
+    })?;
     if !args.quiet {
         eprintln!("backoffsim: wrote {}", dir.display());
     }

@@ -68,6 +68,8 @@ pub enum EngineError {
         "the run exceeded its event budget of {limit} events at simulated time {at}: raise `max_events` or shorten `horizon`"
     )]
     EventBudget { limit: u64, at: SimTime },
+    #[error("interrupted at simulated time {at}")]
+    Interrupted { at: SimTime },
 }
 
 pub fn run<W: World>(world: &mut W, sched: &mut Scheduler<W::Event>, max_events: u64) -> Result<RunStats, EngineError> {
@@ -75,6 +77,9 @@ pub fn run<W: World>(world: &mut W, sched: &mut Scheduler<W::Event>, max_events:
     while let Some((at, event)) = sched.queue.pop() {
         if events == max_events {
             return Err(EngineError::EventBudget { limit: max_events, at });
+        }
+        if events.is_multiple_of(crate::interrupt::CHECK_EVERY) && crate::interrupt::requested() {
+            return Err(EngineError::Interrupted { at });
         }
         events += 1;
         sched.now = at;

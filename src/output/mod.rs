@@ -24,6 +24,9 @@ pub enum OutputError {
     Json(#[from] serde_json::Error),
     #[error("cannot write the plots and reports: {0}")]
     Report(#[from] crate::report::ReportError),
+    /// Ctrl-C or SIGTERM while the files were written: the staging directory is removed.
+    #[error("interrupted while writing the results")]
+    Interrupted,
 }
 
 #[derive(Serialize)]
@@ -144,7 +147,9 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Resu
         ("connections.csv", has(&|r| !r.connections.is_empty()), tables::connections),
         ("series.csv", has(&|r| r.series.is_some()), tables::series),
     ];
+    let stop = || if crate::interrupt::requested() { Err(OutputError::Interrupted) } else { Ok(()) };
     for (name, wanted, write) in tables {
+        stop()?;
         if wanted {
             staging.write(name, &write(keys, &groups)?).map_err(io)?;
             files.push(name);
@@ -194,9 +199,11 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Resu
     // Plots and reports are drawn from the results in memory, the same values `plot` and
     // `compare` read from the files; the report names the directory as the user gave it,
     // not the staging directory. Then the manifest lists them too.
+    stop()?;
     let data = handover::run_set(&serde_json::to_value(&manifest)?, dir, keys, &groups, &rows, written);
     let drawn = crate::report::write_report(&data, &mut |name, bytes| staging.write(name, bytes))?;
     manifest.files.extend(drawn);
     staging.write("manifest.json", &to_json(&manifest)?).map_err(io)?;
+    stop()?;
     staging.commit().map_err(io)
 }

@@ -68,7 +68,12 @@ pub fn run_scenario(scenario: &Scenario, opts: RunOptions, progress: &(dyn Fn() 
             .map(|&(v, c, r)| {
                 let variant = &scenario.variants[v];
                 let job = Job { seeds, replication: r, horizon: scenario.horizon, max_events: scenario.max_events };
-                let result = variant.cells[c].spec.run(job);
+                // An interrupted run starts nothing more.
+                let result = if crate::interrupt::requested() {
+                    Err(EngineError::Interrupted { at: crate::engine::time::SimTime::ZERO })
+                } else {
+                    variant.cells[c].spec.run(job)
+                };
                 progress();
                 result.map_err(|e| SimError::In {
                     variant: variant.name.clone(),

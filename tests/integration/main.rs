@@ -10,6 +10,7 @@ mod common;
 mod determinism;
 mod golden;
 mod grpc;
+mod interrupt;
 mod jobs;
 mod load;
 mod load_data;

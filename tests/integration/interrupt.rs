@@ -1,0 +1,83 @@
+//! Ctrl-C and SIGTERM during a run: exit 130, a message that nothing was written, the
+//! earlier results byte for byte as they were, and no staging directory left behind.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use super::common::{bin, root, text};
+
+/// Every file under `dir` (not recursive: results are flat) with its bytes, sorted.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+fn interrupt_a_sweep_with(signal: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("results");
+    let scenario = root().join("scenarios/library-defaults.toml");
+    let scenario = scenario.to_str().unwrap();
+    // Earlier results in the directory the interrupted run writes to.
+    let first = bin().args(["run", scenario, "--quiet", "--replications", "2", "--out"]).arg(&out).output().unwrap();
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let before = snapshot(&out);
+    // The same sweep with 400 replications runs for a minute: interrupt it early.
+    let mut child = bin()
+        .args(["run", scenario, "--quiet", "--replications", "400", "--out"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    let kill = std::process::Command::new("kill").args(["-s", signal, &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let sent = Instant::now();
+    // A guard against a hang, not a timing claim: the run stops at its next check.
+    while child.try_wait().unwrap().is_none() {
+        assert!(sent.elapsed() < Duration::from_secs(30), "still running 30 s after SIG{signal}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "SIG{signal}: {}", text(&o.stderr));
+    let stderr = text(&o.stderr);
+    assert!(stderr.contains("interrupted: nothing was written"), "{stderr}");
+    assert_eq!(snapshot(&out), before, "SIG{signal} changed the earlier results");
+    let left: Vec<String> =
+        std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(left, ["results"], "SIG{signal} left a staging directory behind");
+}
+
+#[test]
+fn ctrl_c_stops_a_running_sweep_and_leaves_the_earlier_results_as_they_were() {
+    interrupt_a_sweep_with("INT");
+}
+
+#[test]
+fn sigterm_stops_a_running_sweep_and_leaves_the_earlier_results_as_they_were() {
+    interrupt_a_sweep_with("TERM");
+}
+
+#[test]
+fn a_staging_directory_left_by_a_killed_run_is_removed_by_the_next_run() {
+    // SIGKILL cannot be handled: the run leaves `.results.partial` beside its target.
+    let tmp = tempfile::tempdir().unwrap();
+    let stale = tmp.path().join(".results.partial");
+    std::fs::create_dir(&stale).unwrap();
+    std::fs::write(stale.join("summary.csv"), "half a file").unwrap();
+    let scenario = root().join("scenarios/calls-reset.toml");
+    let o = bin()
+        .args(["run", scenario.to_str().unwrap(), "--quiet", "--replications", "1", "--out"])
+        .arg(tmp.path().join("results"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(!stale.exists(), "the stale staging directory is still there");
+    assert!(tmp.path().join("results/summary.csv").is_file());
+}
