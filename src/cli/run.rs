@@ -62,6 +62,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     // override removes is refused, not silently left empty.
     let scenario = load_arg_with(&args.file, overrides)?;
     let out = args.out.unwrap_or_else(|| PathBuf::from("results").join(&scenario.name));
+    writable(&out)?;
 
     let jobs = scenario.jobs();
     let bar = if args.quiet {
@@ -153,4 +154,20 @@ fn short(v: f64) -> String {
     }
     let digits = (3 - v.abs().log10().floor() as i32).max(0) as usize;
     format!("{v:.digits$}")
+}
+
+/// Refuses, before minutes of simulation, a results directory that cannot be written:
+/// `--out` naming a file, or a place where the staging directory cannot be made.
+fn writable(out: &std::path::Path) -> Result<(), CliError> {
+    if let Some(file) = out.ancestors().find(|p| !p.as_os_str().is_empty() && p.exists() && !p.is_dir()) {
+        return Err(CliError::Usage(format!(
+            "--out {}: {} is a file, not a directory: results are a directory of files; name another place",
+            out.display(),
+            file.display()
+        )));
+    }
+    // Made and dropped at once: the same directory the run stages its files in.
+    crate::staging::Staging::begin(out)
+        .map(drop)
+        .map_err(|e| CliError::Usage(format!("cannot write results to {}: {e}", out.display())))
 }

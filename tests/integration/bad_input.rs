@@ -154,3 +154,23 @@ fn tcp_give_up_budgets_and_linux_limits_are_checked_with_their_place() {
     assert!(err.contains("bad.toml:11:11: key `tcp.rto.max_rto`"), "{err}");
     assert!(err.contains("net.ipv4.tcp_rto_max_ms"), "{err}");
 }
+
+#[test]
+fn out_at_a_file_or_below_one_is_refused_before_running_and_the_file_is_untouched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("notes.txt");
+    std::fs::write(&file, "mine").unwrap();
+    let scenario = super::common::root().join("scenarios/calls-reset.toml");
+    for out in [file.clone(), file.join("results")] {
+        let o = run(&["run", scenario.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+        let err = text(&o.stderr);
+        assert!(err.contains("notes.txt is a file, not a directory"), "{err}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+        let names: Vec<String> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["notes.txt"], "nothing else may be written");
+    }
+}
