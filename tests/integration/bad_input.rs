@@ -52,6 +52,10 @@ fn unknown_key_is_named_with_line_and_column() {
     assert!(err.contains("key `tcp.windw`"), "{err}");
     assert!(err.contains("unknown key `windw`"), "{err}");
     assert!(err.contains("tcp"), "{err}");
+    // A near miss is named: one letter short of `window`.
+    assert!(err.contains("did you mean `window`?"), "{err}");
+    let far = refuse(&GOOD.replace("[tcp]\n", "[tcp]\nbanana = 4\n"));
+    assert!(far.contains("unknown key `banana`") && !far.contains("did you mean"), "{far}");
 }
 
 #[test]
