@@ -91,6 +91,10 @@ impl SimDuration {
     /// Parses a human duration: a number and a unit, e.g. `250ms`, `1.5s`, `2min`,
     /// `100us`, `1h`. A bare number is not accepted: the unit is what makes a scenario
     /// readable, and guessing it is how off-by-1000 bugs are born.
+    /// The longest duration a scenario may write: 876,600 h (100 years of 365.25 days),
+    /// below 2⁶² ns, so that adding a few of them never overflows a `SimTime`.
+    pub const MAX_PARSED: SimDuration = SimDuration(876_600 * 3600 * NANOS_PER_SEC);
+
     pub fn parse(text: &str) -> Result<SimDuration, String> {
         let t = text.trim();
         let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+')).unwrap_or(t.len());
@@ -112,6 +116,14 @@ impl SimDuration {
                     "`{text}` has no unit: write e.g. \"{num}s\" or \"{num}ms\" (units: ns, us, ms, s, min, h)"
                 ));
             }
+            other
+                if other.starts_with(['e', 'E'])
+                    && other[1..].starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+') =>
+            {
+                return Err(format!(
+                    "`{text}` uses an exponent: write the number out with a unit that fits, e.g. \"1500ms\" or \"2h\""
+                ));
+            }
             other => {
                 return Err(format!("`{text}` has an unknown unit `{other}` (units: ns, us, ms, s, min, h)"));
             }
@@ -120,8 +132,12 @@ impl SimDuration {
             return Err(format!("`{text}` is negative: a duration must be zero or more"));
         }
         let ns = (value * scale).round();
-        if !ns.is_finite() || ns >= u64::MAX as f64 {
-            return Err(format!("`{text}` is too large"));
+        if !ns.is_finite() || ns > SimDuration::MAX_PARSED.0 as f64 {
+            return Err(format!(
+                "`{text}` is longer than a scenario may use: at most {} h (about 100 years), so that sums of \
+                 durations cannot overflow simulated time",
+                SimDuration::MAX_PARSED.0 / NANOS_PER_SEC / 3600
+            ));
         }
         Ok(SimDuration(ns as u64))
     }
@@ -254,6 +270,20 @@ mod tests {
         assert!(SimDuration::parse("5 fortnights").unwrap_err().contains("unknown unit"));
         assert!(SimDuration::parse("ms").is_err());
         assert!(SimDuration::parse("").is_err());
+    }
+
+    #[test]
+    fn refuses_exponents_nan_infinity_and_anything_longer_than_100_years() {
+        assert!(SimDuration::parse("1e30s").unwrap_err().contains("exponent"), "{:?}", SimDuration::parse("1e30s"));
+        assert!(SimDuration::parse("1E-3s").unwrap_err().contains("exponent"));
+        assert!(SimDuration::parse("nan").is_err());
+        assert!(SimDuration::parse("inf s").is_err());
+        // 100 years is the most; one nanosecond more, or u64::MAX ns in seconds, is refused.
+        assert_eq!(SimDuration::parse("876600h").unwrap(), SimDuration::MAX_PARSED);
+        assert!(SimDuration::parse("876600.000001h").unwrap_err().contains("at most 876600 h"));
+        assert!(SimDuration::parse("18446744073s").unwrap_err().contains("longer than a scenario may use"));
+        // Three of the longest still fit a SimTime, so adding durations cannot overflow.
+        assert!(SimDuration::MAX_PARSED.0.checked_mul(3).is_some());
     }
 
     #[test]

@@ -178,3 +178,12 @@ fn out_at_a_file_or_below_one_is_refused_before_running_and_the_file_is_untouche
         assert_eq!(names, ["notes.txt"], "nothing else may be written");
     }
 }
+
+#[test]
+fn durations_with_exponents_or_beyond_100_years_are_refused_at_their_key() {
+    let err = refuse(&GOOD.replace("horizon = \"10s\"", "horizon = \"1e30s\""));
+    assert!(err.contains("bad.toml:4:11") && err.contains("key `horizon`"), "{err}");
+    assert!(err.contains("uses an exponent"), "{err}");
+    let err = refuse(&GOOD.replace("horizon = \"10s\"", "horizon = \"18446744073s\""));
+    assert!(err.contains("key `horizon`") && err.contains("at most 876600 h"), "{err}");
+}
