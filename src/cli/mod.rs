@@ -36,6 +36,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a scenario file and write its results (CSVs, manifest, plots and a report).
+    ///
+    /// Ctrl-C or SIGTERM stops the run within milliseconds: nothing is written, earlier
+    /// results stay as they were, and the exit code is 130.
     Run(run::RunArgs),
     /// Check a scenario file without running it.
     Check {

@@ -90,5 +90,11 @@ pub(crate) fn models(data: &data::RunSet) -> Vec<Model> {
 /// Who a per-member distribution is over, for titles and axes: the jobs of a queue, the
 /// clients of every other model.
 pub(crate) fn population(models: &[Model]) -> &'static str {
-    if !models.is_empty() && models.iter().all(|&m| m == Model::Jobs) { "jobs" } else { "clients" }
+    // The calls model's distributions are over logical calls, many per client.
+    match models {
+        [] => "clients",
+        _ if models.iter().all(|&m| m == Model::Jobs) => "jobs",
+        _ if models.iter().all(|&m| m == Model::Calls) => "calls",
+        _ => "clients",
+    }
 }

@@ -598,10 +598,10 @@ fn plot_ref(kind: Kind, data: &RunSet) -> PlotRef {
         ),
         Kind::Load => ("Load over time", load_caption(data)),
         Kind::Cdf => (
-            if super::population(&super::models(data)) == "jobs" {
-                "Distribution over jobs"
-            } else {
-                "Distribution over clients"
+            match super::population(&super::models(data)) {
+                "jobs" => "Distribution over jobs",
+                "calls" => "Distribution over calls",
+                _ => "Distribution over clients",
             },
             format!(
                 "The share of {} (y) done by each time (x), each quantile the mean over \

@@ -394,7 +394,10 @@ fn compare_refuses_runs_of_different_models_naming_each_model() {
 fn the_cdf_caption_mentions_the_grey_down_time_only_when_the_server_had_some() {
     let grey = "grey shows where the server was still down";
     let (_a, outage) = run_scenario("seed-loop", &["--replications", "2"]);
-    assert!(std::fs::read_to_string(outage.join("report.md")).unwrap().contains(grey));
+    let md = std::fs::read_to_string(outage.join("report.md")).unwrap();
+    assert!(md.contains(grey), "{md}");
+    // A calls run's distributions are over its calls, not its clients.
+    assert!(md.contains("Distribution over calls") && md.contains("The share of calls (y)"), "{md}");
     // A brownout is not down time: nothing grey is drawn, and the caption does not say so.
     let (_b, brownout) = run_scenario("calls-permanent-errors", &["--replications", "2"]);
     let md = std::fs::read_to_string(brownout.join("report.md")).unwrap();
