@@ -131,15 +131,14 @@ impl CallServer {
             }
             slowdown = b.slowdown;
         }
-        let (done, work) = match self.workers.is_some() {
-            true => {
-                let service = self.draw_service(slowdown);
-                match self.workers.as_mut().map(|w| w.on_request(settings_at, service)) {
-                    Some(Admit::Served { start, end }) => (end, Some((start, end))),
-                    _ => return failed(fail_at, cfg.fail_with.outcome),
-                }
+        let (done, work) = if self.workers.is_some() {
+            let service = self.draw_service(slowdown);
+            match self.workers.as_mut().map(|w| w.on_request(settings_at, service)) {
+                Some(Admit::Served { start, end }) => (end, Some((start, end))),
+                _ => return failed(fail_at, cfg.fail_with.outcome),
             }
-            false => (settings_at, None),
+        } else {
+            (settings_at, None)
         };
         let reply = done.saturating_add(cfg.attempt_time);
         let restart = self.server.schedule().restart_after(settings_at);

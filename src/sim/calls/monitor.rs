@@ -16,7 +16,7 @@
 use crate::engine::time::{SimDuration, SimTime};
 use crate::metrics::MetricValue;
 use crate::metrics::series::Series;
-use crate::model::server::ServerConfig;
+use crate::model::server::{ServerConfig, ServerSchedule};
 
 /// The columns of `series.csv` for `[calls]`, in order.
 pub const COLUMNS: [&str; 12] = [
@@ -54,20 +54,12 @@ pub const RECOVERED: f64 = 0.9;
 /// `[from, to)`: the server's trouble, from the first down time or brownout to the end
 /// of the last.
 pub fn incident(server: &ServerConfig) -> Option<(SimTime, SimTime)> {
-    let spans = server
-        .brownout
-        .iter()
-        .map(|b| (b.at, b.end()))
-        .chain(server.outage.iter().filter(|o| o.duration > SimDuration::ZERO).map(|o| (o.at, end(o.at, o.duration))))
-        .chain(server.restart.iter().map(|r| (r.at, end(r.at, r.down))));
-    spans.fold(None, |acc, (a, b)| {
-        let (a, b) = (SimTime(a.0), SimTime(b.0));
-        Some(acc.map_or((a, b), |(x, y): (SimTime, SimTime)| (x.min(a), y.max(b))))
-    })
-}
-
-fn end(at: SimDuration, len: SimDuration) -> SimDuration {
-    SimDuration(at.0.saturating_add(len.0))
+    let schedule = ServerSchedule::new(server);
+    let down = schedule.windows().iter().map(|w| (w.start, w.end));
+    let brownouts = server.brownout.iter().map(|b| (SimTime(b.at.0), SimTime(b.end().0)));
+    brownouts
+        .chain(down)
+        .fold(None, |acc, (a, b)| Some(acc.map_or((a, b), |(x, y): (SimTime, SimTime)| (x.min(a), y.max(b)))))
 }
 
 pub fn new_series(bin: SimDuration, horizon: SimDuration, server: &ServerConfig) -> Series {
