@@ -143,16 +143,19 @@ impl SimDuration {
     }
 }
 
+/// Sums saturate at the end of representable time (about 584 years) instead of wrapping
+/// into the past: a backoff that overflows lands beyond every horizon, where the
+/// scheduler drops it, rather than at time zero.
 impl Add<SimDuration> for SimTime {
     type Output = SimTime;
     fn add(self, d: SimDuration) -> SimTime {
-        SimTime(self.0 + d.0)
+        SimTime(self.0.saturating_add(d.0))
     }
 }
 
 impl AddAssign<SimDuration> for SimTime {
     fn add_assign(&mut self, d: SimDuration) {
-        self.0 += d.0;
+        self.0 = self.0.saturating_add(d.0);
     }
 }
 
@@ -167,13 +170,13 @@ impl Sub<SimTime> for SimTime {
 impl Add for SimDuration {
     type Output = SimDuration;
     fn add(self, d: SimDuration) -> SimDuration {
-        SimDuration(self.0 + d.0)
+        SimDuration(self.0.saturating_add(d.0))
     }
 }
 
 impl AddAssign for SimDuration {
     fn add_assign(&mut self, d: SimDuration) {
-        self.0 += d.0;
+        self.0 = self.0.saturating_add(d.0);
     }
 }
 
@@ -294,5 +297,18 @@ mod tests {
         }
         assert_eq!(SimDuration::from_secs(120).to_string(), "2min");
         assert_eq!(SimDuration::from_millis(1040).to_string(), "1040ms");
+    }
+
+    #[test]
+    fn sums_saturate_at_the_end_of_time_instead_of_wrapping_into_the_past() {
+        let near_end = SimTime(u64::MAX - 5);
+        assert_eq!(near_end + SimDuration::MAX, SimTime::MAX);
+        assert_eq!(SimDuration(u64::MAX - 1) + SimDuration(2), SimDuration::MAX);
+        let mut t = near_end;
+        t += SimDuration(10);
+        assert_eq!(t, SimTime::MAX);
+        let mut d = SimDuration::MAX;
+        d += SimDuration(1);
+        assert_eq!(d, SimDuration::MAX);
     }
 }

@@ -198,6 +198,9 @@ impl FailWith {
         if outcome.is_success() {
             return Err(format!("`{word}` is a success: a down server's answer must be a failure"));
         }
+        if let Outcome::Http { status: 100..400, .. } = outcome {
+            return Err(format!("`{word}` is not an error: a down server answers with a status from 400 to 599"));
+        }
         Ok(FailWith { word: word.trim().to_string(), outcome })
     }
 }
@@ -411,6 +414,8 @@ mod tests {
         assert_eq!(parse("clients = 1\nfail_with = 503").unwrap().fail_with.outcome, Outcome::status(503));
         assert_eq!(parse("clients = 1\nfail_with = \"throttling\"").unwrap().fail_with.word, "throttling");
         assert!(parse("clients = 1\nfail_with = 200").unwrap_err().contains("is a success"));
+        assert!(parse("clients = 1\nfail_with = 100").unwrap_err().contains("from 400 to 599"));
+        assert!(parse("clients = 1\nfail_with = 304").unwrap_err().contains("from 400 to 599"));
         assert!(parse("clients = 1\nfail_with = \"teapot\"").unwrap_err().contains("not an outcome"));
         assert!(parse("clients = 1\nidempotency = \"maybe\"").unwrap_err().contains("maybe"));
     }

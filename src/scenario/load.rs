@@ -43,6 +43,18 @@ impl<'a> Document<'a> {
                 "the file is empty: a scenario needs at least `name`, `description`, `horizon` and a model section such as [tcp]",
             ));
         }
+        if let Some((key, span, value)) = non_finite(&root) {
+            return Err(Diagnostic::at(
+                file,
+                source,
+                Some(span),
+                &key,
+                &format!(
+                    "`{value}` is not a number the simulator can use: every number must be finite \
+                     (keys without a limit take \"none\")"
+                ),
+            ));
+        }
         Ok(Document { file, source, root })
     }
 
@@ -164,6 +176,24 @@ struct TypeError {
 fn missing_field(message: &str) -> Option<String> {
     let rest = message.trim().strip_prefix("missing field `")?;
     Some(rest[..rest.find('`')?].to_string())
+}
+
+/// The first `nan` or `inf` in the document, with its dotted key path and span. TOML
+/// writes them as plain numbers, and no key means one: a NaN compares false with every
+/// bound, so it would slip past range checks written as `x < min`.
+pub fn non_finite(root: &Spanned<DeTable<'_>>) -> Option<(String, Range<usize>, String)> {
+    fn walk(value: &Spanned<DeValue<'_>>, key: String) -> Option<(String, Range<usize>, String)> {
+        match value.get_ref() {
+            DeValue::Float(f) => {
+                let finite = f.as_str().parse::<f64>().is_ok_and(f64::is_finite);
+                (!finite).then(|| (key, value.span(), f.as_str().to_string()))
+            }
+            DeValue::Array(items) => items.iter().enumerate().find_map(|(i, item)| walk(item, format!("{key}[{i}]"))),
+            DeValue::Table(t) => t.iter().find_map(|(k, v)| walk(v, join(&key, k.get_ref()))),
+            _ => None,
+        }
+    }
+    root.get_ref().iter().find_map(|(k, v)| walk(v, k.get_ref().to_string()))
 }
 
 /// Removes the value at a dotted key path (`path.rtt_change[1].at`) from `root`; false
@@ -290,9 +320,24 @@ fn explain(message: &str) -> String {
         return format!("missing required key {rest}");
     }
     if let Some(rest) = m.strip_prefix("invalid type: ") {
-        return format!("wrong type: {rest}");
+        return format!("wrong type: {}", in_words(rest));
     }
-    m.to_string()
+    in_words(m)
+}
+
+/// Serde names integer types (`expected u32`); a user needs the range they allow.
+fn in_words(message: &str) -> String {
+    const RANGES: [(&str, &str); 5] = [
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        ("expected u32", "expected a whole number from 0 to 4294967295"),
+        ("expected u64", "expected a whole number from 0 to 18446744073709551615"),
+        ("expected f64", "expected a number"),
+    ];
+    RANGES
+        .iter()
+        .find_map(|(ty, words)| message.strip_suffix(ty).map(|head| format!("{head}{words}")))
+        .unwrap_or_else(|| message.to_string())
 }
 
 /// The candidate closest to `word` by edit distance, if it is close enough to be a typo:

@@ -98,6 +98,11 @@ pub trait Model: Sized {
     fn check(&self) -> ConfigErrors;
     /// The clients `[trace] clients` may name, for models that read `[trace]`.
     fn clients(&self) -> u32;
+    /// The key and width of the model's `series.csv` bins, if it bins time: the loader
+    /// bounds how many a replication makes.
+    fn series_bin(&self) -> Option<(&'static str, SimDuration)> {
+        None
+    }
     /// The spec of a checked section; errors as (full key path, message).
     fn resolve(&self, shared: Shared<'_>) -> Result<Self::Spec, ConfigErrors>;
     /// Runs one replication.
@@ -206,6 +211,11 @@ models! {
 /// The problems of a scenario running `config`'s model, besides the top-level keys'.
 fn check_one<M: Model>(config: &M, raw: &RawScenario) -> ConfigErrors {
     let mut errors = prefixed(M::TAG.name(), config.check());
+    if let Some((key, bin)) = config.series_bin()
+        && let Some(why) = too_many_bins(bin, raw.horizon)
+    {
+        errors.push(format!("{}.{key}", M::TAG.name()), why);
+    }
     for shared in Section::ALL {
         let present = match shared {
             Section::Path => raw.path.is_some(),
@@ -222,6 +232,25 @@ fn check_one<M: Model>(config: &M, raw: &RawScenario) -> ConfigErrors {
         }
     }
     errors
+}
+
+/// Bins one replication may make: a million rows of a few numbers each is already tens
+/// of megabytes per replication in memory and in `series.csv`.
+pub const MAX_BINS: u64 = 1_000_000;
+
+/// Why bins of `bin` over `horizon` are too many (or too small to count), if they are.
+fn too_many_bins(bin: SimDuration, horizon: SimDuration) -> Option<String> {
+    if bin == SimDuration::ZERO {
+        return None; // the section's own check says so
+    }
+    let bins = horizon.as_nanos().div_ceil(bin.as_nanos());
+    (bins > MAX_BINS).then(|| {
+        let least = SimDuration(horizon.as_nanos().div_ceil(MAX_BINS));
+        format!(
+            "{bin} bins over the horizon of {horizon} make {bins} bins per replication; at most {MAX_BINS}: \
+             make bins at least {least} wide"
+        )
+    })
 }
 
 /// A shared section's own checks, for a model that reads it.

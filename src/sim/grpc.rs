@@ -173,7 +173,13 @@ impl GrpcWorld<'_> {
             });
         }
         match arrival {
-            Some(at) => sched.at(at, Ev::AtServer(c, epoch)),
+            Some(at) if at <= deadline => sched.at(at, Ev::AtServer(c, epoch)),
+            // The deadline passes before the SYN arrives (a connect timeout shorter than
+            // the path): the channel gives up first, and the server still sees the SYN.
+            Some(at) => {
+                sched.at(deadline, Ev::Lost(c, epoch));
+                sched.at(at, Ev::AtServer(c, epoch));
+            }
             // The SYN is lost: nothing will answer, the deadline ends the attempt.
             None => sched.at(deadline, Ev::Lost(c, epoch)),
         }
@@ -377,6 +383,10 @@ impl Model for GrpcConfig {
 
     fn clients(&self) -> u32 {
         self.clients
+    }
+
+    fn series_bin(&self) -> Option<(&'static str, SimDuration)> {
+        Some(("bin", self.bin))
     }
 
     fn resolve(&self, shared: Shared<'_>) -> Result<GrpcSpec, ConfigErrors> {

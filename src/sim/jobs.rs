@@ -354,6 +354,10 @@ impl Model for JobsConfig {
         self.workers
     }
 
+    fn series_bin(&self) -> Option<(&'static str, SimDuration)> {
+        Some(("bin", self.bin))
+    }
+
     fn resolve(&self, _shared: Shared<'_>) -> Result<JobsSpec, ConfigErrors> {
         let policy = self.policy().map_err(|e| prefixed("jobs.retry", e))?;
         Ok(JobsSpec { jobs: self.clone(), policy })

@@ -17,7 +17,7 @@ base_rtt = "100ms"
 
 /// Writes `source` to a file, runs `check` and `run` on it, and returns check's stderr
 /// after asserting both refused it with exit 2 and that `run` wrote nothing.
-fn refuse(source: &str) -> String {
+pub(super) fn refuse(source: &str) -> String {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("bad.toml");
     std::fs::write(&file, source).unwrap();

@@ -139,3 +139,42 @@ fn flapping_server_a_client_that_resets_on_settings_reconnects_every_time() {
         metric(&s, "reset-on-settings", "attempts_per_client") > 5.0 * metric(&s, "never-reset", "attempts_per_client")
     );
 }
+
+#[test]
+fn a_connect_timeout_shorter_than_the_path_times_out_every_attempt_at_its_own_deadline() {
+    // A 1 ms minimum connect timeout over a 100 ms path, with the first backoff of 1 µs:
+    // the channel gives up before its SYN even reaches the server. Each attempt must end
+    // at its deadline, never before its start, and the server still counts the SYNs.
+    let (_tmp, dir) = run_text(
+        r#"
+name = "short-deadline"
+description = "connect deadlines shorter than the round trip"
+horizon = "2s"
+[grpc]
+clients = 3
+start = "connecting"
+record = ["connections"]
+backoff = { profile = "spec", initial_backoff = "1us", max_backoff = "1us", jitter = 0.0, min_connect_timeout = "1ms" }
+[path]
+base_rtt = "100ms"
+[trace]
+first_clients = 3
+"#,
+        &[],
+    );
+    let mut r = csv::Reader::from_path(dir.join("connections.csv")).unwrap();
+    let h = r.headers().unwrap().clone();
+    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let (start, end, outcome) = (col("start_s"), col("end_s"), col("outcome"));
+    let mut rows = 0;
+    for rec in r.records() {
+        let rec = rec.unwrap();
+        let (s, e): (f64, f64) = (rec[start].parse().unwrap(), rec[end].parse().unwrap());
+        assert_eq!(&rec[outcome], "timeout", "{rec:?}");
+        assert!((e - s - 0.001).abs() < 1e-9, "ends at its 1 ms deadline: {rec:?}");
+        rows += 1;
+    }
+    assert!(rows > 3 * 1000, "about one attempt per millisecond per channel, got {rows}");
+    let rows = summary(&dir);
+    assert!(metric(&rows, "base", "attempts") > 3.0 * 1000.0, "the server saw the SYNs: {rows:?}");
+}

@@ -487,8 +487,19 @@ impl RetryPolicyConfig {
         }
         let base = c.base.unwrap_or(secs(1));
         let cap = c.cap.map_or(Some(secs(60)), |o| o.0);
-        if cap == Some(SimDuration::ZERO) {
-            errs.push("cap", "must be greater than 0 (write \"none\" for no cap)");
+        match cap {
+            Some(SimDuration::ZERO) => errs.push("cap", "must be greater than 0 (write \"none\" for no cap)"),
+            Some(cap) if cap < base && c.cap.is_some() => errs.push(
+                "cap",
+                format!("must be at least base ({base}), is {cap}: below the base every delay would be the cap"),
+            ),
+            Some(cap) if cap < base => errs.push(
+                "base",
+                format!(
+                    "must be at most the cap ({cap} by default), is {base}: raise `cap` too, or write cap = \"none\""
+                ),
+            ),
+            _ => {}
         }
 
         let mode = c.jitter.unwrap_or(JitterMode::Full);

@@ -517,12 +517,12 @@ fn jitter_mode() -> impl Strategy<Value = &'static str> {
 }
 
 prop_compose! {
-    /// A random policy: base 1 ms..10 s, multiplier 1..3, a cap, any jitter mode and
-    /// either cap placement.
+    /// A random policy: base 1 ms..10 s, multiplier 1..3, a cap no lower than the base,
+    /// any jitter mode and either cap placement.
     fn any_policy()(
         base_ms in 1u64..10_000,
         mult in 1.0f64..3.0,
-        cap_ms in 1u64..200_000,
+        cap_above_base_ms in 0u64..200_000,
         jitter in jitter_mode(),
         after in any::<bool>(),
         truncate in any::<bool>(),
@@ -530,7 +530,7 @@ prop_compose! {
         let mut sets = vec![
             ("base".to_string(), format!("{base_ms}ms")),
             ("multiplier".to_string(), format!("{}", if jitter == "span" { mult.max(1.01) } else { mult })),
-            ("cap".to_string(), format!("{cap_ms}ms")),
+            ("cap".to_string(), format!("{}ms", base_ms + cap_above_base_ms)),
             ("jitter".to_string(), jitter.to_string()),
             ("cap_applies".to_string(), if after { "after-jitter" } else { "before-jitter" }.to_string()),
             ("max_attempts".to_string(), "none".to_string()),
@@ -661,5 +661,29 @@ proptest! {
         let c = call(&p, Outcome::Timeout { applied: false }, 0.001, &mut Draws::always(0.25));
         prop_assert_eq!(c.starts.len() as u32, expect);
         prop_assert_eq!(c.end, Decision::GiveUp { at: *c.starts.last().unwrap() + s(0.001), reason: GiveUpReason::AttemptsExhausted { attempts: expect } });
+    }
+}
+
+// ---- numeric safety -----------------------------------------------------------------
+
+/// A multiplier of 1e300 overflows f64 after two retries and any duration after one: the
+/// sleeps saturate instead of wrapping, so the call's time runs to the end of simulated
+/// time and stays there (never back to zero), the sleeps grow until then, and the call
+/// still ends at its attempt limit. Every mode is tried, since each draws differently.
+#[test]
+fn a_huge_multiplier_without_a_cap_saturates_and_never_wraps() {
+    for jitter in ["none", "full", "equal", "decorrelated", "proportional", "additive", "half"] {
+        let sets = [("multiplier", "1e300"), ("cap", "none"), ("jitter", jitter), ("max_attempts", "400")];
+        let p = RetryPolicyConfig::with_sets(None, &sets).resolve().unwrap();
+        let c = call(&p, Outcome::status(503), 0.0, &mut Draws::always(HALF));
+        assert!(matches!(c.end, Decision::GiveUp { .. }), "{jitter}: {:?}", c.end);
+        assert_eq!(c.starts.len(), 400, "{jitter}");
+        assert!(c.starts.windows(2).all(|w| w[1] >= w[0]), "{jitter}: time went backwards");
+        assert_eq!(*c.starts.last().unwrap(), SimTime::MAX, "{jitter}: saturated at the end of time");
+        let before_end = c.starts.iter().take_while(|&&t| t < SimTime::MAX).count();
+        let growing = &c.sleeps[..before_end];
+        if jitter == "none" {
+            assert!(growing.windows(2).all(|w| w[1] >= w[0]), "{jitter}: a sleep shrank: {growing:?}");
+        }
     }
 }

@@ -398,6 +398,10 @@ impl Model for CallsConfig {
         self.clients
     }
 
+    fn series_bin(&self) -> Option<(&'static str, SimDuration)> {
+        Some(("monitor.bin", self.monitor.bin))
+    }
+
     /// The policy resolved, the server's down times merged with `outage`.
     fn resolve(&self, shared: Shared<'_>) -> Result<CallsSpec, ConfigErrors> {
         let policy = self.policy.resolve().map_err(|e| prefixed("calls.policy", e))?;

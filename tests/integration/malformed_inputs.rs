@@ -1,0 +1,205 @@
+//! Inputs that are not what a command reads: `rto replay` on malformed CSV, and `plot` /
+//! `compare` on directories that are not runs or whose files were damaged. Each exits 2
+//! naming the file, the line and the column, and writes nothing.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use super::common::{bin, root, run, text};
+
+/// `rto replay -` on `input`: asserts exit 2 and returns stderr.
+fn replay_refuses(input: &str) -> String {
+    let mut child = bin()
+        .args(["rto", "replay", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A refused row may end the reader before all of the input is written.
+    let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+#[test]
+fn replay_names_a_missing_column_in_the_header() {
+    let err = replay_refuses("time_s,event\n0.1,sample\n");
+    assert!(err.contains("-: line 1 (header): missing column `rtt_s` (required: time_s, event, rtt_s)"), "{err}");
+    let err = replay_refuses("time_s,event,rtt_s,srtt\n");
+    assert!(err.contains("line 1 (header): unknown column `srtt`"), "{err}");
+    let err = replay_refuses("");
+    assert!(err.contains("the input is empty: expected a header `time_s,event,rtt_s`"), "{err}");
+}
+
+#[test]
+fn replay_names_the_row_and_column_of_a_value_that_is_not_a_number() {
+    let err = replay_refuses("time_s,event,rtt_s\n0.1,sample,0.1\n\n# a comment\nsoon,sample,0.1\n");
+    // Blank and comment lines are counted, so the line is the file's own.
+    assert!(err.contains("line 5, column time_s: `soon` is not a number of seconds"), "{err}");
+    for bad in ["nan", "inf", "1e400"] {
+        let err = replay_refuses(&format!("time_s,event,rtt_s\n0.1,sample,{bad}\n"));
+        assert!(err.contains(&format!("line 2, column rtt_s: `{bad}` is not a number of seconds")), "{err}");
+    }
+}
+
+#[test]
+fn replay_refuses_negative_times_and_rtts() {
+    let err = replay_refuses("time_s,event,rtt_s\n-0.1,sample,0.1\n");
+    assert!(err.contains("line 2, column time_s: `-0.1` is negative: expected seconds, zero or more"), "{err}");
+    let err = replay_refuses("time_s,event,rtt_s\n0.1,sample,-0.1\n");
+    assert!(err.contains("line 2, column rtt_s: `-0.1` is negative"), "{err}");
+}
+
+#[test]
+fn replay_refuses_time_that_goes_backwards() {
+    let err = replay_refuses("time_s,event,rtt_s\n0.2,sample,0.1\n0.1,sample,0.1\n");
+    assert!(err.contains("line 3, column time_s: 0.1 s is earlier than the previous row's 0.2 s"), "{err}");
+}
+
+#[test]
+fn replay_refuses_a_row_with_the_wrong_number_of_fields_or_an_unknown_event() {
+    let err = replay_refuses("time_s,event,rtt_s\n0.1,sample\n");
+    assert!(err.contains("line 2: has 2 fields, the header has 3"), "{err}");
+    let err = replay_refuses("time_s,event,rtt_s\n0.1,smaple,0.1\n");
+    assert!(err.contains("line 2, column event: `smaple` is not an event"), "{err}");
+}
+
+#[test]
+fn replay_streams_rows_out_before_its_input_has_ended() {
+    // A reader that loaded the file whole could print nothing until the end of its
+    // input: here the input stays open until the first rows have come back.
+    let mut child = bin()
+        .args(["rto", "replay", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (lines_tx, lines_rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut count = 0u64;
+        for line in BufReader::new(stdout).lines() {
+            line.unwrap();
+            count += 1;
+            let _ = lines_tx.send(count);
+        }
+        count
+    });
+    let rows = 20_000u64; // ~1 MB of output: well past any output buffer
+    let mut input = String::from("time_s,event,rtt_s\n");
+    for i in 0..rows {
+        input.push_str(&format!("{}.{:03},sample,0.1\n", i / 1000, i % 1000));
+    }
+    stdin.write_all(input.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    // Not a timing bound: a guard so that a reader that waits for the end fails the test
+    // instead of hanging it.
+    let first = lines_rx.recv_timeout(Duration::from_secs(60));
+    assert!(first.is_ok(), "no output while the input was still open: the reader waits for the end");
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    assert_eq!(reader.join().unwrap(), rows + 1, "a row out for every row in, plus the header");
+}
+
+/// A copy of a shipped run directory, to damage.
+fn copy_of_run(tmp: &Path) -> std::path::PathBuf {
+    let from = root().join("results/tcp-blackout");
+    let to = tmp.join("run");
+    std::fs::create_dir(&to).unwrap();
+    for entry in std::fs::read_dir(&from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+    to
+}
+
+/// `plot rto DIR` and `compare DIR GOOD` both refuse with exit 2, write nothing, and
+/// give the same first line; returns it.
+fn plot_and_compare_refuse(dir: &Path, tmp: &Path) -> String {
+    let good = root().join("results/tcp-blackout");
+    let plotted = tmp.join("plot.png");
+    let compared = tmp.join("compared");
+    let p = run(&["plot", "rto", dir.to_str().unwrap(), "--out", plotted.to_str().unwrap()]);
+    let c = run(&["compare", dir.to_str().unwrap(), good.to_str().unwrap(), "--out", compared.to_str().unwrap()]);
+    for o in [&p, &c] {
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+        assert!(!text(&o.stderr).contains("panicked"), "{}", text(&o.stderr));
+    }
+    assert!(!plotted.exists() && !compared.exists(), "a refused input must not write anything");
+    text(&p.stderr)
+}
+
+#[test]
+fn plot_and_compare_refuse_a_directory_that_is_not_a_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("notes");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a run").unwrap();
+    let err = plot_and_compare_refuse(&dir, tmp.path());
+    assert!(err.contains("is not a run directory: it has no manifest.json"), "{err}");
+}
+
+#[test]
+fn plot_and_compare_name_the_place_in_a_damaged_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = copy_of_run(tmp.path());
+    std::fs::write(dir.join("manifest.json"), "{\n  \"scenario\": \n").unwrap();
+    let err = plot_and_compare_refuse(&dir, tmp.path());
+    assert!(err.contains("manifest.json") && err.contains("line 3 column 0"), "{err}");
+}
+
+#[test]
+fn plot_and_compare_name_the_line_and_column_of_a_damaged_summary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = copy_of_run(tmp.path());
+    let summary = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    let mut lines: Vec<String> = summary.lines().map(String::from).collect();
+    lines[2] = lines[2].replacen(",5,", ",five,", 1);
+    std::fs::write(dir.join("summary.csv"), lines.join("\n") + "\n").unwrap();
+    let tmp2 = tempfile::tempdir().unwrap();
+    let compared = tmp2.path().join("compared");
+    let good = root().join("results/tcp-blackout");
+    let o = run(&["compare", dir.to_str().unwrap(), good.to_str().unwrap(), "--out", compared.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("summary.csv: line 3, column `mean`: `five` is not a number"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!compared.exists());
+
+    // A column missing altogether is named too.
+    let cut: String = summary.lines().map(|l| l.split(',').take(4).collect::<Vec<_>>().join(",") + "\n").collect();
+    std::fs::write(dir.join("summary.csv"), cut).unwrap();
+    let o = run(&["compare", dir.to_str().unwrap(), good.to_str().unwrap(), "--out", compared.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("summary.csv: no column `mean`"), "{}", text(&o.stderr));
+    assert!(!compared.exists());
+}
+
+#[test]
+fn plot_names_the_line_and_column_of_a_damaged_trace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = copy_of_run(tmp.path());
+    let trace = std::fs::read_to_string(dir.join("trace.csv")).unwrap();
+    let mut lines: Vec<String> = trace.lines().map(String::from).collect();
+    lines[4] = lines[4].replacen(",0,", ",abc,", 1);
+    std::fs::write(dir.join("trace.csv"), lines.join("\n") + "\n").unwrap();
+    let err = plot_and_compare_refuse(&dir, tmp.path());
+    assert!(err.contains("trace.csv: line 5, column `client`: `abc` is not a number"), "{err}");
+
+    // A row cut short (a run killed mid-write would not leave one: results are staged).
+    std::fs::write(dir.join("trace.csv"), trace.clone() + "1.0,0\n").unwrap();
+    let err = plot_and_compare_refuse(&dir, tmp.path());
+    assert!(err.contains("trace.csv") && err.contains("line: "), "{err}");
+}
