@@ -439,7 +439,10 @@ impl Model for GrpcConfig {
             } else {
                 guard::attempts_within(horizon, f64::INFINITY, |k| cycle + backoff(k))
             };
-            episodes = episodes.max(flaps);
+            // Only a connection made can flap: channels that start connected never do.
+            if episodes > 0.0 {
+                episodes = episodes.max(flaps);
+            }
         }
         let per_channel = episodes * per_episode;
         let bins = h / spec.grpc.bin.as_secs_f64() + 1.0;
