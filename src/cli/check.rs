@@ -13,8 +13,7 @@ pub fn check(file: &Path, overrides: super::run::OverrideArgs) -> Result<(), Cli
     let names: Vec<&str> = scenario.variants.iter().map(|v| v.name.as_str()).collect();
     let threads = super::run::threads(None);
     let totals = guard::totals(&scenario, threads);
-    let limits =
-        Limits { total_events: guard::DEFAULT_TOTAL_EVENTS, available_memory: guard::available_memory() };
+    let limits = Limits { total_events: guard::DEFAULT_TOTAL_EVENTS, available_memory: guard::available_memory() };
     let mut out = std::io::stdout().lock();
     writeln!(
         out,

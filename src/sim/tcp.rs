@@ -326,7 +326,8 @@ impl Model for TcpConfig {
             + guard::queue_bytes::<Ev>(f64::from(spec.tcp.window) + 3.0)
             + 48.0 * segments.min(10_000.0);
         // Traced connections keep a row per send, ACK and sample.
-        let traced = if spec.trace.replications.is_empty() { 0.0 } else { traced_clients(&spec.trace, spec.tcp.clients) };
+        let traced =
+            if spec.trace.replications.is_empty() { 0.0 } else { traced_clients(&spec.trace, spec.tcp.clients) };
         let kept = traced * guard::bytes_of::<TraceRow>(3.0 * segments + expiries);
         Estimate { events: n * per_conn, working: n * conn + kept, kept, knobs: vec!["tcp.clients", "horizon"] }
     }

@@ -47,12 +47,12 @@ use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::guard::{self, Estimate};
 use crate::metrics::catalogue;
-use crate::model::server::DownBehavior;
 use crate::metrics::quantile::{cdf_secs, quantile};
 use crate::metrics::series::Series;
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::config_error::ConfigErrors;
 use crate::model::retry::{Decision, GiveUpReason, Outcome, RetryBudget, RetryPolicy, RetryState, StopRule};
+use crate::model::server::DownBehavior;
 use crate::scenario::CallsSpec;
 use crate::scenario::calls::{CallsConfig, MAX_TIERS, Pacing};
 use crate::scenario::models::{Model, Section, Shared, Use, prefixed};
@@ -491,11 +491,8 @@ fn estimate(spec: &CallsSpec, horizon: SimDuration) -> Estimate {
         if cfg.pacing == Pacing::Closed && share >= 1.0 {
             met = met.min(n);
         }
-        let attempts = if share >= 1.0 {
-            attempts_in(w1 - w0, attempt)
-        } else {
-            (1.0 / (1.0 - share)).min(tiers * lib(attempt))
-        };
+        let attempts =
+            if share >= 1.0 { attempts_in(w1 - w0, attempt) } else { (1.0 / (1.0 - share)).min(tiers * lib(attempt)) };
         extra += met * (attempts - 1.0);
         met_calls += met;
     }
