@@ -205,6 +205,16 @@ impl Refusal {
 /// The first rule `totals` breaks, if any.
 pub fn check(scenario: &Scenario, totals: &Totals, limits: Limits) -> Result<(), Refusal> {
     let per = totals.worst.events;
+    if per.is_infinite() {
+        return Err(Refusal::Replication(format!(
+            "one replication ({}) would never end before `max_events` = {}: nothing but the event budget bounds \
+             its attempts (no delay between them and no limit on their number); give the policy a delay, an \
+             attempt limit or a deadline, or lower {}",
+            totals.worst_cell,
+            scenario.max_events,
+            knobs(&totals.worst.knobs),
+        )));
+    }
     if per > scenario.max_events as f64 {
         return Err(Refusal::Replication(format!(
             "one replication ({}) would handle about {} events, more than `max_events` = {} allows: raise \
@@ -274,9 +284,15 @@ fn driver(t: &Totals) -> String {
     }
 }
 
+/// "about 1.2 million", or "unboundedly many" when nothing bounds it.
+pub fn about(n: f64) -> String {
+    if n.is_infinite() { count(n) } else { format!("about {}", count(n)) }
+}
+
 /// An event count as a person reads it: `1.2 million`.
 pub fn count(n: f64) -> String {
     match n {
+        n if n.is_infinite() => "unboundedly many".into(),
         n if n >= 1e9 => format!("{} billion", human::fmt_num(n / 1e9, 3)),
         n if n >= 1e6 => format!("{} million", human::fmt_num(n / 1e6, 3)),
         n => human::fmt_num(n.round(), 3),

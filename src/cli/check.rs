@@ -29,9 +29,9 @@ pub fn check(file: &Path, overrides: super::run::OverrideArgs) -> Result<(), Cli
     .map_err(CliError::from_stdout)?;
     writeln!(
         out,
-        "estimate: about {} events per replication at most, {} in all; peak memory about {} with {} \
+        "estimate: {} events per replication at most, {} in all; peak memory about {} with {} \
          replication(s) at once",
-        guard::count(totals.worst.events),
+        guard::about(totals.worst.events),
         guard::count(totals.events),
         guard::bytes(totals.memory()),
         totals.threads,

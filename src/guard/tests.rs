@@ -64,6 +64,18 @@ fn one_replication_over_max_events_is_refused_naming_the_estimate_and_the_keys_t
 }
 
 #[test]
+fn a_busy_loop_is_refused_as_never_ending_rather_than_with_a_number() {
+    let busy = "name = \"b\"\ndescription = \"d\"\nhorizon = \"1min\"\n[calls]\nclients = 10\noutage = \"30s\"\n\
+                [calls.policy]\nbase = \"0s\"\nmax_attempts = \"none\"\njitter = \"none\"\n";
+    let s = load_str("s.toml", busy).unwrap();
+    let t = totals(&s, 1);
+    assert!(t.worst.events.is_infinite(), "{t:?}");
+    let Err(Refusal::Replication(m)) = check(&s, &t, limits(DEFAULT_TOTAL_EVENTS, None)) else { panic!("not refused") };
+    assert!(m.contains("would never end before `max_events` = 100000000") && m.contains("a delay"), "{m}");
+    assert_eq!(count(f64::INFINITY), "unboundedly many");
+}
+
+#[test]
 fn max_events_left_at_its_default_is_placed_in_the_file_alone() {
     let s = load_str("s.toml", &SMALL.replace("max_events = 5000\n", "")).unwrap();
     assert_eq!((s.max_events_at.file.as_str(), s.max_events_at.line), ("s.toml", 0));
