@@ -194,14 +194,6 @@ pub enum Refusal {
     Run(String),
 }
 
-impl Refusal {
-    pub fn message(&self) -> &str {
-        match self {
-            Refusal::Replication(m) | Refusal::Run(m) => m,
-        }
-    }
-}
-
 /// The first rule `totals` breaks, if any.
 pub fn check(scenario: &Scenario, totals: &Totals, limits: Limits) -> Result<(), Refusal> {
     let per = totals.worst.events;
@@ -218,7 +210,8 @@ pub fn check(scenario: &Scenario, totals: &Totals, limits: Limits) -> Result<(),
     if per > scenario.max_events as f64 {
         return Err(Refusal::Replication(format!(
             "one replication ({}) would handle about {} events, more than `max_events` = {} allows: raise \
-             `max_events` to at least {}, or lower {}",
+             `max_events` to at least {}, or lower {} (or pass `--force` to try: the run still stops at \
+             `max_events`)",
             totals.worst_cell,
             count(per),
             scenario.max_events,

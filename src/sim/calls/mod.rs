@@ -518,7 +518,7 @@ fn estimate(spec: &CallsSpec, horizon: SimDuration) -> Estimate {
         + in_flight * (std::mem::size_of::<Call>() as f64 + guard::queue_bytes::<Ev>(1.0))
         + guard::bytes_of::<u64>(2.0 * calls)
         + kept;
-    Estimate { events, working, kept, knobs: vec!["calls.clients", "horizon", "calls.interval"] }
+    Estimate { events, working, kept, knobs: vec!["calls.clients", "horizon"] }
 }
 
 /// Runs one replication of one `[calls]` variant.
