@@ -48,6 +48,7 @@
 pub mod cli;
 pub mod engine;
 pub mod explain;
+pub mod guard;
 pub mod human;
 pub mod interrupt;
 pub mod metrics;

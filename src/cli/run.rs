@@ -7,8 +7,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::CliError;
+use crate::guard::{self, Limits, Refusal};
 use crate::output::{summary, summary_rows, write_results};
-use crate::scenario::{Overrides, load_arg_with};
+use crate::scenario::{Overrides, Scenario, ScenarioError, load_arg_with};
 use crate::sim::{RunOptions, run_scenario};
 
 #[derive(Debug, Args)]
@@ -26,6 +27,16 @@ pub struct RunArgs {
     /// No progress or messages on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+    /// The run's total event budget, over every replication of every cell and variant
+    /// [default: 10000000000, a quarter to half an hour on two cores]. A run estimated
+    /// above it is refused before it starts.
+    #[arg(long, value_name = "N")]
+    pub max_events: Option<u64>,
+    /// Run even if the resource guard estimates the run exceeds the total event budget or
+    /// the available memory, or one replication its `max_events` (which still stops a
+    /// replication that reaches it).
+    #[arg(long)]
+    pub force: bool,
     /// Print the summary as JSON Lines instead of the table: one
     /// {"type":"summary","data":{…}} per row, then {"type":"run","data":{…}}.
     #[arg(long)]
@@ -61,6 +72,18 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     // Laid over the file before it is checked: a `[trace]` that names a replication the
     // override removes is refused, not silently left empty.
     let scenario = load_arg_with(&args.file, overrides)?;
+    if args.max_events == Some(0) {
+        return Err(CliError::Usage("--max-events must be at least 1".into()));
+    }
+    // Before anything is written or staged: a refused run leaves no trace.
+    if !args.force {
+        let limits = Limits {
+            total_events: args.max_events.unwrap_or(guard::DEFAULT_TOTAL_EVENTS),
+            available_memory: guard::available_memory(),
+        };
+        let totals = guard::totals(&scenario, threads(args.threads));
+        guard::check(&scenario, &totals, limits).map_err(|r| refusal(&scenario, r))?;
+    }
     let out = args.out.unwrap_or_else(|| PathBuf::from("results").join(&scenario.name));
     writable(&out)?;
 
@@ -109,6 +132,24 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         return super::json::write(&mut stdout, &scenario.sweep_keys, &rows, run).map_err(CliError::from_stdout);
     }
     print_table(&mut stdout, &scenario.sweep_keys, &rows).map_err(CliError::from_stdout)
+}
+
+/// The threads a run uses: `--threads`, or rayon's default of one per core.
+pub fn threads(arg: Option<usize>) -> usize {
+    arg.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// The guard's refusal as the command line reports it: at the scenario's `max_events`
+/// key when one replication is too large, else as a usage error; exit 2 either way.
+pub fn refusal(scenario: &Scenario, r: Refusal) -> CliError {
+    match r {
+        Refusal::Replication(message) => {
+            let mut at = scenario.max_events_at.clone();
+            at.message = message;
+            CliError::Scenario(ScenarioError::single(at))
+        }
+        Refusal::Run(message) => CliError::Usage(message),
+    }
 }
 
 /// The summary as a plain table a person reads in the terminal: one column per swept key

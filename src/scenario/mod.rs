@@ -46,6 +46,9 @@ pub struct Scenario {
     pub replications: u32,
     pub horizon: SimDuration,
     pub max_events: u64,
+    /// Where `max_events` is written (the file alone when it is not), for a message
+    /// about it: the guard's, when one replication would exceed it.
+    pub max_events_at: Diagnostic,
     /// SHA-256 of the file's bytes, hex.
     pub source_sha256: String,
     /// The swept parameters' dotted keys, in grid order; empty without a `[sweep]`.

@@ -19,6 +19,7 @@ use serde::Serialize;
 use crate::engine::rng::Seeds;
 use crate::engine::run::EngineError;
 use crate::engine::time::SimDuration;
+use crate::guard::Estimate;
 use crate::metrics::ReplicationResult;
 use crate::metrics::catalogue::{self, CATALOGUE, Entry};
 use crate::model::path::PathConfig;
@@ -107,6 +108,9 @@ pub trait Model: Sized {
     fn resolve(&self, shared: Shared<'_>) -> Result<Self::Spec, ConfigErrors>;
     /// Runs one replication.
     fn run(spec: &Self::Spec, job: Job) -> Result<ReplicationResult, EngineError>;
+    /// What one replication over `horizon` costs, about: events and memory, for the
+    /// guard that refuses a run too large before it starts (`crate::guard`).
+    fn estimate(spec: &Self::Spec, horizon: SimDuration) -> Estimate;
 
     /// The model's metrics, in catalogue order.
     fn metrics() -> Vec<&'static Entry> {
@@ -140,6 +144,12 @@ macro_rules! models {
             pub fn run(&self, job: Job) -> Result<ReplicationResult, EngineError> {
                 match self {
                     $(ModelSpec::$variant(spec) => <$config as Model>::run(spec, job)),*
+                }
+            }
+
+            pub fn estimate(&self, horizon: SimDuration) -> Estimate {
+                match self {
+                    $(ModelSpec::$variant(spec) => <$config as Model>::estimate(spec, horizon)),*
                 }
             }
         }

@@ -175,6 +175,7 @@ pub fn load_str_with(label: &str, source: &str, overrides: Overrides) -> Result<
         replications: raw.replications,
         horizon: raw.horizon,
         max_events: raw.max_events,
+        max_events_at: doc.diag(base.get_ref().get("max_events").map(|v| v.span()), "max_events", ""),
         source_sha256: hex(&Sha256::digest(source.as_bytes())),
         sweep_keys: axes.iter().map(|a| a.key.clone()).collect(),
         variants,

@@ -133,14 +133,15 @@ fn unknown_flags_and_subcommands_exit_2() {
 }
 
 #[test]
-fn a_run_over_its_event_budget_fails_with_exit_1_and_keeps_earlier_results() {
+fn a_forced_run_over_its_event_budget_fails_with_exit_1_and_keeps_earlier_results() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("budget.toml");
     std::fs::write(&file, GOOD.replace("horizon = \"10s\"", "horizon = \"10s\"\nmax_events = 50")).unwrap();
     let out = tmp.path().join("out");
     std::fs::create_dir(&out).unwrap();
     std::fs::write(out.join("summary.csv"), "earlier results").unwrap();
-    let o = run(&["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    // Forced past the guard, which would refuse it before it starts (tests/integration/guard.rs).
+    let o = run(&["run", file.to_str().unwrap(), "--quiet", "--force", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     let err = text(&o.stderr);
     assert!(err.contains("event budget of 50 events") && err.contains("max_events"), "{err}");

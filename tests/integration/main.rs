@@ -10,6 +10,7 @@ mod common;
 mod determinism;
 mod golden;
 mod grpc;
+mod guard;
 mod interrupt;
 mod jobs;
 mod load;
