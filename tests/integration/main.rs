@@ -16,6 +16,7 @@ mod load;
 mod load_data;
 mod metrics;
 mod models;
+mod mutated_scenarios;
 mod occ;
 mod redraw;
 mod report;
