@@ -133,6 +133,13 @@ pub fn load_str_with(label: &str, source: &str, overrides: Overrides) -> Result<
         runs.push((name, description, merged, Some(v.index)));
     }
 
+    if let Some(span) = axes.first().map(|a| a.key_span.clone()) {
+        let runs = runs.len().max(1);
+        if let Some(message) = sweep::too_large(&axes, runs) {
+            diags.push(Found::file(doc.diag(Some(span), "sweep", &message)));
+            return Err(ScenarioError { diagnostics: diags.into_iter().map(|f| f.diag).collect() });
+        }
+    }
     let grid = sweep::cells(&axes);
     let mut first: Option<RawScenario> = None;
     let mut variants = Vec::new();

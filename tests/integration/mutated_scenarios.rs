@@ -17,8 +17,7 @@ const LABEL: &str = "mutated.toml";
 static SHIPPED: LazyLock<Vec<String>> = LazyLock::new(|| {
     let mut texts = Vec::new();
     for dir in ["scenarios", "benches/scenarios"] {
-        let mut paths: Vec<_> =
-            std::fs::read_dir(root().join(dir)).unwrap().map(|e| e.unwrap().path()).collect();
+        let mut paths: Vec<_> = std::fs::read_dir(root().join(dir)).unwrap().map(|e| e.unwrap().path()).collect();
         paths.retain(|p| p.extension().is_some_and(|e| e == "toml"));
         paths.sort();
         texts.extend(paths.iter().map(|p| std::fs::read_to_string(p).unwrap()));
@@ -60,14 +59,27 @@ const HOSTILE: &[&str] = &[
 #[derive(Clone, Debug)]
 enum Mutation {
     /// Delete bytes `[at, at + len)` (positions are taken modulo the text's length).
-    Delete { at: usize, len: usize },
+    Delete {
+        at: usize,
+        len: usize,
+    },
     DuplicateLine(usize),
     SwapLines(usize, usize),
     /// Replace what follows the `=` of the n-th assignment with a hostile value.
-    HostileValue { line: usize, value: usize },
+    HostileValue {
+        line: usize,
+        value: usize,
+    },
     /// A very long value: strings, numbers and arrays of it.
-    LongValue { line: usize, kind: u8, len: usize },
-    InsertBytes { at: usize, bytes: Vec<u8> },
+    LongValue {
+        line: usize,
+        kind: u8,
+        len: usize,
+    },
+    InsertBytes {
+        at: usize,
+        bytes: Vec<u8>,
+    },
 }
 
 fn mutation() -> impl Strategy<Value = Mutation> {
@@ -204,4 +216,26 @@ fn every_hostile_value_in_every_assignment_of_a_small_scenario_is_refused_or_acc
             check(&apply(&source, &Mutation::HostileValue { line, value }));
         }
     }
+}
+
+// Inputs the fuzzer or these tests found, kept in tests/fixtures/fuzz/ with the error each
+// now gives.
+
+fn fixture(name: &str) -> (String, String) {
+    let path = format!("tests/fixtures/fuzz/{name}");
+    (path.clone(), std::fs::read_to_string(root().join(&path)).unwrap())
+}
+
+#[test]
+fn a_sweep_of_millions_of_cells_is_refused_at_its_first_key_before_any_cell_is_built() {
+    let (path, source) = fixture("scenario/sweep-grid-millions.toml");
+    let started = std::time::Instant::now();
+    let err = load_str(&path, &source).unwrap_err().to_string();
+    assert!(started.elapsed().as_secs_f64() < 0.5, "refusing took {:?}", started.elapsed());
+    assert!(
+        err.starts_with(&format!(
+            "{path}:15:1: key `sweep`: the grid has 2560000 points (40 × 40 × 40 × 40): at most 100000 cells in all"
+        )),
+        "{err}"
+    );
 }
