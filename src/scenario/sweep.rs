@@ -75,7 +75,7 @@ fn flatten<'a>(
 /// The most cells a file may ask for, over all its variants. Each is checked at load and
 /// is a run of its own, so a few short lists could otherwise ask for billions: a hang
 /// at load rather than an error.
-pub const MAX_CELLS: u64 = 100_000;
+pub const MAX_CELLS: u64 = 10_000;
 
 /// Why the grid times `variants` is too large to check or run, or `None`.
 pub fn too_large(axes: &[Axis<'_>], variants: usize) -> Option<String> {
@@ -187,11 +187,11 @@ mod tests {
         let doc = Document::parse("s.toml", src).unwrap();
         let mut base = doc.root.clone();
         let axes = take_axes(&doc, &mut base).unwrap();
-        assert_eq!(too_large(&axes, 1000), None, "100 points × 1000 variants is exactly the limit");
+        assert_eq!(too_large(&axes, 100), None, "100 points × 100 variants is exactly the limit");
         assert_eq!(
-            too_large(&axes, 1001).as_deref(),
+            too_large(&axes, 101).as_deref(),
             Some(
-                "the grid has 100 points (10 × 10) for each of 1001 variants: at most 100000 cells in all; split it over several scenarios"
+                "the grid has 100 points (10 × 10) for each of 101 variants: at most 10000 cells in all; split it over several scenarios"
             )
         );
     }

@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use backoffsim::scenario::{ScenarioError, load_str};
+use backoffsim::scenario::{ScenarioError, load_str, sweep};
 use proptest::prelude::*;
 
 use super::common::root;
@@ -234,8 +234,24 @@ fn a_sweep_of_millions_of_cells_is_refused_at_its_first_key_before_any_cell_is_b
     assert!(started.elapsed().as_secs_f64() < 0.5, "refusing took {:?}", started.elapsed());
     assert!(
         err.starts_with(&format!(
-            "{path}:15:1: key `sweep`: the grid has 2560000 points (40 × 40 × 40 × 40): at most 100000 cells in all"
+            "{path}:15:1: key `sweep`: the grid has 2560000 points (40 × 40 × 40 × 40): at most 10000 cells in all"
         )),
         "{err}"
     );
+}
+
+#[test]
+fn a_sweep_whose_every_value_is_wrong_is_reported_in_about_one_screen() {
+    // Ten thousand bad values on one line: each cell's error used to carry its own copy of
+    // that line (gigabytes at fifty thousand) and to show all of it.
+    let (path, source) = fixture("scenario/sweep-grid-millions.toml");
+    let base = &source[..source.find("[sweep]").unwrap()];
+    let values: Vec<String> = (1..=sweep::MAX_CELLS).map(|i| format!("-{i}")).collect();
+    let source = format!("{base}[sweep]\n\"occ.clients\" = [{}]\n", values.join(","));
+    let err = load_str(&path, &source).unwrap_err();
+    assert_eq!(err.diagnostics.len() as u64, sweep::MAX_CELLS, "one problem per value");
+    let shown = err.to_string();
+    assert!(shown.starts_with(&format!("{path}:15:18: key `occ.clients`: invalid value: integer `-1`")), "{shown}");
+    assert!(shown.lines().all(|l| l.chars().count() < 200), "{shown}");
+    assert!(shown.ends_with("… and 9980 more problems"), "{shown}");
 }
