@@ -18,7 +18,9 @@ pub struct Diagnostic {
     pub message: String,
     /// The source line (or the part of a long one around the span), the caret's column
     /// in it and the width of the marked span, for the caret display.
-    snippet: Option<(String, usize, usize)>,
+    /// Both numbers are at most `SNIPPET_MAX + 1`; `u32` keeps the `Err` of every
+    /// loader function small.
+    snippet: Option<(String, u32, u32)>,
 }
 
 impl Diagnostic {
@@ -49,17 +51,18 @@ const SNIPPET_MAX: usize = 160;
 
 /// The line, caret column and width to show for a span at `column` of `line`: the line
 /// itself when short, else a window around the span marked `…` where it was cut.
-fn excerpt(line: &str, column: usize, width: usize) -> (String, usize, usize) {
+fn excerpt(line: &str, column: usize, width: usize) -> (String, u32, u32) {
     let chars = line.chars().count();
+    let small = |n: usize| n.min(SNIPPET_MAX + 1) as u32;
     if chars <= SNIPPET_MAX {
-        return (line.to_string(), column, width);
+        return (line.to_string(), small(column), small(width));
     }
     let from = (column - 1).saturating_sub(SNIPPET_BEFORE);
     let shown: String = line.chars().skip(from).take(SNIPPET_MAX).collect();
     let (lead, caret) = if from > 0 { ("…", column - from + 1) } else { ("", column) };
     let tail = if from + SNIPPET_MAX < chars { "…" } else { "" };
     let width = width.min(SNIPPET_MAX + 1 - (caret - lead.chars().count()));
-    (format!("{lead}{shown}{tail}"), caret, width)
+    (format!("{lead}{shown}{tail}"), small(caret), small(width))
 }
 
 impl Diagnostic {
@@ -85,7 +88,7 @@ impl fmt::Display for Diagnostic {
             writeln!(f)?;
             writeln!(f, "{:gutter$} |", "")?;
             writeln!(f, "{} | {}", self.line, text)?;
-            write!(f, "{:gutter$} | {}{}", "", " ".repeat(caret - 1), "^".repeat(*width))?;
+            write!(f, "{:gutter$} | {}{}", "", " ".repeat(*caret as usize - 1), "^".repeat(*width as usize))?;
         }
         Ok(())
     }

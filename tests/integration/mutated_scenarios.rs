@@ -177,7 +177,7 @@ fn check(source: &str) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn a_mutated_shipped_scenario_is_loaded_or_refused_with_its_place_never_a_panic(
