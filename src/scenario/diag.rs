@@ -16,8 +16,11 @@ pub struct Diagnostic {
     /// syntax errors.
     pub key: String,
     pub message: String,
-    /// The source line and the width of the marked span, for the caret display.
-    snippet: Option<(String, usize)>,
+    /// The source line (or the part of a long one around the span), the caret's column
+    /// in it and the width of the marked span, for the caret display.
+    /// Both numbers are at most `SNIPPET_MAX + 1`; `u32` keeps the `Err` of every
+    /// loader function small.
+    snippet: Option<(String, u32, u32)>,
 }
 
 impl Diagnostic {
@@ -30,15 +33,36 @@ impl Diagnostic {
                 let line = before.matches('\n').count() + 1;
                 let line_start = before.rfind('\n').map_or(0, |i| i + 1);
                 let column = source[line_start..start].chars().count() + 1;
-                let text = source[line_start..].lines().next().unwrap_or("").to_string();
+                let text = source[line_start..].lines().next().unwrap_or("");
                 let end = span.end.clamp(start, source.len());
                 let width = source[start..end].lines().next().map_or(1, |l| l.chars().count().max(1));
-                (line, column, Some((text, width)))
+                (line, column, Some(excerpt(text, column, width)))
             }
             None => (0, 0, None),
         };
         Diagnostic { file: file.to_string(), line, column, key: key.to_string(), message: message.to_string(), snippet }
     }
+}
+
+/// Characters of a source line shown around the marked span: a line of a megabyte (a
+/// long `[sweep]` list) is neither worth showing nor worth copying into every cell's error.
+const SNIPPET_BEFORE: usize = 40;
+const SNIPPET_MAX: usize = 160;
+
+/// The line, caret column and width to show for a span at `column` of `line`: the line
+/// itself when short, else a window around the span marked `…` where it was cut.
+fn excerpt(line: &str, column: usize, width: usize) -> (String, u32, u32) {
+    let chars = line.chars().count();
+    let small = |n: usize| n.min(SNIPPET_MAX + 1) as u32;
+    if chars <= SNIPPET_MAX {
+        return (line.to_string(), small(column), small(width));
+    }
+    let from = (column - 1).saturating_sub(SNIPPET_BEFORE);
+    let shown: String = line.chars().skip(from).take(SNIPPET_MAX).collect();
+    let (lead, caret) = if from > 0 { ("…", column - from + 1) } else { ("", column) };
+    let tail = if from + SNIPPET_MAX < chars { "…" } else { "" };
+    let width = width.min(SNIPPET_MAX + 1 - (caret - lead.chars().count()));
+    (format!("{lead}{shown}{tail}"), small(caret), small(width))
 }
 
 impl Diagnostic {
@@ -59,12 +83,12 @@ impl Diagnostic {
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.headline())?;
-        if let Some((text, width)) = &self.snippet {
+        if let Some((text, caret, width)) = &self.snippet {
             let gutter = self.line.to_string().len();
             writeln!(f)?;
             writeln!(f, "{:gutter$} |", "")?;
             writeln!(f, "{} | {}", self.line, text)?;
-            write!(f, "{:gutter$} | {}{}", "", " ".repeat(self.column - 1), "^".repeat(*width))?;
+            write!(f, "{:gutter$} | {}{}", "", " ".repeat(*caret as usize - 1), "^".repeat(*width as usize))?;
         }
         Ok(())
     }
@@ -131,6 +155,32 @@ mod tests {
         assert_eq!(shown.matches("1 | a = 1").count(), 5, "{shown}");
         assert!(shown.ends_with("… and 10 more problems"), "{shown}");
         assert_eq!(shown.lines().count(), 5 * 4 + 15 + 1, "{shown}");
+    }
+
+    #[test]
+    fn a_long_line_is_shown_as_a_window_around_the_span_with_the_caret_under_it() {
+        let src = format!("a = [{}]\n", (0..1000).map(|i| i.to_string()).collect::<Vec<_>>().join(", "));
+        let start = src.find(" 500,").unwrap() + 1;
+        let d = Diagnostic::at("f.toml", &src, Some(start..start + 3), "a", "bad");
+        assert_eq!((d.line, d.column), (1, start + 1), "the column is still the line's");
+        let shown = d.to_string();
+        let lines: Vec<&str> = shown.lines().collect();
+        assert!(lines[2].len() < 200, "{shown}");
+        assert!(lines[2].starts_with("1 | …") && lines[2].ends_with('…'), "{shown}");
+        let caret = lines[3].find('^').unwrap();
+        let under: String = lines[2].chars().skip(caret).take(3).collect();
+        assert_eq!(under, "500", "{shown}");
+        assert!(lines[3].ends_with(" ^^^"), "{shown}");
+    }
+
+    #[test]
+    fn a_long_span_is_marked_to_the_end_of_the_window() {
+        let src = format!("a = \"{}\"\n", "x".repeat(1000));
+        let d = Diagnostic::at("f.toml", &src, Some(4..src.len() - 1), "a", "bad");
+        let shown = d.to_string();
+        let lines: Vec<&str> = shown.lines().collect();
+        assert_eq!(lines[2].chars().count(), "1 | ".len() + SNIPPET_MAX + 1, "{shown}");
+        assert_eq!(lines[3].chars().count(), lines[2].chars().count() - 1, "{shown}");
     }
 
     #[test]

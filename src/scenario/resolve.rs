@@ -5,7 +5,7 @@ use crate::model::config_error::ConfigErrors;
 use serde_spanned::Spanned;
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use toml::de::{DeTable, DeValue};
 
@@ -133,6 +133,13 @@ pub fn load_str_with(label: &str, source: &str, overrides: Overrides) -> Result<
         runs.push((name, description, merged, Some(v.index)));
     }
 
+    if let Some(span) = axes.first().map(|a| a.key_span.clone()) {
+        let runs = runs.len().max(1);
+        if let Some(message) = sweep::too_large(&axes, runs) {
+            diags.push(Found::file(doc.diag(Some(span), "sweep", &message)));
+            return Err(ScenarioError { diagnostics: diags.into_iter().map(|f| f.diag).collect() });
+        }
+    }
     let grid = sweep::cells(&axes);
     let mut first: Option<RawScenario> = None;
     let mut variants = Vec::new();
@@ -371,15 +378,19 @@ impl Found {
 /// One diagnostic per problem: the same error found in several variants or sweep cells
 /// is shown once, naming the cells it applies to unless it applies to all of them.
 fn merge_cells(found: Vec<Found>, keys: &[&str], grid: &[Vec<usize>], labels: &[Vec<String>]) -> Vec<Diagnostic> {
-    let mut merged: Vec<(Diagnostic, Vec<Option<usize>>)> = Vec::new();
+    // Indexed, not searched: a large grid with an error in every cell is many thousands.
+    let mut merged: Vec<(Diagnostic, BTreeSet<Option<usize>>)> = Vec::new();
+    let mut index: BTreeMap<(usize, usize, String, String), usize> = BTreeMap::new();
     for f in found {
-        let same = |d: &Diagnostic| {
-            (d.line, d.column, &d.key, &d.message) == (f.diag.line, f.diag.column, &f.diag.key, &f.diag.message)
-        };
-        match merged.iter_mut().find(|(d, _)| same(d)) {
-            Some((_, cells)) if !cells.contains(&f.cell) => cells.push(f.cell),
-            Some(_) => {}
-            None => merged.push((f.diag, vec![f.cell])),
+        let id = (f.diag.line, f.diag.column, f.diag.key.clone(), f.diag.message.clone());
+        match index.get(&id) {
+            Some(&i) => {
+                merged[i].1.insert(f.cell);
+            }
+            None => {
+                index.insert(id, merged.len());
+                merged.push((f.diag, BTreeSet::from([f.cell])));
+            }
         }
     }
     merged
@@ -401,7 +412,9 @@ fn merge_cells(found: Vec<Found>, keys: &[&str], grid: &[Vec<usize>], labels: &[
 /// every one of its values (`tcp.window = 0` fails whatever the loss).
 fn describe_cells(cells: &BTreeSet<usize>, keys: &[&str], grid: &[Vec<usize>], labels: &[Vec<String>]) -> String {
     let points: BTreeSet<&[usize]> = cells.iter().map(|&c| grid[c].as_slice()).collect();
-    let sizes: Vec<usize> = (0..keys.len()).map(|k| grid.iter().map(|p| p[k] + 1).max().unwrap_or(0)).collect();
+    // The grid's last point holds every axis at its last value (see `sweep::cells`): read
+    // there, not searched for, since this runs once per problem of a grid of thousands.
+    let sizes: Vec<usize> = (0..keys.len()).map(|k| grid.last().map_or(0, |p| p[k] + 1)).collect();
     let matters: Vec<usize> = (0..keys.len())
         .filter(|&k| {
             !points.iter().all(|p| {
@@ -415,9 +428,10 @@ fn describe_cells(cells: &BTreeSet<usize>, keys: &[&str], grid: &[Vec<usize>], l
         .collect();
     let value = |c: usize, k: usize| labels[c][k].as_str();
     let mut shown: Vec<Vec<&str>> = Vec::new();
+    let mut seen: BTreeSet<Vec<&str>> = BTreeSet::new();
     for &c in cells {
         let v: Vec<&str> = matters.iter().map(|&k| value(c, k)).collect();
-        if !shown.contains(&v) {
+        if seen.insert(v.clone()) {
             shown.push(v);
         }
     }

@@ -72,6 +72,27 @@ fn flatten<'a>(
     Ok(())
 }
 
+/// The most cells a file may ask for, over all its variants. Each is checked at load and
+/// is a run of its own, so a few short lists could otherwise ask for billions: a hang
+/// at load rather than an error.
+pub const MAX_CELLS: u64 = 10_000;
+
+/// Why the grid times `variants` is too large to check or run, or `None`.
+pub fn too_large(axes: &[Axis<'_>], variants: usize) -> Option<String> {
+    let points = axes.iter().fold(1u64, |n, a| n.saturating_mul(a.values.len() as u64));
+    let cells = points.saturating_mul(variants as u64);
+    if cells <= MAX_CELLS {
+        return None;
+    }
+    let sizes: Vec<String> = axes.iter().map(|a| a.values.len().to_string()).collect();
+    let per_variant = if variants > 1 { format!(" for each of {variants} variants") } else { String::new() };
+    Some(format!(
+        "the grid has {} points ({}){per_variant}: at most {MAX_CELLS} cells in all; split it over several scenarios",
+        if points == u64::MAX { "too many".to_string() } else { points.to_string() },
+        sizes.join(" × ")
+    ))
+}
+
 /// Every cell of the grid as one value index per axis, first axis slowest.
 pub fn cells(axes: &[Axis<'_>]) -> Vec<Vec<usize>> {
     let mut out = vec![Vec::new()];
@@ -158,6 +179,21 @@ mod tests {
         assert_eq!(grid[0], ["1", "none"]);
         assert_eq!(grid[1], ["1", "full"]);
         assert_eq!(grid[5], ["5", "0.5"]);
+    }
+
+    #[test]
+    fn a_grid_over_the_cell_limit_is_too_large_counting_every_variant() {
+        let src = "[sweep]\na = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\nb = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n";
+        let doc = Document::parse("s.toml", src).unwrap();
+        let mut base = doc.root.clone();
+        let axes = take_axes(&doc, &mut base).unwrap();
+        assert_eq!(too_large(&axes, 100), None, "100 points × 100 variants is exactly the limit");
+        assert_eq!(
+            too_large(&axes, 101).as_deref(),
+            Some(
+                "the grid has 100 points (10 × 10) for each of 101 variants: at most 10000 cells in all; split it over several scenarios"
+            )
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod load_data;
 mod malformed_inputs;
 mod metrics;
 mod models;
+mod mutated_scenarios;
 mod occ;
 mod redraw;
 mod report;
