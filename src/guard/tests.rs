@@ -107,6 +107,25 @@ fn memory_beyond_what_is_available_is_refused_and_unknown_memory_is_not_checked(
 }
 
 #[test]
+fn a_server_of_billions_of_workers_and_a_window_of_billions_of_segments_count_as_memory_and_are_named() {
+    // Both are allocated up front, one slot each: before the guard knew, a server of
+    // 4294967295 workers was a failed 34 GB allocation, not an error.
+    let workers = "name = \"w\"\ndescription = \"d\"\nhorizon = \"1min\"\n[calls]\nclients = 20\ninterval = \"1s\"\n\
+                   [server]\nconcurrency = 4294967295\nservice_time = \"10ms\"\n";
+    let s = load_str("s.toml", workers).unwrap();
+    let t = totals(&s, 1);
+    assert!(t.memory() > 4294967295.0 * 8.0, "{t:?}");
+    let Err(Refusal::Run(m)) = check(&s, &t, limits(DEFAULT_TOTAL_EVENTS, Some(1 << 34))) else {
+        panic!("not refused")
+    };
+    assert!(m.contains("lower `server.concurrency`"), "{m}");
+    let s = load_str("s.toml", &SMALL.replace("clients = 2", "clients = 2\nwindow = 4294967295")).unwrap();
+    let t = totals(&s, 1);
+    let Err(Refusal::Run(m)) = check(&s, &t, limits(u64::MAX, Some(1 << 34))) else { panic!("not refused") };
+    assert!(m.contains("lower `tcp.window`"), "{m}");
+}
+
+#[test]
 fn more_threads_hold_more_replications_in_memory_at_once() {
     let s = load_str("s.toml", SMALL).unwrap();
     let (one, two) = (totals(&s, 1), totals(&s, 2));

@@ -329,7 +329,13 @@ impl Model for TcpConfig {
         let traced =
             if spec.trace.replications.is_empty() { 0.0 } else { traced_clients(&spec.trace, spec.tcp.clients) };
         let kept = traced * guard::bytes_of::<TraceRow>(3.0 * segments + expiries);
-        Estimate { events: n * per_conn, working: n * conn + kept, kept, knobs: vec!["tcp.clients", "horizon"] }
+        // A window far above a few thousand segments is what makes each connection big.
+        let knobs = if spec.tcp.window > 4096 {
+            vec!["tcp.window", "tcp.clients", "horizon"]
+        } else {
+            vec!["tcp.clients", "horizon"]
+        };
+        Estimate { events: n * per_conn, working: n * conn + kept, kept, knobs }
     }
 }
 

@@ -518,11 +518,19 @@ fn estimate(spec: &CallsSpec, horizon: SimDuration) -> Estimate {
     let bins = h / secs(cfg.monitor.bin) + 1.0;
     let kept = guard::bytes_of::<f64>(bins * monitor::COLUMNS.len() as f64 + 3.0 * 101.0);
     let in_flight = n * per_call.min(per_client);
+    // The server's workers are made up front, one slot each, however many are busy.
+    let workers = f64::from(server.concurrency.unwrap_or(0));
     let working = guard::bytes_of::<Client>(n)
+        + guard::bytes_of::<SimTime>(workers)
         + in_flight * (std::mem::size_of::<Call>() as f64 + guard::queue_bytes::<Ev>(1.0))
         + guard::bytes_of::<u64>(2.0 * calls)
         + kept;
-    Estimate { events, working, kept, knobs: vec!["calls.clients", "horizon"] }
+    let knobs = if workers > n {
+        vec!["server.concurrency", "calls.clients", "horizon"]
+    } else {
+        vec!["calls.clients", "horizon"]
+    };
+    Estimate { events, working, kept, knobs }
 }
 
 /// Runs one replication of one `[calls]` variant.
