@@ -10,15 +10,20 @@ use std::time::Duration;
 
 use super::common::{bin, root, run, text};
 
-/// `rto replay -` on `input`: asserts exit 2 and returns stderr.
-fn replay_refuses(input: &str) -> String {
-    let mut child = bin()
+/// `rto replay -` with every stream piped.
+fn spawn_replay() -> std::process::Child {
+    bin()
         .args(["rto", "replay", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// `rto replay -` on `input`: asserts exit 2 and returns stderr.
+fn replay_refuses(input: &str) -> String {
+    let mut child = spawn_replay();
     // A refused row may end the reader before all of the input is written.
     let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
     let o = child.wait_with_output().unwrap();
@@ -75,13 +80,7 @@ fn replay_refuses_a_row_with_the_wrong_number_of_fields_or_an_unknown_event() {
 fn replay_streams_rows_out_before_its_input_has_ended() {
     // A reader that loaded the file whole could print nothing until the end of its
     // input: here the input stays open until the first rows have come back.
-    let mut child = bin()
-        .args(["rto", "replay", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_replay();
     let mut stdin = child.stdin.take().unwrap();
     let stdout = child.stdout.take().unwrap();
     let (lines_tx, lines_rx) = mpsc::channel();
