@@ -22,7 +22,16 @@ fn one_and_four_threads_write_byte_identical_results() {
     let (x, y) = (files(&one), files(&four));
     assert_eq!(
         x.iter().map(|f| &f.0).collect::<Vec<_>>(),
-        ["manifest.json", "report.html", "report.md", "rto.png", "rto.svg", "summary.csv", "trace.csv"]
+        [
+            "manifest.json",
+            "replications.csv",
+            "report.html",
+            "report.md",
+            "rto.png",
+            "rto.svg",
+            "summary.csv",
+            "trace.csv"
+        ]
     );
     for ((name, a), (_, b)) in x.iter().zip(&y) {
         assert!(a == b, "{name} differs between 1 and 4 threads");

@@ -21,6 +21,7 @@ mod models;
 mod mutated_scenarios;
 mod occ;
 mod redraw;
+mod replications;
 mod report;
 mod retry;
 mod rto_replay;

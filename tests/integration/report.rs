@@ -239,7 +239,19 @@ fn every_run_ends_in_plots_and_a_report_listed_in_the_manifest() {
 
     let manifest: serde_json::Value = serde_json::from_str(&read(&dir, "manifest.json")).unwrap();
     let listed: Vec<&str> = manifest["files"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
-    assert_eq!(listed, ["manifest.json", "summary.csv", "trace.csv", "rto.svg", "rto.png", "report.md", "report.html"]);
+    assert_eq!(
+        listed,
+        [
+            "manifest.json",
+            "summary.csv",
+            "replications.csv",
+            "trace.csv",
+            "rto.svg",
+            "rto.png",
+            "report.md",
+            "report.html"
+        ]
+    );
     for f in &listed {
         assert!(dir.join(f).is_file(), "{f} is listed but missing");
     }
