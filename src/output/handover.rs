@@ -15,7 +15,7 @@ use std::path::Path;
 
 use super::summary::{Group, SummaryRow};
 use super::tables;
-use crate::report::data::{self, AttemptRow, CdfRow, RunSet, SeriesRow, SeriesTable, TraceRow};
+use crate::report::data::{self, AttemptRow, CdfRow, ReplicationRow, RunSet, SeriesRow, SeriesTable, TraceRow};
 
 /// Which of the optional tables the run wrote: a table the run did not write is absent
 /// from the data too, as it is for a reader of the files.
@@ -93,6 +93,22 @@ pub fn run_set(
         variants,
         sweep_keys: sweep_keys.to_vec(),
         summary,
+        replications: groups
+            .iter()
+            .flat_map(|g| {
+                g.reps.iter().enumerate().flat_map(move |(r, rep)| {
+                    rep.metrics.iter().map(move |m| ReplicationRow {
+                        variant: g.variant.to_string(),
+                        point: g.sweep.to_vec(),
+                        replication: r as u32,
+                        metric: m.name.clone(),
+                        // Printed `{}` (shortest round trip), parsed back to the same f64;
+                        // NaN is printed `nan` and parsed as a number too.
+                        value: m.value,
+                    })
+                })
+            })
+            .collect(),
         trace,
         attempts,
         cdf,

@@ -16,7 +16,7 @@ use super::ReportError;
 use crate::engine::time::SimDuration;
 
 /// One run directory's manifest-level facts.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RunInfo {
     /// How this run's variants are prefixed in a comparison (empty for a single run).
     pub label: String,
@@ -33,7 +33,7 @@ pub struct RunInfo {
 }
 
 /// A variant of one run, with its resolved parameters.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct VariantInfo {
     /// The name plots and tables show: `linux`, or `run1:linux` in a comparison.
     pub name: String,
@@ -131,6 +131,16 @@ pub struct SummaryRow {
     pub ci: Option<(f64, f64)>,
 }
 
+/// One row of `replications.csv`: a metric's value in one replication.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplicationRow {
+    pub variant: String,
+    pub point: Vec<String>,
+    pub replication: u32,
+    pub metric: String,
+    pub value: Option<f64>,
+}
+
 /// One row of `trace.csv`, times in seconds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceRow {
@@ -201,6 +211,8 @@ pub struct RunSet {
     pub variants: Vec<VariantInfo>,
     pub sweep_keys: Vec<String>,
     pub summary: Vec<SummaryRow>,
+    /// Empty for a run written before `replications.csv` existed.
+    pub replications: Vec<ReplicationRow>,
     pub trace: Vec<TraceRow>,
     /// `None` when no run has `attempts.csv`.
     pub attempts: Option<Vec<AttemptRow>>,
@@ -324,6 +336,10 @@ fn merge(sets: Vec<RunSet>) -> RunSet {
             remap(&mut r.point);
             r
         }));
+        out.replications.extend(s.replications.into_iter().map(|mut r| {
+            remap(&mut r.point);
+            r
+        }));
         out.trace.extend(s.trace.into_iter().map(|mut r| {
             remap(&mut r.point);
             r
@@ -370,6 +386,9 @@ fn load_run(dir: &Path, label: String) -> Result<RunSet, ReportError> {
     // `metric`), which is what the rows are read by; the manifest's `sweep_keys` lists the
     // same names.
     let keys = &sweep_keys;
+    let replications_path = dir.join("replications.csv");
+    let replications =
+        if replications_path.is_file() { read_replications(&replications_path, keys, &prefix)? } else { Vec::new() };
     let trace_path = dir.join("trace.csv");
     let trace = if trace_path.is_file() { read_trace(&trace_path, keys, &prefix)? } else { Vec::new() };
     let attempts_path = dir.join("attempts.csv");
@@ -378,7 +397,7 @@ fn load_run(dir: &Path, label: String) -> Result<RunSet, ReportError> {
     let cdf = if cdf_path.is_file() { Some(read_cdf(&cdf_path, keys, &prefix)?) } else { None };
     let series_path = dir.join("series.csv");
     let series = if series_path.is_file() { Some(vec![read_series(&series_path, keys, &prefix)?]) } else { None };
-    Ok(RunSet { runs: vec![run], variants, sweep_keys, summary, trace, attempts, cdf, series })
+    Ok(RunSet { runs: vec![run], variants, sweep_keys, summary, replications, trace, attempts, cdf, series })
 }
 
 /// A run's facts and variants as its manifest states them: the value read from
@@ -618,6 +637,27 @@ fn read_summary(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<(Vec<Str
         });
     }
     Ok((keys, rows))
+}
+
+fn read_replications(
+    path: &Path,
+    keys: &[String],
+    prefix: &dyn Fn(&str) -> String,
+) -> Result<Vec<ReplicationRow>, ReportError> {
+    let t = Table::read(path)?;
+    let cells = t.cols(keys);
+    let (variant, rep, metric, value) = (t.col("variant")?, t.col("replication")?, t.col("metric")?, t.col("value")?);
+    let mut rows = Vec::with_capacity(t.rows.len());
+    for i in 0..t.rows.len() {
+        rows.push(ReplicationRow {
+            variant: prefix(t.str(i, variant)),
+            point: t.point(i, &cells),
+            replication: t.req(i, rep)? as u32,
+            metric: t.str(i, metric).to_string(),
+            value: t.num(i, value)?,
+        });
+    }
+    Ok(rows)
 }
 
 fn read_trace(path: &Path, keys: &[String], prefix: &dyn Fn(&str) -> String) -> Result<Vec<TraceRow>, ReportError> {

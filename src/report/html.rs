@@ -150,6 +150,27 @@ pub fn render(r: &Report, svgs: &[(String, String)]) -> String {
         let _ = writeln!(w, "</ul>");
     }
 
+    if !r.paired.rows.is_empty() {
+        let baseline = r.variants.first().map(|v| v.0.as_str()).unwrap_or("");
+        let _ = writeln!(w, "<h2>Paired differences</h2>");
+        let intro = esc(super::paired::INTRO).replace("{baseline}", &format!("<strong>{}</strong>", esc(baseline)));
+        let _ = writeln!(w, "<p>{intro}</p>");
+        let _ = write!(w, "<table>\n<tr>");
+        for h in &r.paired.header {
+            let _ = write!(w, "<th>{}</th>", esc(h));
+        }
+        let _ = writeln!(w, "</tr>");
+        for row in &r.paired.rows {
+            let _ = write!(w, "<tr>");
+            for (k, c) in row.iter().enumerate() {
+                let class = if k + 1 == row.len() && c == "excluded" { " class=\"num best\"" } else { "" };
+                let _ = write!(w, "<td{class}>{}</td>", esc(c));
+            }
+            let _ = writeln!(w, "</tr>");
+        }
+        let _ = writeln!(w, "</table>");
+    }
+
     if !r.plots.is_empty() {
         let _ = writeln!(w, "<h2>Plots</h2>");
         for p in &r.plots {

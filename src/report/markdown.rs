@@ -96,6 +96,18 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(w);
     }
 
+    if !r.paired.rows.is_empty() {
+        let baseline = r.variants.first().map(|v| v.0.as_str()).unwrap_or("");
+        let _ = writeln!(w, "## Paired differences\n");
+        let _ = writeln!(w, "{}\n", super::paired::INTRO.replace("{baseline}", &format!("**{baseline}**")));
+        let _ = writeln!(w, "| {} |", r.paired.header.iter().map(|h| cell(h)).collect::<Vec<_>>().join(" | "));
+        let _ = writeln!(w, "|{}", "---|".repeat(r.paired.header.len()));
+        for row in &r.paired.rows {
+            let _ = writeln!(w, "| {} |", row.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | "));
+        }
+        let _ = writeln!(w);
+    }
+
     if !r.plots.is_empty() {
         let _ = writeln!(w, "## Plots\n");
         for p in &r.plots {

@@ -10,6 +10,7 @@ pub mod data;
 pub mod html;
 pub mod markdown;
 pub mod model;
+pub mod paired;
 pub mod plot;
 
 use std::path::Path;

@@ -21,6 +21,8 @@ pub struct Report {
     pub params: Vec<ParamRow>,
     pub tables: Vec<MetricTable>,
     pub notes: Vec<String>,
+    /// Each variant minus the baseline, replication by replication (one run only).
+    pub paired: super::paired::PairedTable,
     pub plots: Vec<PlotRef>,
     /// Example commands that re-draw a plot from this run.
     pub redraw: Vec<String>,
@@ -243,7 +245,8 @@ pub fn build(data: &RunSet, plots: &[Kind]) -> Report {
             }
         })
         .collect();
-    Report { title, questions, facts, variants, params, tables, notes, plots: plot_refs, redraw }
+    let paired = super::paired::table(data);
+    Report { title, questions, facts, variants, params, tables, notes, paired, plots: plot_refs, redraw }
 }
 
 /// `word` as one shell word: as it is when it is plain, else in single quotes.

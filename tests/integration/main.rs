@@ -20,6 +20,7 @@ mod metrics;
 mod models;
 mod mutated_scenarios;
 mod occ;
+mod paired;
 mod redraw;
 mod replications;
 mod report;
