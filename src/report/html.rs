@@ -153,7 +153,8 @@ pub fn render(r: &Report, svgs: &[(String, String)]) -> String {
     if !r.paired.rows.is_empty() {
         let baseline = r.variants.first().map(|v| v.0.as_str()).unwrap_or("");
         let _ = writeln!(w, "<h2>Paired differences</h2>");
-        let intro = esc(super::paired::INTRO).replace("{baseline}", &format!("<strong>{}</strong>", esc(baseline)));
+        let intro =
+            code_spans(super::paired::INTRO).replace("{baseline}", &format!("<strong>{}</strong>", esc(baseline)));
         let _ = writeln!(w, "<p>{intro}</p>");
         let _ = write!(w, "<table>\n<tr>");
         for h in &r.paired.header {
