@@ -130,12 +130,20 @@ fn parse_seconds(text: &str) -> Option<SimDuration> {
     None
 }
 
+fn is_plain_decimal(text: &str) -> bool {
+    let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+    !int.is_empty() && (int.bytes().chain(frac.bytes())).all(|b| b.is_ascii_digit())
+}
+
 fn seconds(line: u64, column: &'static str, text: &str) -> Result<SimDuration, ReplayError> {
     parse_seconds(text).ok_or_else(|| ReplayError::Field {
         line,
         column,
         message: if text.starts_with('-') {
             format!("`{text}` is negative: expected seconds, zero or more")
+        } else if is_plain_decimal(text) {
+            // Digits only, so a number: one beyond what nanoseconds in 64 bits hold.
+            format!("`{text}` is too large: at most 18446744073 seconds (584 years)")
         } else {
             format!("`{text}` is not a number of seconds")
         },

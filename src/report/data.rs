@@ -559,10 +559,21 @@ struct Table {
     rows: Vec<csv::StringRecord>,
 }
 
+/// A CSV reader's error in the words of the other file errors: the line first.
+fn csv_problem(e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::UnequalLengths { pos: Some(pos), expected_len, len } => {
+            format!("line {}: has {len} fields, the header has {expected_len}", pos.line())
+        }
+        csv::ErrorKind::Utf8 { pos: Some(pos), .. } => format!("line {}: not UTF-8 text", pos.line()),
+        _ => e.to_string(),
+    }
+}
+
 impl Table {
     fn read(path: &Path) -> Result<Table, ReportError> {
         let file = path.display().to_string();
-        let bad = |e: csv::Error| ReportError::Bad { file: file.clone(), why: e.to_string() };
+        let bad = |e: csv::Error| ReportError::Bad { file: file.clone(), why: csv_problem(&e) };
         let mut r = csv::Reader::from_path(path).map_err(bad)?;
         let headers = r.headers().map_err(bad)?.iter().map(str::to_string).collect();
         let rows = r.records().collect::<Result<Vec<_>, _>>().map_err(bad)?;

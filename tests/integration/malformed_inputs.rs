@@ -63,6 +63,15 @@ fn replay_refuses_negative_times_and_rtts() {
 }
 
 #[test]
+fn replay_says_a_time_beyond_584_years_is_too_large_rather_than_not_a_number() {
+    let err = replay_refuses("time_s,event,rtt_s\n99999999999999999999,sample,0.1\n");
+    assert!(
+        err.contains("line 2, column time_s: `99999999999999999999` is too large: at most 18446744073 seconds"),
+        "{err}"
+    );
+}
+
+#[test]
 fn replay_refuses_time_that_goes_backwards() {
     let err = replay_refuses("time_s,event,rtt_s\n0.2,sample,0.1\n0.1,sample,0.1\n");
     assert!(err.contains("line 3, column time_s: 0.1 s is earlier than the previous row's 0.2 s"), "{err}");
@@ -200,5 +209,6 @@ fn plot_names_the_line_and_column_of_a_damaged_trace() {
     // A row cut short (a run killed mid-write would not leave one: results are staged).
     std::fs::write(dir.join("trace.csv"), trace.clone() + "1.0,0\n").unwrap();
     let err = plot_and_compare_refuse(&dir, tmp.path());
-    assert!(err.contains("trace.csv") && err.contains("line: "), "{err}");
+    let line = trace.lines().count() + 1;
+    assert!(err.contains(&format!("trace.csv: line {line}: has 2 fields, the header has 11")), "{err}");
 }
