@@ -150,7 +150,7 @@ pub fn render(r: &Report, svgs: &[(String, String)]) -> String {
         let _ = writeln!(w, "</ul>");
     }
 
-    if !r.paired.rows.is_empty() {
+    if !r.paired.rows.is_empty() || r.paired.equal > 0 {
         let baseline = r.variants.first().map(|v| v.0.as_str()).unwrap_or("");
         let _ = writeln!(w, "<h2>Paired differences</h2>");
         let intro =
@@ -170,6 +170,9 @@ pub fn render(r: &Report, svgs: &[(String, String)]) -> String {
             let _ = writeln!(w, "</tr>");
         }
         let _ = writeln!(w, "</table>");
+        if let Some(s) = super::paired::equal_note(&r.paired) {
+            let _ = writeln!(w, "<p>{}</p>", esc(&s));
+        }
     }
 
     if !r.plots.is_empty() {

@@ -96,7 +96,7 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(w);
     }
 
-    if !r.paired.rows.is_empty() {
+    if !r.paired.rows.is_empty() || r.paired.equal > 0 {
         let baseline = r.variants.first().map(|v| v.0.as_str()).unwrap_or("");
         let _ = writeln!(w, "## Paired differences\n");
         let _ = writeln!(w, "{}\n", super::paired::INTRO.replace("{baseline}", &format!("**{baseline}**")));
@@ -106,6 +106,9 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(w, "| {} |", row.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | "));
         }
         let _ = writeln!(w);
+        if let Some(s) = super::paired::equal_note(&r.paired) {
+            let _ = writeln!(w, "{s}\n");
+        }
     }
 
     if !r.plots.is_empty() {

@@ -69,38 +69,75 @@ pub const INTRO: &str = "Replication r of every variant draws the same random nu
 baseline, {baseline}, so each variant is compared with it replication by replication: the mean of \
 (variant − baseline) over the pairs, with its 95 % interval. Shared noise cancels, so this interval is \
 narrower than the two means' intervals suggest; `zero` says whether it excludes 0 (a difference the \
-replications show), includes it, or the two were equal in every pair.";
+replications show) or includes it.";
 
-/// The report's table of paired differences: its header and its rows of text, one per
-/// (variant, cell, metric). The last column says whether the interval excludes zero.
+/// The report's table of paired differences: its header and its rows of text, grouped
+/// by cell and metric so that the variants' differences on one metric sit together.
+/// The last column says whether the interval excludes zero.
 pub struct PairedTable {
     pub header: Vec<String>,
     pub rows: Vec<Vec<String>>,
+    /// Differences left out because the variant equalled the baseline in every pair.
+    pub equal: usize,
 }
 
 /// What the difference column reports for a variant, cell and metric, as table text.
 pub fn table(data: &RunSet) -> PairedTable {
-    let mut header = vec!["variant".to_string()];
-    header.extend(super::plot::short_keys(&data.sweep_keys));
-    header.extend(["metric", "unit", "difference", "95 % interval", "pairs", "zero"].map(String::from));
-    let rows = paired(data)
+    let mut header = super::plot::short_keys(&data.sweep_keys);
+    header.extend(["metric", "unit", "variant", "difference", "95 % interval", "pairs", "zero"].map(String::from));
+    let points = data.points();
+    let mut metrics: Vec<&str> = Vec::new();
+    for r in &data.summary {
+        if !metrics.contains(&r.metric.as_str()) {
+            metrics.push(&r.metric);
+        }
+    }
+    let variants = data.variant_names();
+    let place = |p: &PairedDiff| {
+        let at = |list: &[&str], x: &str| list.iter().position(|y| *y == x).unwrap_or(usize::MAX);
+        (
+            points.iter().position(|q| *q == p.point).unwrap_or(usize::MAX),
+            at(&metrics, &p.metric),
+            at(&variants, &p.variant),
+        )
+    };
+    let mut diffs = paired(data);
+    diffs.sort_by_key(|p| place(p));
+    let all = diffs.len();
+    diffs.retain(|p| !(p.diff.mean == 0.0 && p.diff.sd == Some(0.0)));
+    let rows = diffs
         .into_iter()
         .map(|p| {
-            let mut row = vec![p.variant.clone()];
-            row.extend(p.point.iter().cloned());
+            let mut row = p.point.clone();
             let interval =
                 p.diff.ci95.map_or("—".to_string(), |(lo, hi)| format!("{} to {}", fmt_num(lo, 3), fmt_num(hi, 3)));
             let zero = match p.excludes_zero() {
-                _ if p.diff.mean == 0.0 && p.diff.sd == Some(0.0) => "equal in every pair",
                 Some(true) => "excluded",
                 Some(false) => "inside",
                 None => "—",
             };
-            row.extend([p.metric, p.unit, fmt_num(p.diff.mean, 4), interval, p.diff.n.to_string(), zero.to_string()]);
+            row.extend([
+                p.metric,
+                p.unit,
+                p.variant,
+                fmt_num(p.diff.mean, 4),
+                interval,
+                p.diff.n.to_string(),
+                zero.to_string(),
+            ]);
             row
         })
-        .collect();
-    PairedTable { header, rows }
+        .collect::<Vec<_>>();
+    PairedTable { header, equal: all - rows.len(), rows }
+}
+
+/// The sentence under the table about the differences left out, if any were.
+pub fn equal_note(t: &PairedTable) -> Option<String> {
+    match t.equal {
+        0 => None,
+        1 => Some("One difference is not listed: there the variant equalled the baseline in every pair.".into()),
+        n => Some(format!("{n} differences are not listed: there the variant equalled the baseline in every pair.")),
+    }
 }
 
 #[cfg(test)]

@@ -48,10 +48,10 @@ fn the_paired_interval_is_narrower_than_the_unpaired_one_under_common_random_num
     let section = md.split("## Paired differences").nth(1).expect("a paired section");
     let row = section
         .lines()
-        .find(|l| l.starts_with("| linux | retransmissions |"))
+        .find(|l| l.starts_with("| retransmissions | count | linux |"))
         .unwrap_or_else(|| panic!("no row for retransmissions:\n{section}"));
     let cells: Vec<&str> = row.split('|').map(str::trim).collect();
-    // | variant | metric | unit | difference | interval | pairs | zero |
+    // | metric | unit | variant | difference | interval | pairs | zero |
     let (lo, hi) = cells[5].split_once(" to ").unwrap();
     let (lo, hi): (f64, f64) = (lo.parse().unwrap(), hi.parse().unwrap());
     assert_eq!(cells[6], "8", "{row}");
