@@ -334,7 +334,7 @@ fn parse_file(label: &str, source: &str) -> Result<(RetryPolicyConfig, String), 
             "the file is empty: write the policy's keys, e.g. preset = \"gcs-python\", at the top level or under [retry.policy]",
         )));
     }
-    let doc = Document::parse(label, source).map_err(single)?;
+    let doc = Document::parse(label, source).map_err(CliError::Scenario)?;
     let root = doc.root.get_ref();
     let (table, prefix) = match root.get("retry") {
         None => (doc.root.clone(), String::new()),

@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use serde_spanned::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::diag::Diagnostic;
+use super::diag::{Diagnostic, ScenarioError};
 
 /// A parsed scenario document.
 pub struct Document<'a> {
@@ -29,31 +29,29 @@ pub struct VariantTable<'a> {
 }
 
 impl<'a> Document<'a> {
-    pub fn parse(file: &'a str, source: &'a str) -> Result<Self, Diagnostic> {
+    /// The document, or what stops it being read: a TOML syntax error or an empty file
+    /// (the first such), or every `nan` and `inf` in it.
+    pub fn parse(file: &'a str, source: &'a str) -> Result<Self, ScenarioError> {
+        let single = |d| ScenarioError::single(d);
         let root = DeTable::parse(source).map_err(|e| {
             let msg = e.message().trim().replace('\n', "; ");
-            Diagnostic::at(file, source, e.span(), "", &format!("not valid TOML: {msg}"))
+            single(Diagnostic::at(file, source, e.span(), "", &format!("not valid TOML: {msg}")))
         })?;
         if root.get_ref().is_empty() {
-            return Err(Diagnostic::at(
+            return Err(single(Diagnostic::at(
                 file,
                 source,
                 None,
                 "",
                 "the file is empty: a scenario needs at least `name`, `description`, `horizon` and a model section such as [tcp]",
-            ));
+            )));
         }
-        if let Some((key, span, value)) = non_finite(&root) {
-            return Err(Diagnostic::at(
-                file,
-                source,
-                Some(span),
-                &key,
-                &format!(
-                    "`{value}` is not a number the simulator can use: every number must be finite \
-                     (keys without a limit take \"none\")"
-                ),
-            ));
+        let diagnostics: Vec<Diagnostic> = non_finite(&root)
+            .into_iter()
+            .map(|(key, span, value)| Diagnostic::at(file, source, Some(span), &key, &non_finite_message(&value)))
+            .collect();
+        if !diagnostics.is_empty() {
+            return Err(ScenarioError { diagnostics });
         }
         Ok(Document { file, source, root })
     }
@@ -178,22 +176,34 @@ fn missing_field(message: &str) -> Option<String> {
     Some(rest[..rest.find('`')?].to_string())
 }
 
-/// The first `nan` or `inf` in the document, with its dotted key path and span. TOML
-/// writes them as plain numbers, and no key means one: a NaN compares false with every
-/// bound, so it would slip past range checks written as `x < min`.
-pub fn non_finite(root: &Spanned<DeTable<'_>>) -> Option<(String, Range<usize>, String)> {
-    fn walk(value: &Spanned<DeValue<'_>>, key: String) -> Option<(String, Range<usize>, String)> {
+/// What is said of a `nan` or `inf` written as `value`.
+pub fn non_finite_message(value: &str) -> String {
+    format!(
+        "`{value}` is not a number the simulator can use: every number must be finite (keys without a limit take \"none\")"
+    )
+}
+
+/// Every `nan` and `inf` in the document, with its dotted key path and span, in the
+/// order written. TOML writes them as plain numbers, and no key means one: a NaN
+/// compares false with every bound, so it would slip past range checks written as
+/// `x < min`.
+pub fn non_finite(root: &Spanned<DeTable<'_>>) -> Vec<(String, Range<usize>, String)> {
+    fn walk(value: &Spanned<DeValue<'_>>, key: String, out: &mut Vec<(String, Range<usize>, String)>) {
         match value.get_ref() {
-            DeValue::Float(f) => {
-                let finite = f.as_str().parse::<f64>().is_ok_and(f64::is_finite);
-                (!finite).then(|| (key, value.span(), f.as_str().to_string()))
+            DeValue::Float(f) if !f.as_str().parse::<f64>().is_ok_and(f64::is_finite) => {
+                out.push((key, value.span(), f.as_str().to_string()));
             }
-            DeValue::Array(items) => items.iter().enumerate().find_map(|(i, item)| walk(item, format!("{key}[{i}]"))),
-            DeValue::Table(t) => t.iter().find_map(|(k, v)| walk(v, join(&key, k.get_ref()))),
-            _ => None,
+            DeValue::Array(items) => {
+                items.iter().enumerate().for_each(|(i, item)| walk(item, format!("{key}[{i}]"), out));
+            }
+            DeValue::Table(t) => t.iter().for_each(|(k, v)| walk(v, join(&key, k.get_ref()), out)),
+            _ => {}
         }
     }
-    root.get_ref().iter().find_map(|(k, v)| walk(v, k.get_ref().to_string()))
+    let mut out = Vec::new();
+    root.get_ref().iter().for_each(|(k, v)| walk(v, k.get_ref().to_string(), &mut out));
+    out.sort_by_key(|(_, span, _)| span.start);
+    out
 }
 
 /// Removes the value at a dotted key path (`path.rtt_change[1].at`) from `root`; false
@@ -497,10 +507,10 @@ mod tests {
 
     #[test]
     fn syntax_errors_and_empty_files_are_diagnosed() {
-        let err = Document::parse("s.toml", "name = \n").err().unwrap();
+        let err = Document::parse("s.toml", "name = \n").err().unwrap().diagnostics.remove(0);
         assert_eq!(err.line, 1);
         assert!(err.message.starts_with("not valid TOML"), "{err}");
-        let err = Document::parse("s.toml", "  \n").err().unwrap();
+        let err = Document::parse("s.toml", "  \n").err().unwrap().diagnostics.remove(0);
         assert!(err.message.contains("empty"), "{err}");
     }
 }

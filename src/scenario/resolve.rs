@@ -89,7 +89,7 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
 
 /// `load_str` with a command line's overrides applied before checking.
 pub fn load_str_with(label: &str, source: &str, overrides: Overrides) -> Result<Scenario, ScenarioError> {
-    let doc = Document::parse(label, source).map_err(ScenarioError::single)?;
+    let doc = Document::parse(label, source)?;
     let (mut base, variant_tables) = doc.split_variants().map_err(ScenarioError::single)?;
     let axes = sweep::take_axes(&doc, &mut base).map_err(ScenarioError::single)?;
     let mut diags: Vec<Found> = Vec::new();

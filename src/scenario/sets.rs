@@ -66,11 +66,8 @@ pub fn apply<'a, T: DeserializeOwned>(base: Spanned<DeTable<'a>>, sets: &'a [Set
     let mut problems = Vec::new();
     for set in sets {
         let doc = Document { file: "--set", source: &set.toml, root: set.table() };
-        if let Some((_, _, value)) = super::load::non_finite(&doc.root) {
-            problems.push(format!(
-                "--set {}: `{value}` is not a number the simulator can use: it must be finite",
-                set.given
-            ));
+        if let Some((_, _, value)) = super::load::non_finite(&doc.root).first() {
+            problems.push(format!("--set {}: {}", set.given, super::load::non_finite_message(value)));
             continue;
         }
         if let Err(d) = doc.deserialize::<T>(doc.root.clone(), "") {

@@ -34,6 +34,10 @@ fn nan_and_infinity_are_refused_wherever_a_number_is_written() {
     says(&err, "9:14", "calls.policy.multiplier", "must be finite");
     let err = refuse(&with_lines("[calls.policy]\nbudget = \"finagle\"\nbudget_max_retries_per_request = -inf\n"));
     says(&err, "10:34", "calls.policy.budget_max_retries_per_request", "`-inf`");
+    // Every one of them is named at once, as type errors are.
+    let err = refuse(&with_lines("permanent_fraction = nan\n[calls.policy]\nmultiplier = inf\n"));
+    assert!(err.contains("bad.toml:8:22: key `calls.permanent_fraction`"), "{err}");
+    assert!(err.contains("bad.toml:10:14: key `calls.policy.multiplier`"), "{err}");
 }
 
 #[test]
