@@ -411,12 +411,16 @@ fn metric_tables(data: &RunSet, names: &[String]) -> (Vec<MetricTable>, Vec<Stri
         );
     }
     if any_overlap {
-        notes.push(
+        // Only one run's variants share random numbers: `compare` has no paired section.
+        let paired = if data.runs.len() == 1 {
+            "variants share random numbers, so the paired differences below can be sharper than the intervals"
+        } else {
+            "variants of one run share random numbers, so each run's own report pairs them more sharply"
+        };
+        notes.push(format!(
             "≈ after a best variant: the runner-up's 95 % interval overlaps the best one's, so at \
-             this number of replications the two are not clearly apart (variants share random \
-             numbers, so a paired comparison can be sharper than the intervals)."
-                .to_string(),
-        );
+             this number of replications the two are not clearly apart ({paired})."
+        ));
     }
     if any_no_ci {
         notes.push(
