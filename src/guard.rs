@@ -74,31 +74,46 @@ pub fn attempts_within(window: SimDuration, limit: f64, mut gap: impl FnMut(u32)
     n.min(limit)
 }
 
-/// The typical sleep of `policy` before retry k (from 0), in seconds, for k below
-/// `n`: the middle of the jitter's range, which is its mean for every mode but the skewed
-/// ones, where it is near enough for counting attempts.
-pub fn typical_sleeps(policy: &RetryPolicy, n: usize) -> Vec<f64> {
-    let f = policy.formula();
-    let top = 1.0 - f64::EPSILON / 2.0;
-    let mut prev = policy.base;
-    (0..n as u32)
-        .map(|k| {
-            let nominal = f.nominal(k, policy.base);
-            let (lo, hi) = (f.sleep(nominal, prev, policy.base, 0.0), f.sleep(nominal, prev, policy.base, top));
-            let mid = SimDuration::from_nanos(lo.as_nanos() / 2 + hi.as_nanos() / 2);
-            prev = mid;
-            mid.as_secs_f64()
-        })
-        .collect()
+/// The typical sleeps of a policy before each retry, in seconds: the middle of the
+/// jitter's range, which is its mean for every mode but the skewed ones, where it is
+/// near enough for counting attempts.
+pub struct Sleeps(Vec<f64>);
+
+impl Sleeps {
+    /// Retries past the 256th sleep as long as the 256th: every shipped policy is
+    /// capped long before.
+    const KEPT: u32 = 256;
+
+    pub fn of(policy: &RetryPolicy) -> Sleeps {
+        let f = policy.formula();
+        let top = 1.0 - f64::EPSILON / 2.0;
+        let mut prev = policy.base;
+        Sleeps(
+            (0..Self::KEPT)
+                .map(|k| {
+                    let nominal = f.nominal(k, policy.base);
+                    let (lo, hi) = (f.sleep(nominal, prev, policy.base, 0.0), f.sleep(nominal, prev, policy.base, top));
+                    let mid = SimDuration::from_nanos(lo.as_nanos() / 2 + hi.as_nanos() / 2);
+                    prev = mid;
+                    mid.as_secs_f64()
+                })
+                .collect(),
+        )
+    }
+
+    /// The sleep before retry `k` (from 0).
+    pub fn at(&self, k: u32) -> f64 {
+        self.0[(k as usize).min(self.0.len() - 1)]
+    }
 }
 
 /// The attempts one call of `policy` makes at most when every attempt fails after
 /// `attempt` seconds and it sleeps `sleeps` between them: its attempt limit, and within
 /// its deadline; infinite when neither bounds it.
-pub fn call_attempts(policy: &RetryPolicy, attempt: f64, sleeps: &[f64]) -> f64 {
+pub fn call_attempts(policy: &RetryPolicy, attempt: f64, sleeps: &Sleeps) -> f64 {
     let limit = policy.limit.max_attempts().map_or(f64::INFINITY, f64::from);
     match policy.deadline {
-        Some(d) => attempts_within(d, limit, |k| attempt + sleeps[(k as usize).min(sleeps.len() - 1)]),
+        Some(d) => attempts_within(d, limit, |k| attempt + sleeps.at(k)),
         None => limit,
     }
 }
@@ -252,12 +267,10 @@ pub fn check(scenario: &Scenario, totals: &Totals, limits: Limits) -> Result<(),
 
 /// What to lower, as a sentence: "`grpc.clients` or `horizon`".
 fn knobs(keys: &[&str]) -> String {
-    let each: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
-    match each.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => "`horizon`".into(),
+    if keys.is_empty() {
+        return "`horizon`".into();
     }
+    human::or_list(&keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>())
 }
 
 /// The factor of the total that is largest: replications, the sweep's cells, the

@@ -17,6 +17,15 @@ pub fn fmt_num(v: f64, sig: usize) -> String {
     if s == "-0" { "0".into() } else { s }
 }
 
+/// "a", "a or b", "a, b or c": a list of alternatives in a sentence.
+pub fn or_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 /// Seconds as a person says them, to three significant digits: `300 ms`, `3.28 s`,
 /// `2 min`.
 pub fn fmt_secs(s: f64) -> String {

@@ -93,20 +93,14 @@ pub fn run_set(
         variants,
         sweep_keys: sweep_keys.to_vec(),
         summary,
-        replications: groups
-            .iter()
-            .flat_map(|g| {
-                g.reps.iter().enumerate().flat_map(move |(r, rep)| {
-                    rep.metrics.iter().map(move |m| ReplicationRow {
-                        variant: g.variant.to_string(),
-                        point: g.sweep.to_vec(),
-                        replication: r as u32,
-                        metric: m.name.clone(),
-                        // Printed `{}` (shortest round trip), parsed back to the same f64;
-                        // NaN is printed `nan` and parsed as a number too.
-                        value: m.value,
-                    })
-                })
+        replications: tables::measured(groups)
+            .map(|(g, r, m)| ReplicationRow {
+                variant: g.variant.to_string(),
+                point: g.sweep.to_vec(),
+                replication: r as u32,
+                metric: m.name.clone(),
+                // Printed `{}` (shortest round trip), parsed back to the same f64.
+                value: m.value,
             })
             .collect(),
         trace,

@@ -3,7 +3,6 @@
 //! and swapped in atomically.
 
 mod handover;
-mod replications;
 pub mod summary;
 mod tables;
 
@@ -138,7 +137,7 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Resu
     let keys = &scenario.sweep_keys;
     let mut files = vec!["manifest.json", "summary.csv", "replications.csv"];
     staging.write("summary.csv", &summary::write_csv(keys, &rows)?).map_err(io)?;
-    staging.write("replications.csv", &replications::write_csv(keys, &groups)?).map_err(io)?;
+    staging.write("replications.csv", &tables::replications(keys, &groups)?).map_err(io)?;
     let tcp = scenario.variants.iter().any(|v| v.cells.iter().any(|c| matches!(c.spec, ModelSpec::Tcp(_))));
     let has = |f: &dyn Fn(&crate::metrics::ReplicationResult) -> bool| groups.iter().any(|g| g.reps.iter().any(f));
     let written = handover::Written { attempts: has(&|r| r.bins.is_some()), cdf: has(&|r| !r.quantiles.is_empty()) };

@@ -2,8 +2,8 @@
 //! `variant` and the sweep columns so that pandas or R can join them with `summary.csv`.
 
 use super::summary::{Group, num};
-use crate::metrics::QUANTILE_STEP;
 use crate::metrics::trace::{TraceRow, opt_secs, secs};
+use crate::metrics::{MetricValue, QUANTILE_STEP};
 
 /// Renders one table of a run from its groups of replications.
 pub type Writer = fn(&[String], &[Group<'_>]) -> Result<Vec<u8>, csv::Error>;
@@ -47,6 +47,26 @@ pub fn traced<'g, 'a>(groups: &'g [Group<'a>]) -> impl Iterator<Item = (&'g Grou
     groups
         .iter()
         .flat_map(|g| g.reps.iter().enumerate().flat_map(move |(r, rep)| rep.trace.iter().map(move |row| (g, r, row))))
+}
+
+/// Every metric of every replication in the order `replications.csv` lists them: by
+/// group, replication, then the order the replication reports its metrics.
+pub fn measured<'g, 'a>(groups: &'g [Group<'a>]) -> impl Iterator<Item = (&'g Group<'a>, usize, &'a MetricValue)> + 'g {
+    groups
+        .iter()
+        .flat_map(|g| g.reps.iter().enumerate().flat_map(move |(r, rep)| rep.metrics.iter().map(move |m| (g, r, m))))
+}
+
+/// `replications.csv`: `variant, <sweep keys…>, replication, metric, unit, value`, the
+/// values `summary.csv` is computed from, so that a user (or a merge of shards) has them
+/// and the variants can be paired replication by replication. A metric without a value
+/// in a replication (a convergence that never happened) has an empty `value`.
+pub fn replications(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
+    let mut t = Table::new(sweep_keys, &[], &["replication", "metric", "unit", "value"])?;
+    for (g, r, m) in measured(groups) {
+        t.row(g, &[], [r.to_string(), m.name.clone(), m.unit.to_string(), num(m.value)])?;
+    }
+    t.finish()
 }
 
 /// `trace.csv`: `time_s, client, variant, <sweep keys…>, replication, event, segment,
@@ -236,4 +256,26 @@ pub fn connections(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8
         }
     }
     t.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::ReplicationResult;
+
+    #[test]
+    fn every_replications_every_metric_is_a_row_and_a_missing_value_is_empty() {
+        let rep = |x: f64, y: Option<f64>| ReplicationResult {
+            metrics: vec![MetricValue::new("x", "s", x), MetricValue::maybe("y", "count", y)],
+            ..Default::default()
+        };
+        let reps = [rep(1.5, Some(2.0)), rep(3.0, None)];
+        let sweep = ["10".to_string()];
+        let csv = replications(&["tcp.window".into()], &[Group { variant: "a", sweep: &sweep, reps: &reps }]).unwrap();
+        assert_eq!(
+            String::from_utf8(csv).unwrap(),
+            "variant,tcp.window,replication,metric,unit,value\n\
+             a,10,0,x,s,1.5\na,10,0,y,count,2\na,10,1,x,s,3\na,10,1,y,count,\n"
+        );
+    }
 }

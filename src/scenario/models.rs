@@ -164,11 +164,7 @@ macro_rules! models {
                     format!("{article} [{name}] table ({about})")
                 })
                 .collect();
-            match each.split_last() {
-                Some((last, [])) => last.clone(),
-                Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-                None => String::new(),
-            }
+            crate::human::or_list(&each)
         }
 
         /// The model sections `raw` has, in list order.

@@ -390,8 +390,8 @@ fn estimate(spec: &JobsSpec, horizon: SimDuration) -> Estimate {
         jobs = jobs.min(count as f64);
     }
     let t1 = if cfg.rate > 0.0 { (t0 + jobs / cfg.rate).min(h) } else { t0 };
-    let sleeps = guard::typical_sleeps(p, 256);
-    let sleep = |k: u32| sleeps[(k as usize).min(sleeps.len() - 1)];
+    let sleeps = guard::Sleeps::of(p);
+    let sleep = |k: u32| sleeps.at(k);
     let fail_run: f64 = cfg.provider.iter().map(|q| secs(q.fail_time.unwrap_or(q.call_time))).sum();
     let policy_runs = |run: f64| {
         let n = guard::call_attempts(p, run, &sleeps);

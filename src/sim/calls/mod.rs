@@ -447,8 +447,8 @@ fn estimate(spec: &CallsSpec, horizon: SimDuration) -> Estimate {
     };
     let calls = n * per_client;
     let tiers: f64 = cfg.tiers.iter().map(|&t| f64::from(t)).product();
-    let sleeps = guard::typical_sleeps(p, 256);
-    let sleep = |k: u32| sleeps[(k as usize).min(sleeps.len() - 1)];
+    let sleeps = guard::Sleeps::of(p);
+    let sleep = |k: u32| sleeps.at(k);
     let refused = secs(cfg.fail_time.unwrap_or(cfg.attempt_time));
     let timeout = secs(cfg.timeout);
     let lib = |attempt: f64| guard::call_attempts(p, attempt, &sleeps);
