@@ -1,22 +1,10 @@
 //! Ctrl-C and SIGTERM during a run: exit 130, a message that nothing was written, the
 //! earlier results byte for byte as they were, and no staging directory left behind.
 
-use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use super::common::{bin, root, text};
-
-/// Every file under `dir` (not recursive: results are flat) with its bytes, sorted.
-fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
-        .collect();
-    files.sort();
-    files
-}
+use super::common::{bin, files, root, text};
 
 fn interrupt_a_sweep_with(signal: &str) {
     let tmp = tempfile::tempdir().unwrap();
@@ -26,7 +14,7 @@ fn interrupt_a_sweep_with(signal: &str) {
     // Earlier results in the directory the interrupted run writes to.
     let first = bin().args(["run", scenario, "--quiet", "--replications", "2", "--out"]).arg(&out).output().unwrap();
     assert!(first.status.success(), "{}", text(&first.stderr));
-    let before = snapshot(&out);
+    let before = files(&out);
     // The same sweep with 400 replications runs for a minute: interrupt it early.
     let mut child = bin()
         .args(["run", scenario, "--quiet", "--replications", "400", "--out"])
@@ -48,7 +36,7 @@ fn interrupt_a_sweep_with(signal: &str) {
     assert_eq!(o.status.code(), Some(130), "SIG{signal}: {}", text(&o.stderr));
     let stderr = text(&o.stderr);
     assert!(stderr.contains("interrupted: nothing was written"), "{stderr}");
-    assert_eq!(snapshot(&out), before, "SIG{signal} changed the earlier results");
+    assert_eq!(files(&out), before, "SIG{signal} changed the earlier results");
     let left: Vec<String> =
         std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(left, ["results"], "SIG{signal} left a staging directory behind");
