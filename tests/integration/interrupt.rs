@@ -6,19 +6,26 @@ use std::time::{Duration, Instant};
 
 use super::common::{bin, files, root, text};
 
-fn interrupt_a_sweep_with(signal: &str) {
+/// Interrupts a long run of a sweep (a shard's run too, with `extra`) with `signal`.
+fn interrupt_a_sweep_with(signal: &str, extra: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("results");
     let scenario = root().join("scenarios/library-defaults.toml");
     let scenario = scenario.to_str().unwrap();
     // Earlier results in the directory the interrupted run writes to.
-    let first = bin().args(["run", scenario, "--quiet", "--replications", "2", "--out"]).arg(&out).output().unwrap();
+    let first = bin()
+        .args(["run", scenario, "--quiet", "--replications", "2", "--out"])
+        .arg(&out)
+        .args(extra)
+        .output()
+        .unwrap();
     assert!(first.status.success(), "{}", text(&first.stderr));
     let before = files(&out);
     // The same sweep with 400 replications runs for a minute: interrupt it early.
     let mut child = bin()
         .args(["run", scenario, "--quiet", "--replications", "400", "--out"])
         .arg(&out)
+        .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -44,12 +51,17 @@ fn interrupt_a_sweep_with(signal: &str) {
 
 #[test]
 fn ctrl_c_stops_a_running_sweep_and_leaves_the_earlier_results_as_they_were() {
-    interrupt_a_sweep_with("INT");
+    interrupt_a_sweep_with("INT", &[]);
 }
 
 #[test]
 fn sigterm_stops_a_running_sweep_and_leaves_the_earlier_results_as_they_were() {
-    interrupt_a_sweep_with("TERM");
+    interrupt_a_sweep_with("TERM", &[]);
+}
+
+#[test]
+fn ctrl_c_stops_a_shard_and_leaves_its_earlier_part_as_it_was() {
+    interrupt_a_sweep_with("INT", &["--shard", "1/2"]);
 }
 
 #[test]
