@@ -7,14 +7,36 @@ use crate::engine::time::SimDuration;
 /// A number for a tick label or a table: at most `sig` significant digits, no trailing
 /// zeros, never scientific notation for the magnitudes plots show.
 pub fn fmt_num(v: f64, sig: usize) -> String {
+    if !v.is_finite() {
+        return format!("{v}");
+    }
+    fmt_decimals(v, decimals(v, sig))
+}
+
+/// The decimals that show `sig` significant digits of `v` (none for 0).
+pub fn decimals(v: f64, sig: usize) -> usize {
     if v == 0.0 || !v.is_finite() {
-        return if v == 0.0 { "0".into() } else { format!("{v}") };
+        return 0;
     }
     let mag = v.abs().log10().floor() as i32;
-    let decimals = (sig as i32 - 1 - mag).max(0) as usize;
+    (sig as i32 - 1 - mag).max(0) as usize
+}
+
+/// `v` with at most `decimals` decimals, trailing zeros dropped.
+pub fn fmt_decimals(v: f64, decimals: usize) -> String {
     let s = format!("{v:.decimals$}");
     let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
     if s == "-0" { "0".into() } else { s }
+}
+
+/// `v` to `sig` significant digits, but no finer than `spread` (a half-width) shown to
+/// as many: a mean of differences that cancel is float noise beside its interval, and
+/// reads as 0 rather than -0.0000000000000007.
+pub fn fmt_num_beside(v: f64, spread: f64, sig: usize) -> String {
+    if !v.is_finite() || spread == 0.0 || !spread.is_finite() {
+        return fmt_num(v, sig);
+    }
+    fmt_decimals(v, decimals(v, sig).min(decimals(spread, sig)))
 }
 
 /// "a", "a or b", "a, b or c": a list of alternatives in a sentence.
@@ -74,6 +96,16 @@ mod tests {
         assert_eq!(fmt_num(0.078587, 4), "0.07859");
         assert_eq!(fmt_num(-0.5, 2), "-0.5");
         assert_eq!(fmt_num(0.0, 4), "0");
+    }
+
+    #[test]
+    fn a_mean_beside_its_interval_shows_no_digits_finer_than_the_interval() {
+        // calls-reset's goodput_end: differences that cancel leave -7.1e-16 beside ±0.0176.
+        assert_eq!(fmt_num_beside(-7.105e-16, 0.0176, 4), "0");
+        assert_eq!(fmt_num_beside(0.012345, 0.0176, 4), "0.01235");
+        assert_eq!(fmt_num_beside(12.3456, 0.5, 4), "12.35");
+        assert_eq!(fmt_num_beside(12.3456, 500.0, 4), "12.3");
+        assert_eq!(fmt_num_beside(2.5, 0.0, 4), "2.5");
     }
 
     #[test]

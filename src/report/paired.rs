@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::data::RunSet;
-use crate::human::fmt_num;
+use crate::human::{fmt_num, fmt_num_beside};
 use crate::metrics::stats::Estimate;
 
 /// One variant against the baseline on one metric in one sweep cell.
@@ -120,7 +120,7 @@ pub fn table(data: &RunSet) -> PairedTable {
                 p.metric,
                 p.unit,
                 p.variant,
-                fmt_num(p.diff.mean, 4),
+                p.diff.ci95.map_or(fmt_num(p.diff.mean, 4), |(lo, hi)| fmt_num_beside(p.diff.mean, (hi - lo) / 2.0, 4)),
                 interval,
                 p.diff.n.to_string(),
                 zero.to_string(),
