@@ -93,10 +93,10 @@ struct Volumes<'a> {
     shared: &'a Path,
 }
 
-/// Runs a Job's container here as its pod would run: its command and script, its env
+/// A Job's container as its pod would run it: its command and script, its env
 /// with the volumes' mount paths mapped to `volumes`, in its working directory (mapped
 /// too), with `backoffsim` on PATH the built binary.
-fn run_container(job: &Yaml, volumes: &Volumes, index: Option<u32>) -> Output {
+fn container_command(job: &Yaml, volumes: &Volumes, index: Option<u32>) -> Command {
     let mut mounts: Vec<(String, PathBuf)> = Vec::new();
     for mount in container(job)["volumeMounts"].as_vec().unwrap() {
         let name = mount["name"].as_str().unwrap();
@@ -132,7 +132,9 @@ fn run_container(job: &Yaml, volumes: &Volumes, index: Option<u32>) -> Output {
     }
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let cwd = container(job)["workingDir"].as_str().map_or_else(|| volumes.shared.to_path_buf(), |d| map(d).into());
-    Command::new("sh").arg("-c").arg(script(job)).envs(env).env("PATH", path).current_dir(cwd).output().unwrap()
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(script(job)).envs(env).env("PATH", path).current_dir(cwd);
+    c
 }
 
 #[test]
@@ -149,11 +151,9 @@ fn the_shard_pods_and_the_merge_pod_give_the_bytes_of_one_whole_run() {
     let shards = manifest("shard-job.yaml");
     let n = shards["spec"]["completions"].as_i64().unwrap() as u32;
     for index in 0..n {
-        let o = run_container(&shards, &volumes, Some(index));
-        assert!(o.status.success(), "pod {index}: {}", text(&o.stderr));
+        ok(&mut container_command(&shards, &volumes, Some(index)));
     }
-    let o = run_container(&manifest("merge-job.yaml"), &volumes, None);
-    assert!(o.status.success(), "merge: {}", text(&o.stderr));
+    ok(&mut container_command(&manifest("merge-job.yaml"), &volumes, None));
     assert_same_files(&volumes.shared.join(RESULTS), &whole);
 }
 
