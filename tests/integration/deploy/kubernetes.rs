@@ -17,8 +17,9 @@ fn manifest(name: &str) -> Yaml {
     docs.remove(0)
 }
 
-fn pod(job: &Yaml) -> &Yaml {
-    &job["spec"]["template"]["spec"]
+/// The pod spec of a Job, or of a Pod.
+fn pod(doc: &Yaml) -> &Yaml {
+    if doc["kind"].as_str() == Some("Pod") { &doc["spec"] } else { &doc["spec"]["template"]["spec"] }
 }
 
 fn container(job: &Yaml) -> &Yaml {
@@ -65,12 +66,12 @@ fn the_shard_job_is_an_indexed_job_whose_completions_are_the_shards_of_its_comma
 }
 
 #[test]
-fn both_jobs_mount_the_claim_which_is_read_write_many_and_the_shards_the_scenario() {
+fn the_jobs_and_the_fetch_pod_mount_the_claim_which_is_read_write_many_and_the_shards_the_scenario() {
     let claim = manifest("pvc.yaml");
     assert_eq!(claim["kind"].as_str(), Some("PersistentVolumeClaim"));
     assert!(claim["spec"]["accessModes"].as_vec().unwrap().contains(&Yaml::String("ReadWriteMany".into())));
     let claim_name = claim["metadata"]["name"].as_str().unwrap();
-    for name in ["shard-job.yaml", "merge-job.yaml"] {
+    for name in ["shard-job.yaml", "merge-job.yaml", "fetch-pod.yaml"] {
         let job = manifest(name);
         let claims: Vec<&str> = pod(&job)["volumes"]
             .as_vec()
