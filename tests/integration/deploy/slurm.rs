@@ -21,7 +21,7 @@ fn array_task(scenario: &Path, parts: &Path, id: u32, count: u32) -> Command {
         .env("SLURM_ARRAY_TASK_COUNT", count.to_string())
         .env("SLURM_ARRAY_TASK_MIN", "0")
         .env("SLURM_CPUS_PER_TASK", "1")
-        .env_remove("SHARDS");
+        .env_remove("BACKOFFSIM_SHARDS");
     c
 }
 
@@ -51,14 +51,17 @@ fn three_array_tasks_and_the_merge_give_the_bytes_of_one_whole_run() {
 
 #[test]
 #[ignore = "needs `backoffsim run --shard` and `backoffsim merge`, which are not on this branch yet"]
-fn a_shard_rerun_alone_with_shards_set_writes_the_part_the_array_wrote() {
+fn a_shard_rerun_alone_with_backoffsim_shards_set_writes_the_part_the_array_wrote() {
     let tmp = tempfile::tempdir().unwrap();
     let scenario = tmp.path().join("scenario.toml");
     std::fs::write(&scenario, SWEEP).unwrap();
     let (first, again) = (tmp.path().join("first"), tmp.path().join("again"));
     ok(array_task(&scenario, &first, 2, 3).current_dir(tmp.path()));
-    // `sbatch --array=2 --export=ALL,SHARDS=3`: an array of one task, numbered 2.
-    ok(array_task(&scenario, &again, 2, 1).env("SLURM_ARRAY_TASK_MIN", "2").env("SHARDS", "3").current_dir(tmp.path()));
+    // `sbatch --array=2 --export=ALL,BACKOFFSIM_SHARDS=3`: an array of one task, numbered 2.
+    ok(array_task(&scenario, &again, 2, 1)
+        .env("SLURM_ARRAY_TASK_MIN", "2")
+        .env("BACKOFFSIM_SHARDS", "3")
+        .current_dir(tmp.path()));
     assert_same_files(&again.join("shard-2"), &first.join("shard-2"));
 }
 
@@ -140,6 +143,7 @@ fn submit_sends_the_array_then_a_merge_that_waits_for_every_task() {
         [
             "--parsable",
             "--array=0-2",
+            "--export=ALL,BACKOFFSIM_SHARDS=3",
             &format!("--chdir={shared}"),
             &format!("--output={shared}/logs/shard-%a.out"),
             shard_script.to_str().unwrap(),
