@@ -14,6 +14,7 @@ use crate::engine::time::SimDuration;
 use crate::human;
 use crate::model::retry::RetryPolicy;
 use crate::scenario::Scenario;
+use crate::sim::WorkItem;
 
 /// The run's total event budget unless `--max-events` says otherwise. The engine handles
 /// about 6 million events a second per thread on a small queue and half that on a large
@@ -129,8 +130,10 @@ pub struct Totals {
     /// The costliest replication: its estimate, and which variant and sweep point it is.
     pub worst: Estimate,
     pub worst_cell: String,
-    /// Events over every replication of every cell of every variant.
+    /// Events over every replication of every cell of every variant (of a shard's slice).
     pub events: f64,
+    /// The runs counted: replications × cells × variants, or a shard's share.
+    pub runs: u64,
     /// Replications, cells and variants, for naming what drives the total.
     pub replications: u32,
     pub cells: usize,
@@ -151,13 +154,22 @@ impl Totals {
 
 /// Estimates the whole of `scenario` run on `threads` threads.
 pub fn totals(scenario: &Scenario, threads: usize) -> Totals {
-    let reps = f64::from(scenario.replications);
+    totals_of(scenario, &crate::sim::work(scenario), threads)
+}
+
+/// Estimates the runs `items` of `scenario` (a shard's slice, or all of them) on
+/// `threads` threads.
+pub fn totals_of(scenario: &Scenario, items: &[WorkItem], threads: usize) -> Totals {
+    let mut runs: Vec<Vec<f64>> = scenario.variants.iter().map(|v| vec![0.0; v.cells.len()]).collect();
+    for item in items {
+        runs[item.variant][item.cell] += 1.0;
+    }
     let mut events = 0.0;
     let mut kept = 0.0;
     let mut working: f64 = 0.0;
     let mut worst: Option<(Estimate, String)> = None;
-    for v in &scenario.variants {
-        for cell in &v.cells {
+    for (v, cells) in scenario.variants.iter().zip(&runs) {
+        for (cell, &reps) in v.cells.iter().zip(cells).filter(|(_, reps)| **reps > 0.0) {
             let e = cell.spec.estimate(scenario.horizon);
             events += e.events * reps;
             kept += e.kept * reps;
@@ -174,13 +186,14 @@ pub fn totals(scenario: &Scenario, threads: usize) -> Totals {
         }
     }
     // Up to one replication per thread at once, each taken as large as the largest.
-    let at_once = threads.max(1).min(scenario.jobs() as usize);
+    let at_once = threads.max(1).min(items.len());
     let busy = working * at_once as f64;
     let (worst, worst_cell) = worst.unwrap_or_default();
     Totals {
         worst,
         worst_cell,
         events,
+        runs: items.len() as u64,
         replications: scenario.replications,
         cells: scenario.variants.first().map_or(0, |v| v.cells.len()),
         variants: scenario.variants.len(),
@@ -240,7 +253,7 @@ pub fn check(scenario: &Scenario, totals: &Totals, limits: Limits) -> Result<(),
              events for one run; it is driven most by {}. Lower that, or pass `--max-events {}` (or `--force`) \
              to run it anyway",
             count(totals.events),
-            totals.replications as usize * totals.cells * totals.variants,
+            totals.runs,
             count(per),
             limits.total_events,
             driver(totals),

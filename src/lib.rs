@@ -57,5 +57,6 @@ pub mod output;
 pub mod replay;
 pub mod report;
 pub mod scenario;
+pub mod shard;
 pub mod sim;
 pub mod staging;

@@ -6,6 +6,7 @@ pub mod compare;
 pub mod completions;
 pub mod explain;
 pub mod json;
+pub mod merge;
 pub mod metrics;
 pub mod plot;
 pub mod presets;
@@ -40,6 +41,9 @@ pub enum Command {
     /// Ctrl-C or SIGTERM stops the run within milliseconds: nothing is written, earlier
     /// results stay as they were, and the exit code is 130.
     Run(run::RunArgs),
+    /// Merge the parts of a sharded run (`run --shard K/N`) into the results one whole
+    /// run writes, byte for byte.
+    Merge(merge::MergeArgs),
     /// Check a scenario file without running it.
     Check {
         /// The scenario file (TOML); `-` reads it from standard input.
@@ -111,6 +115,7 @@ impl CliError {
 pub fn dispatch(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Run(args) => run::run(args),
+        Command::Merge(args) => merge::merge(args),
         Command::Check { file, overrides } => check::check(&file, overrides),
         Command::Rto { command } => rto::rto(command),
         Command::Presets => presets::presets(),

@@ -1,7 +1,7 @@
 //! `backoffsim run FILE`: run a scenario and write its results atomically.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -10,7 +10,8 @@ use super::CliError;
 use crate::guard::{self, Limits, Refusal};
 use crate::output::{summary, summary_rows, write_results};
 use crate::scenario::{Overrides, Scenario, ScenarioError, load_arg_with};
-use crate::sim::{RunOptions, run_scenario};
+use crate::shard::{Shard, part};
+use crate::sim::{Outcome, RunOptions, WorkItem, assemble, run_items, work};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -41,6 +42,11 @@ pub struct RunArgs {
     /// {"type":"summary","data":{…}} per row, then {"type":"run","data":{…}}.
     #[arg(long)]
     pub json: bool,
+    /// Run only the K-th of N slices of the runs (K from 0 to N-1, as Slurm arrays and
+    /// Kubernetes Indexed Jobs number their tasks) and write a part for `backoffsim
+    /// merge`, not results [default --out: results/NAME.shard-K-of-N, NAME the scenario's].
+    #[arg(long, value_name = "K/N", conflicts_with = "json")]
+    pub shard: Option<Shard>,
 }
 
 /// The scenario keys a command line may set; `check` takes them too, so that it checks
@@ -75,51 +81,85 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     if args.max_events == Some(0) {
         return Err(CliError::Usage("--max-events must be at least 1".into()));
     }
+    let all = work(&scenario);
+    let slice = args.shard.map(|shard| shard.slice(&all));
+    let items: Vec<WorkItem> = match &slice {
+        Some(slice) => slice.iter().map(|&(_, item)| item).collect(),
+        None => all.clone(),
+    };
     // Before anything is written or staged: a refused run leaves no trace.
     if !args.force {
         let limits = Limits {
             total_events: args.max_events.unwrap_or(guard::DEFAULT_TOTAL_EVENTS),
             available_memory: guard::available_memory(),
         };
-        let totals = guard::totals(&scenario, threads(args.threads));
+        let totals = guard::totals_of(&scenario, &items, threads(args.threads));
         guard::check(&scenario, &totals, limits).map_err(|r| refusal(&scenario, r))?;
     }
-    let out = args.out.unwrap_or_else(|| PathBuf::from("results").join(&scenario.name));
+    let out = args.out.unwrap_or_else(|| match args.shard {
+        Some(s) => PathBuf::from("results").join(format!("{}.shard-{}-of-{}", scenario.name, s.index, s.count)),
+        None => PathBuf::from("results").join(&scenario.name),
+    });
     writable(&out)?;
 
-    let jobs = scenario.jobs();
-    let bar = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::with_draw_target(Some(jobs), ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} runs, {elapsed}")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        bar.set_prefix(scenario.name.clone());
-        bar
-    };
+    let bar = progress_bar(args.quiet, items.len() as u64, &scenario.name);
     let opts = RunOptions { threads: args.threads.unwrap_or(0) };
     crate::interrupt::install().map_err(CliError::Failed)?;
     let interrupted = || CliError::Interrupted(out.display().to_string());
-    let outcome = run_scenario(&scenario, opts, &|| bar.inc(1));
+    let results = run_items(&scenario, &items, opts, &|| bar.inc(1));
     bar.finish_and_clear();
     if crate::interrupt::requested() {
         return Err(interrupted());
     }
-    let outcome = outcome.map_err(|e| CliError::Failed(e.to_string()))?;
-    let dir = write_results(&scenario, &outcome, &out).map_err(|e| match e {
-        crate::output::OutputError::Interrupted => interrupted(),
+    let results = results.map_err(|e| CliError::Failed(e.to_string()))?;
+    let (Some(shard), Some(slice)) = (args.shard, slice) else {
+        return finish(&scenario, &assemble(&scenario, results), &out, args.quiet, args.json);
+    };
+    let dir = part::write(&scenario, shard, &slice, &results, all.len() as u64, &out).map_err(|e| match e {
+        part::WriteError::Interrupted => interrupted(),
         e => CliError::Failed(e.to_string()),
     })?;
     if !args.quiet {
+        eprintln!(
+            "backoffsim: wrote shard {shard} ({} of {} runs) to {}; `backoffsim merge` takes all {} parts",
+            slice.len(),
+            all.len(),
+            dir.display(),
+            shard.count
+        );
+    }
+    Ok(())
+}
+
+/// A bar on stderr counting finished runs; hidden with `--quiet`.
+fn progress_bar(quiet: bool, runs: u64, name: &str) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(runs), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} runs, {elapsed}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(name.to_string());
+    bar
+}
+
+/// Writes a whole run's results to `out` and prints its summary on stdout: what `run`
+/// does after simulating, and `merge` after putting parts together.
+pub fn finish(scenario: &Scenario, outcome: &Outcome, out: &Path, quiet: bool, json: bool) -> Result<(), CliError> {
+    let dir = write_results(scenario, outcome, out).map_err(|e| match e {
+        crate::output::OutputError::Interrupted => CliError::Interrupted(out.display().to_string()),
+        e => CliError::Failed(e.to_string()),
+    })?;
+    if !quiet {
         eprintln!("backoffsim: wrote {}", dir.display());
     }
 
-    let rows = summary_rows(&scenario, &outcome);
+    let rows = summary_rows(scenario, outcome);
     let mut stdout = std::io::stdout().lock();
-    if args.json {
+    if json {
         let files = super::json::manifest_files(&dir)
             .map_err(|e| CliError::Failed(format!("cannot read {}: {e}", dir.join("manifest.json").display())))?;
         let run = super::json::Run {
@@ -199,7 +239,7 @@ fn short(v: f64) -> String {
 
 /// Refuses, before minutes of simulation, a results directory that cannot be written:
 /// `--out` naming a file, or a place where the staging directory cannot be made.
-fn writable(out: &std::path::Path) -> Result<(), CliError> {
+pub fn writable(out: &Path) -> Result<(), CliError> {
     if let Some(file) = out.ancestors().find(|p| !p.as_os_str().is_empty() && p.exists() && !p.is_dir()) {
         return Err(CliError::Usage(format!(
             "--out {}: {} is a file, not a directory: results are a directory of files; name another place",

@@ -4,8 +4,9 @@
 use crate::engine::time::{SimDuration, SimTime};
 
 /// Attempts per time bin, from time 0 to the horizon.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Bins {
+    #[serde(with = "crate::shard::wire::nanos")]
     pub width: SimDuration,
     pub attempts: Vec<u32>,
     pub refused: Vec<u32>,

@@ -13,10 +13,11 @@ pub const QUANTILE_STEP: f64 = 0.01;
 /// One metric's value in one replication. `None` when the replication has no value for
 /// it (a convergence that never happened): the metric is still listed, so every
 /// replication reports the same metrics in the same order.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MetricValue {
     pub name: String,
-    pub unit: &'static str,
+    #[serde(deserialize_with = "crate::shard::wire::name")]
+    pub unit: crate::shard::wire::Name,
     pub value: Option<f64>,
 }
 
@@ -31,7 +32,7 @@ impl MetricValue {
 }
 
 /// Everything one replication of one variant produced.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ReplicationResult {
     pub metrics: Vec<MetricValue>,
     pub trace: Vec<trace::TraceRow>,
@@ -49,18 +50,24 @@ pub struct ReplicationResult {
 }
 
 /// One connection attempt, as `connections.csv` shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ConnectionRow {
     pub client: u32,
     /// Attempts since the client's last disconnect, from 1.
     pub attempt: u32,
+    #[serde(with = "crate::shard::wire::nanos")]
     pub start: crate::engine::time::SimTime,
+    #[serde(with = "crate::shard::wire::nanos")]
     pub end: crate::engine::time::SimTime,
     /// `connected`, `refused`, `timeout` or `reset`.
-    pub outcome: &'static str,
+    #[serde(deserialize_with = "crate::shard::wire::name")]
+    pub outcome: crate::shard::wire::Name,
     /// The profile's base backoff for this attempt.
+    #[serde(with = "crate::shard::wire::nanos")]
     pub backoff: crate::engine::time::SimDuration,
     /// The drawn delay that schedules the next attempt.
+    #[serde(with = "crate::shard::wire::nanos")]
     pub delay: crate::engine::time::SimDuration,
+    #[serde(with = "crate::shard::wire::nanos")]
     pub deadline: Option<crate::engine::time::SimTime>,
 }

@@ -8,11 +8,13 @@
 
 use crate::engine::time::{SimDuration, SimTime};
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Series {
+    #[serde(with = "crate::shard::wire::nanos")]
     pub width: SimDuration,
     /// (name, one value per bin), every column as long as the others.
-    pub columns: Vec<(&'static str, Vec<f64>)>,
+    #[serde(deserialize_with = "crate::shard::wire::columns")]
+    pub columns: Vec<(crate::shard::wire::Name, Vec<f64>)>,
 }
 
 impl Series {

@@ -3,18 +3,24 @@
 
 use crate::engine::time::{SimDuration, SimTime};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TraceRow {
+    #[serde(with = "crate::shard::wire::nanos")]
     pub time: SimTime,
     pub client: u32,
     /// `send`, `retransmit`, `ack`, `sample`, `timeout`, `established` or `finished`.
-    pub event: &'static str,
+    #[serde(deserialize_with = "crate::shard::wire::name")]
+    pub event: crate::shard::wire::Name,
     /// The segment sent or the cumulative ACK, where the event has one.
     pub segment: Option<u64>,
     /// The RTT measurement, on `sample` rows.
+    #[serde(with = "crate::shard::wire::nanos")]
     pub sample: Option<SimDuration>,
+    #[serde(with = "crate::shard::wire::nanos")]
     pub srtt: Option<SimDuration>,
+    #[serde(with = "crate::shard::wire::nanos")]
     pub rttvar: Option<SimDuration>,
+    #[serde(with = "crate::shard::wire::nanos")]
     pub rto: SimDuration,
     pub backoffs: u32,
 }

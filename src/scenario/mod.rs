@@ -34,7 +34,9 @@ use crate::model::tcp::TcpConfig;
 pub use calls::CallsSpec;
 pub use diag::{Diagnostic, ScenarioError};
 pub use models::{Job, Model, ModelSpec};
-pub use resolve::{Overrides, STDIN_LABEL, arg_label, load_arg, load_arg_with, load_file, load_str, load_str_with};
+pub use resolve::{
+    Overrides, STDIN_LABEL, arg_label, load_arg, load_arg_with, load_file, load_str, load_str_with, sha256_hex,
+};
 pub use schema::TraceConfig;
 
 /// A checked scenario, every default filled in.
@@ -51,6 +53,8 @@ pub struct Scenario {
     pub max_events_at: Diagnostic,
     /// SHA-256 of the file's bytes, hex.
     pub source_sha256: String,
+    /// The file's text, which a shard's part carries so that a merge needs no file.
+    pub source: String,
     /// The swept parameters' dotted keys, in grid order; empty without a `[sweep]`.
     pub sweep_keys: Vec<String>,
     pub variants: Vec<Variant>,

@@ -183,7 +183,8 @@ pub fn load_str_with(label: &str, source: &str, overrides: Overrides) -> Result<
         horizon: raw.horizon,
         max_events: raw.max_events,
         max_events_at: doc.diag(base.get_ref().get("max_events").map(|v| v.span()), "max_events", ""),
-        source_sha256: hex(&Sha256::digest(source.as_bytes())),
+        source_sha256: sha256_hex(source.as_bytes()),
+        source: source.to_string(),
         sweep_keys: axes.iter().map(|a| a.key.clone()).collect(),
         variants,
     })
@@ -449,8 +450,9 @@ fn describe_cells(cells: &BTreeSet<usize>, keys: &[&str], grid: &[Vec<usize>], l
     format!(" (sweep {noun} {list})")
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// SHA-256 of `bytes`, in lower-case hex: a scenario's identity, and a part's check.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

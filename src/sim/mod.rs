@@ -46,33 +46,60 @@ pub struct RunOptions {
     pub threads: usize,
 }
 
-/// Runs every replication of every cell of every variant. `progress` is called once per
-/// finished job, from any thread.
-pub fn run_scenario(scenario: &Scenario, opts: RunOptions, progress: &(dyn Fn() + Sync)) -> Result<Outcome, SimError> {
-    let seeds = Seeds::new(scenario.seed);
-    // Every (variant, cell) uses the same seed per replication: common random numbers
-    // across variants and sweep points alike.
-    let jobs: Vec<(usize, usize, u32)> = scenario
+/// One independent run of a scenario: variant `v`, sweep cell `c`, replication `r`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct WorkItem {
+    pub variant: usize,
+    pub cell: usize,
+    pub replication: u32,
+}
+
+/// Every run of `scenario` in output order: by variant, then sweep cell, then
+/// replication. Shards slice this list and a merge puts results back by their place in it.
+pub fn work(scenario: &Scenario) -> Vec<WorkItem> {
+    scenario
         .variants
         .iter()
         .enumerate()
         .flat_map(|(v, variant)| (0..variant.cells.len()).map(move |c| (v, c)))
-        .flat_map(|(v, c)| (0..scenario.replications).map(move |r| (v, c, r)))
-        .collect();
+        .flat_map(|(v, c)| (0..scenario.replications).map(move |r| WorkItem { variant: v, cell: c, replication: r }))
+        .collect()
+}
+
+/// Runs every replication of every cell of every variant. `progress` is called once per
+/// finished job, from any thread.
+pub fn run_scenario(scenario: &Scenario, opts: RunOptions, progress: &(dyn Fn() + Sync)) -> Result<Outcome, SimError> {
+    let results = run_items(scenario, &work(scenario), opts, progress)?;
+    Ok(assemble(scenario, results))
+}
+
+/// Runs `items` in parallel and returns their results in the order of `items`. A run's
+/// result depends on its item alone, never on which others run beside it: every (variant,
+/// cell) uses the same seed per replication (common random numbers across variants and
+/// sweep points alike), so a shard computes exactly what the whole run would.
+pub fn run_items(
+    scenario: &Scenario,
+    items: &[WorkItem],
+    opts: RunOptions,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Vec<ReplicationResult>, SimError> {
+    let seeds = Seeds::new(scenario.seed);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
         .build()
         .map_err(|e| SimError::Threads { threads: opts.threads, why: e.to_string() })?;
     let done: Vec<Result<ReplicationResult, SimError>> = pool.install(|| {
-        jobs.par_iter()
-            .map(|&(v, c, r)| {
-                let variant = &scenario.variants[v];
+        items
+            .par_iter()
+            .map(|item| {
+                let variant = &scenario.variants[item.variant];
+                let r = item.replication;
                 let job = Job { seeds, replication: r, horizon: scenario.horizon, max_events: scenario.max_events };
                 // An interrupted run starts nothing more.
                 let result = if crate::interrupt::requested() {
                     Err(EngineError::Interrupted { at: crate::engine::time::SimTime::ZERO })
                 } else {
-                    variant.cells[c].spec.run(job)
+                    variant.cells[item.cell].spec.run(job)
                 };
                 progress();
                 result.map_err(|e| SimError::In {
@@ -83,10 +110,17 @@ pub fn run_scenario(scenario: &Scenario, opts: RunOptions, progress: &(dyn Fn() 
             })
             .collect()
     });
-    let mut results: Vec<Vec<Vec<ReplicationResult>>> =
+    // The first failure in work order, whichever thread met it first.
+    done.into_iter().collect()
+}
+
+/// The outcome of a whole run from the results of every item of `work(scenario)`, in
+/// that order.
+pub fn assemble(scenario: &Scenario, results: Vec<ReplicationResult>) -> Outcome {
+    let mut outcome: Vec<Vec<Vec<ReplicationResult>>> =
         scenario.variants.iter().map(|v| v.cells.iter().map(|_| Vec::new()).collect()).collect();
-    for (&(v, c, _), result) in jobs.iter().zip(done) {
-        results[v][c].push(result?);
+    for (item, result) in work(scenario).into_iter().zip(results) {
+        outcome[item.variant][item.cell].push(result);
     }
-    Ok(Outcome { results })
+    Outcome { results: outcome }
 }

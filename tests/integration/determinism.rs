@@ -1,18 +1,6 @@
 //! The same scenario and seed give byte-identical files, whatever the thread count.
 
-use super::common::run_scenario;
-
-fn files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap())
-        })
-        .collect();
-    v.sort();
-    v
-}
+use super::common::{files, run_scenario};
 
 #[test]
 fn one_and_four_threads_write_byte_identical_results() {

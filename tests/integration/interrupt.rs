@@ -1,36 +1,31 @@
 //! Ctrl-C and SIGTERM during a run: exit 130, a message that nothing was written, the
 //! earlier results byte for byte as they were, and no staging directory left behind.
 
-use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use super::common::{bin, root, text};
+use super::common::{bin, files, root, text};
 
-/// Every file under `dir` (not recursive: results are flat) with its bytes, sorted.
-fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
-        .collect();
-    files.sort();
-    files
-}
-
-fn interrupt_a_sweep_with(signal: &str) {
+/// Interrupts a long run of a sweep (a shard's run too, with `extra`) with `signal`.
+fn interrupt_a_sweep_with(signal: &str, extra: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("results");
     let scenario = root().join("scenarios/library-defaults.toml");
     let scenario = scenario.to_str().unwrap();
     // Earlier results in the directory the interrupted run writes to.
-    let first = bin().args(["run", scenario, "--quiet", "--replications", "2", "--out"]).arg(&out).output().unwrap();
+    let first = bin()
+        .args(["run", scenario, "--quiet", "--replications", "2", "--out"])
+        .arg(&out)
+        .args(extra)
+        .output()
+        .unwrap();
     assert!(first.status.success(), "{}", text(&first.stderr));
-    let before = snapshot(&out);
+    let before = files(&out);
     // The same sweep with 400 replications runs for a minute: interrupt it early.
     let mut child = bin()
         .args(["run", scenario, "--quiet", "--replications", "400", "--out"])
         .arg(&out)
+        .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -48,7 +43,7 @@ fn interrupt_a_sweep_with(signal: &str) {
     assert_eq!(o.status.code(), Some(130), "SIG{signal}: {}", text(&o.stderr));
     let stderr = text(&o.stderr);
     assert!(stderr.contains("interrupted: nothing was written"), "{stderr}");
-    assert_eq!(snapshot(&out), before, "SIG{signal} changed the earlier results");
+    assert_eq!(files(&out), before, "SIG{signal} changed the earlier results");
     let left: Vec<String> =
         std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(left, ["results"], "SIG{signal} left a staging directory behind");
@@ -56,12 +51,17 @@ fn interrupt_a_sweep_with(signal: &str) {
 
 #[test]
 fn ctrl_c_stops_a_running_sweep_and_leaves_the_earlier_results_as_they_were() {
-    interrupt_a_sweep_with("INT");
+    interrupt_a_sweep_with("INT", &[]);
 }
 
 #[test]
 fn sigterm_stops_a_running_sweep_and_leaves_the_earlier_results_as_they_were() {
-    interrupt_a_sweep_with("TERM");
+    interrupt_a_sweep_with("TERM", &[]);
+}
+
+#[test]
+fn ctrl_c_stops_a_shard_and_leaves_its_earlier_part_as_it_was() {
+    interrupt_a_sweep_with("INT", &["--shard", "1/2"]);
 }
 
 #[test]

@@ -29,5 +29,6 @@ mod retry;
 mod rto_replay;
 mod scenario_input;
 mod scenarios;
+mod shards;
 mod sweep;
 mod value_rules;

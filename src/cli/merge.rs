@@ -1,0 +1,39 @@
+//! `backoffsim merge DIR… -o OUT`: the parts `run --shard K/N` wrote, back into the
+//! results one whole `run` writes, byte for byte.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::CliError;
+use crate::shard::merge::{MergeError, merge as merge_parts};
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The part directories, every shard of one run exactly once (a shell glob does).
+    #[arg(required = true, value_name = "DIR")]
+    pub parts: Vec<PathBuf>,
+    /// Results directory [default: the scenario's name under results/].
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+    /// No messages on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Print the summary as JSON Lines, as `run --json` does.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn merge(args: MergeArgs) -> Result<(), CliError> {
+    let merged = merge_parts(&args.parts).map_err(|e| match e {
+        MergeError::Parts(message) => CliError::Usage(message),
+        MergeError::Scenario(e) => CliError::Scenario(e),
+    })?;
+    let out = args.out.unwrap_or_else(|| PathBuf::from("results").join(&merged.scenario.name));
+    super::run::writable(&out)?;
+    crate::interrupt::install().map_err(CliError::Failed)?;
+    if !args.quiet {
+        eprintln!("backoffsim: merging {} parts of `{}`", merged.parts, merged.scenario.name);
+    }
+    super::run::finish(&merged.scenario, &merged.outcome, &out, args.quiet, args.json)
+}

@@ -1,0 +1,149 @@
+//! Parts back into one run: the checks that make a set of parts exactly one whole run,
+//! then the results in work-list order, ready for the same writer a single run uses.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::part::{PART_FILE, Part, SCENARIO_FILE};
+use crate::metrics::ReplicationResult;
+use crate::scenario::{Overrides, Scenario, ScenarioError, load_str_with};
+use crate::sim::{Outcome, assemble, work};
+
+/// Why parts do not merge. Both are bad input: exit 2.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error("{0}")]
+    Parts(String),
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+}
+
+/// The whole run the parts make up.
+#[derive(Debug)]
+pub struct Merged {
+    pub scenario: Scenario,
+    pub outcome: Outcome,
+    pub parts: usize,
+}
+
+/// Opens the parts in `dirs`, checks they are every slice of one run exactly once, and
+/// puts their results together.
+pub fn merge(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
+    let parts: Vec<Part> = dirs.iter().map(|d| Part::open(d)).collect::<Result<_, _>>().map_err(MergeError::Parts)?;
+    let first = parts.first().ok_or_else(|| MergeError::Parts("no parts to merge".into()))?;
+    for part in &parts[1..] {
+        same_run(first, part)?;
+    }
+    if first.manifest.backoffsim_version != env!("CARGO_PKG_VERSION") {
+        return Err(MergeError::Parts(format!(
+            "{}: written by backoffsim {}, and this is {}: merge with the version that ran the shards",
+            first.dir.display(),
+            first.manifest.backoffsim_version,
+            env!("CARGO_PKG_VERSION")
+        )));
+    }
+    coverage(&parts)?;
+
+    // The scenario as the shards resolved it: the seed and replications they ran with
+    // are those of the part, overrides included.
+    let m = &first.manifest;
+    let label = first.dir.join(SCENARIO_FILE).display().to_string();
+    let overrides = Overrides { seed: Some(m.seed), replications: Some(m.replications) };
+    let scenario = load_str_with(&label, &first.source, overrides)?;
+    let all = work(&scenario);
+    if all.len() as u64 != m.total_runs {
+        return Err(MergeError::Parts(format!(
+            "{}: records {} runs in all, but its scenario makes {}: the part was not written by this backoffsim",
+            first.dir.join(PART_FILE).display(),
+            m.total_runs,
+            all.len()
+        )));
+    }
+
+    let mut slots: Vec<Option<ReplicationResult>> = vec![None; all.len()];
+    for part in &parts {
+        let shard = part.manifest.shard();
+        let entries = part.results().map_err(MergeError::Parts)?;
+        let expected = shard.slice(&all);
+        let damaged = |why: String| {
+            MergeError::Parts(format!(
+                "{}: {why}; run shard {shard} again",
+                part.dir.join(super::part::RESULTS_FILE).display()
+            ))
+        };
+        if entries.len() != expected.len() || entries.len() as u64 != part.manifest.runs {
+            return Err(damaged(format!("holds {} runs, and shard {shard} has {}", entries.len(), expected.len())));
+        }
+        for ((place, item, result), (want_place, want_item)) in entries.into_iter().zip(expected) {
+            if place != want_place || item != want_item {
+                return Err(damaged(format!("holds run {place} where shard {shard} has run {want_place}")));
+            }
+            slots[place as usize] = Some(result);
+        }
+    }
+    // Every place is filled: every shard is there once and each held exactly its slice.
+    let results: Vec<ReplicationResult> = slots.into_iter().map(|r| r.expect("every slice checked")).collect();
+    Ok(Merged { outcome: assemble(&scenario, results), scenario, parts: parts.len() })
+}
+
+/// Refuses a part of another run than `first`'s, naming what differs.
+fn same_run(first: &Part, part: &Part) -> Result<(), MergeError> {
+    let (a, b) = (&first.manifest, &part.manifest);
+    let fields: [(&str, String, String); 5] = [
+        ("scenario_sha256", a.scenario_sha256.clone(), b.scenario_sha256.clone()),
+        ("seed", a.seed.to_string(), b.seed.to_string()),
+        ("replications", a.replications.to_string(), b.replications.to_string()),
+        ("shards (N)", a.shards.to_string(), b.shards.to_string()),
+        ("backoffsim_version", a.backoffsim_version.clone(), b.backoffsim_version.clone()),
+    ];
+    let differ: Vec<String> =
+        fields.iter().filter(|(_, x, y)| x != y).map(|(name, x, y)| format!("{name} {y} where it is {x}")).collect();
+    if differ.is_empty() {
+        return Ok(());
+    }
+    Err(MergeError::Parts(format!(
+        "{} is a part of another run than {} (scenario `{}`): it has {}",
+        part.dir.display(),
+        first.dir.display(),
+        a.scenario,
+        differ.join(", ")
+    )))
+}
+
+/// Refuses a set of parts that gives some shard twice or leaves one out, naming them all.
+fn coverage(parts: &[Part]) -> Result<(), MergeError> {
+    let n = parts[0].manifest.shards;
+    let mut given: BTreeMap<u32, Vec<&Part>> = BTreeMap::new();
+    for part in parts {
+        given.entry(part.manifest.shard).or_default().push(part);
+    }
+    let mut problems = Vec::new();
+    for (k, dup) in given.iter().filter(|(_, ps)| ps.len() > 1) {
+        let dirs: Vec<String> = dup.iter().map(|p| p.dir.display().to_string()).collect();
+        problems.push(format!("shard {k}/{n} is given {} times ({})", dup.len(), dirs.join(", ")));
+    }
+    let missing: Vec<String> = (0..n).filter(|k| !given.contains_key(k)).map(|k| format!("{k}/{n}")).collect();
+    if !missing.is_empty() {
+        let list = if missing.len() > 12 {
+            format!(
+                "{} … {} ({} in all)",
+                missing[..6].join(", "),
+                missing[missing.len() - 3..].join(", "),
+                missing.len()
+            )
+        } else {
+            missing.join(", ")
+        };
+        problems.push(format!(
+            "shard(s) {list} missing: run them with `backoffsim run FILE --shard K/{n}` and give their directories too"
+        ));
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(MergeError::Parts(format!(
+        "the parts are not every shard of scenario `{}` exactly once: {}",
+        parts[0].manifest.scenario,
+        problems.join("; ")
+    )))
+}

@@ -1,0 +1,168 @@
+//! A shard's part: a directory of three files.
+//!
+//! - `part.json`: which run and which slice it is (the scenario's name and SHA-256, the
+//!   seed and replications it ran with, K and N, the backoffsim version) and the SHA-256
+//!   of `results.bin`, so that a damaged or swapped copy is caught before it is merged.
+//! - `scenario.toml`: the scenario's text, byte for byte, so a merge needs no file.
+//! - `results.bin`: every result of the slice with its place in the work list, in
+//!   postcard's encoding (exact: floats as their bits, times as nanoseconds).
+//!
+//! A part is staged and swapped in like a results directory: an interrupted shard leaves
+//! no part, and an earlier part of the same name stays as it was.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::Shard;
+use crate::metrics::ReplicationResult;
+use crate::scenario::{Scenario, sha256_hex};
+use crate::sim::WorkItem;
+
+pub const PART_FILE: &str = "part.json";
+pub const SCENARIO_FILE: &str = "scenario.toml";
+pub const RESULTS_FILE: &str = "results.bin";
+
+/// Raised when what a part holds changes shape; a merge refuses other formats.
+pub const FORMAT: u32 = 1;
+
+/// `part.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartManifest {
+    pub part_format: u32,
+    pub backoffsim_version: String,
+    pub scenario: String,
+    pub scenario_sha256: String,
+    /// The seed and replications the shard ran with, overrides included.
+    pub seed: u64,
+    pub replications: u32,
+    /// K of `--shard K/N`, from 0.
+    pub shard: u32,
+    /// N of `--shard K/N`.
+    pub shards: u32,
+    /// Runs in this part, and in the whole run.
+    pub runs: u64,
+    pub total_runs: u64,
+    pub results_sha256: String,
+}
+
+impl PartManifest {
+    pub fn shard(&self) -> Shard {
+        Shard { index: self.shard, count: self.shards }
+    }
+}
+
+/// One result as a part stores it: its place in the work list, the item, the result.
+pub type Entry = (u64, WorkItem, ReplicationResult);
+
+/// Why a part could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("cannot write the part to {dir}: {source}")]
+    Io { dir: String, source: std::io::Error },
+    #[error("cannot encode the part: {0}")]
+    Encode(String),
+    #[error("interrupted while writing the part")]
+    Interrupted,
+}
+
+/// Writes the part of `shard`: `slice` (places and items) with its `results`, in order.
+pub fn write(
+    scenario: &Scenario,
+    shard: Shard,
+    slice: &[(u64, WorkItem)],
+    results: &[ReplicationResult],
+    total_runs: u64,
+    dir: &Path,
+) -> Result<PathBuf, WriteError> {
+    let io = |source| WriteError::Io { dir: dir.display().to_string(), source };
+    let entries: Vec<(u64, WorkItem, &ReplicationResult)> =
+        slice.iter().zip(results).map(|(&(place, item), result)| (place, item, result)).collect();
+    let bytes = postcard::to_stdvec(&entries).map_err(|e| WriteError::Encode(e.to_string()))?;
+    let manifest = PartManifest {
+        part_format: FORMAT,
+        backoffsim_version: env!("CARGO_PKG_VERSION").to_string(),
+        scenario: scenario.name.clone(),
+        scenario_sha256: scenario.source_sha256.clone(),
+        seed: scenario.seed,
+        replications: scenario.replications,
+        shard: shard.index,
+        shards: shard.count,
+        runs: slice.len() as u64,
+        total_runs,
+        results_sha256: sha256_hex(&bytes),
+    };
+    let mut json = serde_json::to_vec_pretty(&manifest).map_err(|e| WriteError::Encode(e.to_string()))?;
+    json.push(b'\n');
+    let staging = crate::staging::Staging::begin(dir).map_err(io)?;
+    staging.write(SCENARIO_FILE, scenario.source.as_bytes()).map_err(io)?;
+    staging.write(RESULTS_FILE, &bytes).map_err(io)?;
+    // Written last: a directory without it is not a part.
+    staging.write(PART_FILE, &json).map_err(io)?;
+    if crate::interrupt::requested() {
+        return Err(WriteError::Interrupted);
+    }
+    staging.commit().map_err(io)
+}
+
+/// A part opened for merging: its manifest and scenario text read, its results not yet.
+#[derive(Debug)]
+pub struct Part {
+    pub dir: PathBuf,
+    pub manifest: PartManifest,
+    pub source: String,
+}
+
+impl Part {
+    /// Reads `dir`'s manifest and scenario text; the message says what is wrong with it.
+    pub fn open(dir: &Path) -> Result<Part, String> {
+        let at = |file: &str| dir.join(file).display().to_string();
+        if !dir.is_dir() {
+            return Err(format!("{}: no such directory: give the directories `run --shard K/N` wrote", dir.display()));
+        }
+        let json = std::fs::read(dir.join(PART_FILE)).map_err(|e| {
+            format!(
+                "{}: not a shard's part ({}: {e}); parts are what `backoffsim run FILE --shard K/N` writes",
+                dir.display(),
+                PART_FILE
+            )
+        })?;
+        let manifest: PartManifest = serde_json::from_slice(&json)
+            .map_err(|e| format!("{}: line {}, column {}: {e}", at(PART_FILE), e.line(), e.column()))?;
+        if manifest.part_format != FORMAT {
+            return Err(format!(
+                "{}: part format {} is not the {} this backoffsim reads",
+                at(PART_FILE),
+                manifest.part_format,
+                FORMAT
+            ));
+        }
+        if manifest.shards == 0 || manifest.shard >= manifest.shards {
+            return Err(format!("{}: shard {} of {} names no slice", at(PART_FILE), manifest.shard, manifest.shards));
+        }
+        let source =
+            std::fs::read_to_string(dir.join(SCENARIO_FILE)).map_err(|e| format!("{}: {e}", at(SCENARIO_FILE)))?;
+        if sha256_hex(source.as_bytes()) != manifest.scenario_sha256 {
+            return Err(format!(
+                "{}: its SHA-256 is not the scenario_sha256 {} records: the part was changed after it was written",
+                at(SCENARIO_FILE),
+                PART_FILE
+            ));
+        }
+        Ok(Part { dir: dir.to_path_buf(), manifest, source })
+    }
+
+    /// Reads the results, checked against the manifest's SHA-256 and decoded.
+    pub fn results(&self) -> Result<Vec<Entry>, String> {
+        let at = self.dir.join(RESULTS_FILE).display().to_string();
+        let bytes = std::fs::read(self.dir.join(RESULTS_FILE)).map_err(|e| format!("{at}: {e}"))?;
+        if sha256_hex(&bytes) != self.manifest.results_sha256 {
+            return Err(format!(
+                "{at}: its SHA-256 is not the results_sha256 {PART_FILE} records: the file is damaged or from \
+                 another part; run shard {} again",
+                self.manifest.shard()
+            ));
+        }
+        postcard::from_bytes(&bytes).map_err(|e| format!("{at}: cannot decode it: {e}"))
+    }
+}
