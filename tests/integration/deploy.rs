@@ -10,8 +10,8 @@ use std::process::{Command, Output};
 
 use super::common::{bin, root, text};
 
-/// A sweep of 2 windows × 2 variants × 2 replications: 8 work items, so that 3 shards
-/// each hold some and no two hold the same number.
+/// A sweep of 2 windows × 2 variants × 2 replications: 8 work items, which 3 shards split
+/// unevenly (3, 3 and 2) and the manifests' 4 evenly.
 pub const SWEEP: &str = r#"
 name = "sharded"
 description = "A small sweep for the cluster templates: two windows, two estimators, two replications."

@@ -139,7 +139,6 @@ fn container_command(job: &Yaml, volumes: &Volumes, index: Option<u32>) -> Comma
 }
 
 #[test]
-#[ignore = "needs `backoffsim run --shard` and `backoffsim merge`, which are not on this branch yet"]
 fn the_shard_pods_and_the_merge_pod_give_the_bytes_of_one_whole_run() {
     let whole = tempfile::tempdir().unwrap();
     let whole = whole_run(whole.path());

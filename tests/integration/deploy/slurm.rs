@@ -32,7 +32,6 @@ fn merge(parts: &Path, cwd: &Path) -> Command {
 }
 
 #[test]
-#[ignore = "needs `backoffsim run --shard` and `backoffsim merge`, which are not on this branch yet"]
 fn three_array_tasks_and_the_merge_give_the_bytes_of_one_whole_run() {
     let whole = tempfile::tempdir().unwrap();
     let whole = whole_run(whole.path());
@@ -50,7 +49,6 @@ fn three_array_tasks_and_the_merge_give_the_bytes_of_one_whole_run() {
 }
 
 #[test]
-#[ignore = "needs `backoffsim run --shard` and `backoffsim merge`, which are not on this branch yet"]
 fn a_shard_rerun_alone_with_backoffsim_shards_set_writes_the_part_the_array_wrote() {
     let tmp = tempfile::tempdir().unwrap();
     let scenario = tmp.path().join("scenario.toml");
