@@ -7,6 +7,7 @@ mod catalogue;
 mod cells;
 mod cli;
 mod common;
+mod deploy;
 mod determinism;
 mod golden;
 mod grpc;
