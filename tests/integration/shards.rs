@@ -8,29 +8,7 @@ use std::process::Output;
 use super::common::{bin, files, text};
 
 /// 2 variants × 4 sweep cells × 2 replications of TCP: traces and RTO samples.
-const TCP_SWEEP: &str = r#"
-name = "sharded-tcp"
-description = "loss against window"
-horizon = "5s"
-replications = 2
-
-[tcp]
-workload = { kind = "steady", interval = "20ms" }
-
-[path]
-base_rtt = "50ms"
-
-[sweep]
-"tcp.window" = [2, 8]
-"path.loss" = [{ model = "none" }, { model = "bernoulli", p = 0.1 }]
-
-[[variant]]
-name = "rfc6298"
-
-[[variant]]
-name = "linux"
-tcp.rto.profile = "linux"
-"#;
+const TCP_SWEEP: &str = super::sweep::SWEPT;
 
 /// 2 variants × 2 cells × 3 replications of gRPC channels: attempt bins, CDFs and
 /// connection rows.

@@ -3,7 +3,7 @@
 
 use super::common::{run, text};
 
-const SWEPT: &str = r#"
+pub const SWEPT: &str = r#"
 name = "swept"
 description = "loss against window"
 horizon = "5s"
