@@ -82,9 +82,9 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         return Err(CliError::Usage("--max-events must be at least 1".into()));
     }
     let all = work(&scenario);
-    let slice = args.shard.map(|shard| shard.slice(&all));
-    let items: Vec<WorkItem> = match &slice {
-        Some(slice) => slice.iter().map(|&(_, item)| item).collect(),
+    let sharded = args.shard.map(|shard| (shard, shard.slice(&all)));
+    let items: Vec<WorkItem> = match &sharded {
+        Some((_, slice)) => slice.iter().map(|&(_, item)| item).collect(),
         None => all.clone(),
     };
     // Before anything is written or staged: a refused run leaves no trace.
@@ -112,7 +112,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         return Err(interrupted());
     }
     let results = results.map_err(|e| CliError::Failed(e.to_string()))?;
-    let (Some(shard), Some(slice)) = (args.shard, slice) else {
+    let Some((shard, slice)) = sharded else {
         return finish(&scenario, &assemble(&scenario, results), &out, args.quiet, args.json);
     };
     let dir = part::write(&scenario, shard, &slice, &results, all.len() as u64, &out).map_err(|e| match e {

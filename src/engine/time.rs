@@ -88,13 +88,13 @@ impl SimDuration {
         SimDuration(self.0.saturating_sub(other.0))
     }
 
-    /// Parses a human duration: a number and a unit, e.g. `250ms`, `1.5s`, `2min`,
-    /// `100us`, `1h`. A bare number is not accepted: the unit is what makes a scenario
-    /// readable, and guessing it is how off-by-1000 bugs are born.
     /// The longest duration a scenario may write: 876,600 h (100 years of 365.25 days),
     /// below 2⁶² ns, so that adding a few of them never overflows a `SimTime`.
     pub const MAX_PARSED: SimDuration = SimDuration(876_600 * 3600 * NANOS_PER_SEC);
 
+    /// Parses a human duration: a number and a unit, e.g. `250ms`, `1.5s`, `2min`,
+    /// `100us`, `1h`. A bare number is not accepted: the unit is what makes a scenario
+    /// readable, and guessing it is how off-by-1000 bugs are born.
     pub fn parse(text: &str) -> Result<SimDuration, String> {
         let t = text.trim();
         let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+')).unwrap_or(t.len());

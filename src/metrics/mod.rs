@@ -32,7 +32,7 @@ impl MetricValue {
 }
 
 /// Everything one replication of one variant produced.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReplicationResult {
     pub metrics: Vec<MetricValue>,
     pub trace: Vec<trace::TraceRow>,

@@ -37,23 +37,24 @@ pub fn t975(df: usize) -> f64 {
 impl Estimate {
     /// Summarizes observations; `None` when there are none.
     pub fn of(values: &[f64]) -> Option<Estimate> {
+        let &first = values.first()?;
         let n = values.len();
-        if n == 0 {
-            return None;
-        }
-        // Summation in the given order: the caller passes replications in index order,
-        // so the result does not depend on which thread finished first.
-        let first = values[0];
         if values.iter().all(|v| v.to_bits() == first.to_bits()) {
-            // Equal values: their mean is the value itself and they spread not at all,
-            // where summing and dividing would leave 1e-17 of float noise on both.
-            let ci95 = (n >= 2).then_some((first, first));
-            return Some(Estimate { n, mean: first, sd: (n >= 2).then_some(0.0), ci95 });
+            // One value, or equal ones: their mean is the value itself and they spread not
+            // at all, where summing and dividing would leave 1e-17 of float noise on both.
+            // One value has no spread to speak of.
+            let spread = n >= 2;
+            return Some(Estimate {
+                n,
+                mean: first,
+                sd: spread.then_some(0.0),
+                ci95: spread.then_some((first, first)),
+            });
         }
+        // Two values or more from here. Summation in the given order: the caller passes
+        // replications in index order, so the result does not depend on which thread
+        // finished first.
         let mean = values.iter().sum::<f64>() / n as f64;
-        if n < 2 {
-            return Some(Estimate { n, mean, sd: None, ci95: None });
-        }
         let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1) as f64;
         let sd = var.sqrt();
         let half = t975(n - 1) * sd / (n as f64).sqrt();

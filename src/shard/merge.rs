@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::part::{PART_FILE, Part, SCENARIO_FILE};
+use super::part::{PART_FILE, Part, RESULTS_FILE, SCENARIO_FILE};
 use crate::metrics::ReplicationResult;
 use crate::scenario::{Overrides, Scenario, ScenarioError, load_str_with};
 use crate::sim::{Outcome, assemble, work};
@@ -66,10 +66,7 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
         let entries = part.results().map_err(MergeError::Parts)?;
         let expected = shard.slice(&all);
         let damaged = |why: String| {
-            MergeError::Parts(format!(
-                "{}: {why}; run shard {shard} again",
-                part.dir.join(super::part::RESULTS_FILE).display()
-            ))
+            MergeError::Parts(format!("{}: {why}; run shard {shard} again", part.dir.join(RESULTS_FILE).display()))
         };
         if entries.len() != expected.len() || entries.len() as u64 != part.manifest.runs {
             return Err(damaged(format!("holds {} runs, and shard {shard} has {}", entries.len(), expected.len())));

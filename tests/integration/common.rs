@@ -28,6 +28,38 @@ pub fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
+/// Every file under `dir`, recursively, sorted.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Two result directories hold the same files with the same bytes.
+pub fn assert_same_files(merged: &Path, whole: &Path) {
+    let names = |dir: &Path| -> Vec<PathBuf> {
+        files_under(dir).into_iter().map(|p| p.strip_prefix(dir).unwrap().to_path_buf()).collect()
+    };
+    let (m, w) = (names(merged), names(whole));
+    assert!(!w.is_empty(), "the whole run wrote nothing");
+    assert_eq!(m, w, "the merge and the whole run wrote different files");
+    for name in &w {
+        assert!(
+            std::fs::read(merged.join(name)).unwrap() == std::fs::read(whole.join(name)).unwrap(),
+            "{} differs between the merge and the whole run",
+            name.display()
+        );
+    }
+}
+
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }

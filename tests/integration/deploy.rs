@@ -8,7 +8,7 @@ mod slurm;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use super::common::{bin, root, text};
+use super::common::{bin, files_under, root, text};
 
 /// A sweep of 2 windows × 2 variants × 2 replications: 8 work items, which 3 shards split
 /// unevenly (3, 3 and 2) and the manifests' 4 evenly.
@@ -45,21 +45,6 @@ pub fn deploy() -> PathBuf {
     root().join("deploy")
 }
 
-/// Every file under `dir`, recursively, sorted.
-pub fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files.extend(files_under(&path));
-        } else {
-            files.push(path);
-        }
-    }
-    files.sort();
-    files
-}
-
 /// The shell scripts under deploy/: the files that start with a `#!` line.
 pub fn scripts() -> Vec<PathBuf> {
     files_under(&deploy()).into_iter().filter(|p| std::fs::read(p).unwrap().starts_with(b"#!")).collect()
@@ -89,23 +74,6 @@ pub fn whole_run(cwd: &Path) -> PathBuf {
     std::fs::write(cwd.join("sharded.toml"), SWEEP).unwrap();
     ok(bin().current_dir(cwd).args(["run", "sharded.toml", "--quiet"]));
     cwd.join(RESULTS)
-}
-
-/// Two result directories hold the same files with the same bytes.
-pub fn assert_same_files(merged: &Path, whole: &Path) {
-    let names = |dir: &Path| -> Vec<PathBuf> {
-        files_under(dir).into_iter().map(|p| p.strip_prefix(dir).unwrap().to_path_buf()).collect()
-    };
-    let (m, w) = (names(merged), names(whole));
-    assert!(!w.is_empty(), "the whole run wrote nothing");
-    assert_eq!(m, w, "the merge and the whole run wrote different files");
-    for name in &w {
-        assert!(
-            std::fs::read(merged.join(name)).unwrap() == std::fs::read(whole.join(name)).unwrap(),
-            "{} differs between the merge and the whole run",
-            name.display()
-        );
-    }
 }
 
 /// Asserts a script refused its arguments: exit 2 with its usage line on stderr.

@@ -8,8 +8,8 @@ use std::process::{Command, Output};
 
 use yaml_rust2::Yaml;
 
-use super::super::common::text;
-use super::{RESULTS, SWEEP, assert_same_files, assert_usage, bash, deploy, ok, stand_in, whole_run, yaml};
+use super::super::common::{assert_same_files, text};
+use super::{RESULTS, SWEEP, assert_usage, bash, deploy, ok, stand_in, whole_run, yaml};
 
 fn manifest(name: &str) -> Yaml {
     let mut docs = yaml(&deploy().join("kubernetes").join(name));

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::super::common::text;
-use super::{RESULTS, SWEEP, assert_same_files, assert_usage, bash, deploy, ok, stand_in, whole_run};
+use super::super::common::{assert_same_files, text};
+use super::{RESULTS, SWEEP, assert_usage, bash, deploy, ok, stand_in, whole_run};
 
 fn script(name: &str) -> PathBuf {
     deploy().join("slurm").join(name)
