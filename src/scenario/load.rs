@@ -350,34 +350,16 @@ fn in_words(message: &str) -> String {
         .unwrap_or_else(|| message.to_string())
 }
 
-/// The candidate closest to `word` by edit distance, if it is close enough to be a typo:
-/// at most one edit for short keys, a third of the letters for longer ones.
+/// The candidate closest to `word` by edit distance (Levenshtein's, with a swap of two
+/// neighbours counted as one edit: `tiemout`), if it is close enough to be a typo: at
+/// most one edit for short keys, a third of the letters for longer ones.
 fn nearest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (word.chars().count() / 3).max(1);
-    candidates.map(|c| (edit_distance(word, c), c)).filter(|&(d, _)| d <= limit).min_by_key(|&(d, _)| d).map(|(_, c)| c)
-}
-
-/// Levenshtein distance, with a swap of two neighbours counted as one edit (`tiemout`).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = best;
-        }
-    }
-    d[a.len()][b.len()]
+    candidates
+        .map(|c| (strsim::osa_distance(word, c), c))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, c)| c)
 }
 
 #[cfg(test)]
@@ -392,7 +374,7 @@ mod tests {
         assert!(m("client").ends_with("did you mean `clients`?"));
         assert!(!m("banana").contains("did you mean"), "{}", m("banana"));
         assert!(m("banana").starts_with("unknown key `banana`, expected one of `clients`"));
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(strsim::osa_distance("kitten", "sitting"), 3);
     }
 
     #[derive(serde::Deserialize, Debug)]
