@@ -119,3 +119,21 @@ pub fn trace(dir: &Path, variant: &str) -> Vec<std::collections::BTreeMap<String
         .filter(|row: &std::collections::BTreeMap<String, String>| row["variant"] == variant)
         .collect()
 }
+
+/// Limits `cmd`'s address space to `bytes` (setrlimit RLIMIT_AS), so that an input that
+/// would make it allocate without bound fails the test instead of taking the machine.
+pub fn limit_memory(cmd: &mut Command, bytes: u64) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only setrlimit and errno are touched, both
+    // async-signal-safe; nothing allocates.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit { rlim_cur: bytes as libc::rlim_t, rlim_max: bytes as libc::rlim_t };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
+    cmd
+}
