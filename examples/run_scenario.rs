@@ -59,7 +59,8 @@ fn main() {
 /// (all without it).
 fn report(scenario: &Scenario, only: Option<&[&str]>) -> Result<Vec<String>, String> {
     // Threads do not change the results: 0 lets rayon use every core.
-    let outcome = run_scenario(scenario, RunOptions { threads: 0 }, &|| {}).map_err(|e| e.to_string())?;
+    let outcome =
+        run_scenario(scenario, RunOptions { threads: 0, max_events: None }, &|| {}).map_err(|e| e.to_string())?;
     let mut lines = vec![format!(
         "{}: {} variants × {} replications",
         scenario.name,

@@ -14,7 +14,7 @@ use crate::engine::time::SimDuration;
 use crate::human;
 use crate::model::retry::RetryPolicy;
 use crate::scenario::Scenario;
-use crate::sim::WorkItem;
+use crate::sim::{Places, Work};
 
 /// The run's total event budget unless `--max-events` says otherwise. The engine handles
 /// about 6 million events a second per thread on a small queue and half that on a large
@@ -154,46 +154,46 @@ impl Totals {
 
 /// Estimates the whole of `scenario` run on `threads` threads.
 pub fn totals(scenario: &Scenario, threads: usize) -> Totals {
-    totals_of(scenario, &crate::sim::work(scenario), threads)
+    let work = Work::of(scenario);
+    totals_of(scenario, &work, work.all(), threads)
 }
 
-/// Estimates the runs `items` of `scenario` (a shard's slice, or all of them) on
-/// `threads` threads.
-pub fn totals_of(scenario: &Scenario, items: &[WorkItem], threads: usize) -> Totals {
-    let mut runs: Vec<Vec<f64>> = scenario.variants.iter().map(|v| vec![0.0; v.cells.len()]).collect();
-    for item in items {
-        runs[item.variant][item.cell] += 1.0;
-    }
+/// Estimates the runs at `places` of `work` (a shard's slice, or all of them) on
+/// `threads` threads. It works from counts (runs per cell), never from a list of runs:
+/// a scenario of billions of replications is refused in a moment, before anything per
+/// run exists.
+pub fn totals_of(scenario: &Scenario, work: &Work, places: Places, threads: usize) -> Totals {
     let mut events = 0.0;
     let mut kept = 0.0;
     let mut working: f64 = 0.0;
     let mut worst: Option<(Estimate, String)> = None;
-    for (v, cells) in scenario.variants.iter().zip(&runs) {
-        for (cell, &reps) in v.cells.iter().zip(cells).filter(|(_, reps)| **reps > 0.0) {
-            let e = cell.spec.estimate(scenario.horizon);
-            events += e.events * reps;
-            kept += e.kept * reps;
-            working = working.max(e.working);
-            if worst.as_ref().is_none_or(|(w, _)| e.events > w.events) {
-                let mut place = format!("variant `{}`", v.name);
-                if !cell.sweep.is_empty() {
-                    let point: Vec<String> =
-                        scenario.sweep_keys.iter().zip(&cell.sweep).map(|(k, x)| format!("{k} = {x}")).collect();
-                    place.push_str(&format!(", sweep point {}", point.join(", ")));
-                }
-                worst = Some((e, place));
+    for (v, c, runs) in work.runs_per_cell(places).filter(|&(_, _, runs)| runs > 0) {
+        let (variant, cell) = (&scenario.variants[v], &scenario.variants[v].cells[c]);
+        let reps = runs as f64;
+        let e = cell.spec.estimate(scenario.horizon);
+        events += e.events * reps;
+        kept += e.kept * reps;
+        working = working.max(e.working);
+        if worst.as_ref().is_none_or(|(w, _)| e.events > w.events) {
+            let mut place = format!("variant `{}`", variant.name);
+            if !cell.sweep.is_empty() {
+                let point: Vec<String> =
+                    scenario.sweep_keys.iter().zip(&cell.sweep).map(|(k, x)| format!("{k} = {x}")).collect();
+                place.push_str(&format!(", sweep point {}", point.join(", ")));
             }
+            worst = Some((e, place));
         }
     }
     // Up to one replication per thread at once, each taken as large as the largest.
-    let at_once = threads.max(1).min(items.len());
+    let runs = places.count();
+    let at_once = (threads.max(1) as u64).min(runs) as usize;
     let busy = working * at_once as f64;
     let (worst, worst_cell) = worst.unwrap_or_default();
     Totals {
         worst,
         worst_cell,
         events,
-        runs: items.len() as u64,
+        runs,
         replications: scenario.replications,
         cells: scenario.variants.first().map_or(0, |v| v.cells.len()),
         variants: scenario.variants.len(),

@@ -41,9 +41,18 @@ pub fn fmt_num_beside(v: f64, spread: f64, sig: usize) -> String {
 
 /// "a", "a or b", "a, b or c": a list of alternatives in a sentence.
 pub fn or_list(items: &[String]) -> String {
+    joined(items, "or")
+}
+
+/// "a", "a and b", "a, b and c": a list in a sentence.
+pub fn and_list(items: &[String]) -> String {
+    joined(items, "and")
+}
+
+fn joined(items: &[String], word: &str) -> String {
     match items.split_last() {
         Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        Some((last, rest)) => format!("{} {word} {last}", rest.join(", ")),
         None => String::new(),
     }
 }

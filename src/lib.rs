@@ -3,7 +3,8 @@
 //! Data flows one way: a scenario file is checked into a [`scenario::Scenario`], [`sim`]
 //! runs its models ([`model`]) on the discrete-event [`engine`], [`metrics`] records what
 //! happened, [`output`] writes it, and [`report`] draws plots and reports from what was
-//! written; both write through [`staging`], so a directory appears whole or not at all.
+//! written; both write through [`destination`], which replaces only what backoffsim
+//! wrote, lets one writer at a time in, and makes a directory appear whole or not at all.
 //! Two tools use the models without a scenario: [`explain`] follows one policy's calls
 //! that always fail, and [`replay`] drives an RTO estimator from a captured trace.
 //! [`cli`] is the command line on top; [`human`] formats numbers for people.
@@ -46,6 +47,7 @@
 //! simulated TCP sender uses them; `examples/rto_estimator.rs` drives one through a
 //! sample series, and `examples/run_scenario.rs` runs a whole scenario from code.
 pub mod cli;
+pub mod destination;
 pub mod engine;
 pub mod explain;
 pub mod guard;
@@ -59,4 +61,3 @@ pub mod report;
 pub mod scenario;
 pub mod shard;
 pub mod sim;
-pub mod staging;

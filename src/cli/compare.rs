@@ -7,6 +7,7 @@ use clap::Args;
 
 use super::CliError;
 use super::plot::usage;
+use crate::destination::Destination;
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
@@ -33,17 +34,8 @@ pub fn compare(args: CompareArgs) -> Result<(), CliError> {
         }
     }
     // The output directory is replaced whole: refuse one that holds something else.
-    if let Ok(mut entries) = std::fs::read_dir(&args.out)
-        && entries.next().is_some()
-        && !args.out.join("report.md").is_file()
-    {
-        return Err(CliError::Usage(format!(
-            "{} exists and is not an earlier report (it has no report.md); it would be \
-             replaced whole: choose a new or empty directory",
-            args.out.display()
-        )));
-    }
-    let files = crate::report::compare::compare(&args.run_dirs, &args.out).map_err(usage)?;
+    let dest = Destination::claim(&args.out, "--out").map_err(|e| CliError::Usage(e.to_string()))?;
+    let files = crate::report::compare::compare(&args.run_dirs, &dest).map_err(usage)?;
     if !args.quiet {
         eprintln!("backoffsim: wrote {} ({})", args.out.display(), files.join(", "));
     }

@@ -25,15 +25,15 @@ pub struct MergeArgs {
 }
 
 pub fn merge(args: MergeArgs) -> Result<(), CliError> {
+    crate::interrupt::install().map_err(CliError::Failed)?;
     let merged = merge_parts(&args.parts).map_err(|e| match e {
         MergeError::Parts(message) => CliError::Usage(message),
         MergeError::Scenario(e) => CliError::Scenario(e),
     })?;
     let out = args.out.unwrap_or_else(|| PathBuf::from("results").join(&merged.scenario.name));
-    super::run::writable(&out)?;
-    crate::interrupt::install().map_err(CliError::Failed)?;
+    let dest = super::run::claim(&out)?;
     if !args.quiet {
         eprintln!("backoffsim: merging {} parts of `{}`", merged.parts, merged.scenario.name);
     }
-    super::run::finish(&merged.scenario, &merged.outcome, &out, args.quiet, args.json)
+    super::run::finish(&merged.scenario, &merged.outcome, &dest, args.quiet, args.json)
 }

@@ -7,11 +7,12 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::CliError;
+use crate::destination::Destination;
 use crate::guard::{self, Limits, Refusal};
 use crate::output::{summary, summary_rows, write_results};
 use crate::scenario::{Overrides, Scenario, ScenarioError, load_arg_with};
 use crate::shard::{Shard, part};
-use crate::sim::{Outcome, RunOptions, WorkItem, assemble, run_items, work};
+use crate::sim::{Outcome, RunOptions, Work, assemble, run_places};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -22,7 +23,8 @@ pub struct RunArgs {
     /// Results directory [default: the scenario's name under results/].
     #[arg(long, short)]
     pub out: Option<PathBuf>,
-    /// Worker threads [default: one per core]. Results do not depend on it.
+    /// Worker threads [default: one per core; at most four per core]. Results do not
+    /// depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
     /// No progress or messages on stderr.
@@ -71,64 +73,83 @@ impl OverrideArgs {
 }
 
 pub fn run(args: RunArgs) -> Result<(), CliError> {
+    // First of all: a Ctrl-C from here on is honoured at the next check, never by the
+    // default action, which would leave the place claimed below half-repaired.
+    crate::interrupt::install().map_err(CliError::Failed)?;
     let overrides = args.overrides.overrides()?;
-    if args.threads == Some(0) {
-        return Err(CliError::Usage("--threads must be at least 1".into()));
-    }
+    check_threads(args.threads)?;
     // Laid over the file before it is checked: a `[trace]` that names a replication the
     // override removes is refused, not silently left empty.
     let scenario = load_arg_with(&args.file, overrides)?;
     if args.max_events == Some(0) {
         return Err(CliError::Usage("--max-events must be at least 1".into()));
     }
-    let all = work(&scenario);
-    let sharded = args.shard.map(|shard| (shard, shard.slice(&all)));
-    let items: Vec<WorkItem> = match &sharded {
-        Some((_, slice)) => slice.iter().map(|&(_, item)| item).collect(),
-        None => all.clone(),
-    };
+    let total_events = args.max_events.unwrap_or(guard::DEFAULT_TOTAL_EVENTS);
+    let work = Work::of(&scenario);
+    let places = args.shard.map_or(work.all(), |shard| shard.places(work.len()));
     // Before anything is written or staged: a refused run leaves no trace.
     if !args.force {
-        let limits = Limits {
-            total_events: args.max_events.unwrap_or(guard::DEFAULT_TOTAL_EVENTS),
-            available_memory: guard::available_memory(),
-        };
-        let totals = guard::totals_of(&scenario, &items, threads(args.threads));
+        let limits = Limits { total_events, available_memory: guard::available_memory() };
+        let totals = guard::totals_of(&scenario, &work, places, threads(args.threads));
         guard::check(&scenario, &totals, limits).map_err(|r| refusal(&scenario, r))?;
     }
     let out = args.out.unwrap_or_else(|| match args.shard {
         Some(s) => PathBuf::from("results").join(format!("{}.shard-{}-of-{}", scenario.name, s.index, s.count)),
         None => PathBuf::from("results").join(&scenario.name),
     });
-    writable(&out)?;
+    // Held from here to the end: nobody else writes there while this run works.
+    let dest = claim(&out)?;
 
-    let bar = progress_bar(args.quiet, items.len() as u64, &scenario.name);
-    let opts = RunOptions { threads: args.threads.unwrap_or(0) };
-    crate::interrupt::install().map_err(CliError::Failed)?;
-    let interrupted = || CliError::Interrupted(out.display().to_string());
-    let results = run_items(&scenario, &items, opts, &|| bar.inc(1));
+    let bar = progress_bar(args.quiet, places.count(), &scenario.name);
+    let opts = RunOptions { threads: args.threads.unwrap_or(0), max_events: Some(total_events) };
+    let interrupted = || CliError::Interrupted(dest.path().display().to_string());
+    let results = run_places(&scenario, &work, places, opts, &|| bar.inc(1));
     bar.finish_and_clear();
     if crate::interrupt::requested() {
         return Err(interrupted());
     }
-    let results = results.map_err(|e| CliError::Failed(e.to_string()))?;
-    let Some((shard, slice)) = sharded else {
-        return finish(&scenario, &assemble(&scenario, results), &out, args.quiet, args.json);
+    let results = results.map_err(|e| CliError::Failed(failure(e)))?;
+    let Some(shard) = args.shard else {
+        return finish(&scenario, &assemble(&scenario, results), &dest, args.quiet, args.json);
     };
-    let dir = part::write(&scenario, shard, &slice, &results, all.len() as u64, &out).map_err(|e| match e {
+    let dir = part::write(&scenario, shard, &work, &results, &dest).map_err(|e| match e {
         part::WriteError::Interrupted => interrupted(),
         e => CliError::Failed(e.to_string()),
     })?;
     if !args.quiet {
         eprintln!(
             "backoffsim: wrote shard {shard} ({} of {} runs) to {}; `backoffsim merge` takes all {} parts",
-            slice.len(),
-            all.len(),
+            results.len(),
+            work.len(),
             dir.display(),
             shard.count
         );
     }
     Ok(())
+}
+
+/// What a failed run says: the simulation's error, with the knob that stops it when it
+/// is a budget, and that nothing was written.
+fn failure(e: crate::sim::SimError) -> String {
+    format!("{e}; nothing was written")
+}
+
+/// The most threads `--threads` may ask for: four per core. More only share the cores
+/// (results never depend on the count), and each costs a stack.
+pub fn max_threads() -> usize {
+    4 * std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn check_threads(threads: Option<usize>) -> Result<(), CliError> {
+    match threads {
+        Some(0) => Err(CliError::Usage("--threads must be at least 1".into())),
+        Some(n) if n > max_threads() => Err(CliError::Usage(format!(
+            "--threads {n}: at most {} on this machine (four per core): more threads than cores only share \
+             them, and the results are the same for any count",
+            max_threads()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// A bar on stderr counting finished runs; hidden with `--quiet`.
@@ -148,8 +169,15 @@ fn progress_bar(quiet: bool, runs: u64, name: &str) -> ProgressBar {
 
 /// Writes a whole run's results to `out` and prints its summary on stdout: what `run`
 /// does after simulating, and `merge` after putting parts together.
-pub fn finish(scenario: &Scenario, outcome: &Outcome, out: &Path, quiet: bool, json: bool) -> Result<(), CliError> {
-    let dir = write_results(scenario, outcome, out).map_err(|e| match e {
+pub fn finish(
+    scenario: &Scenario,
+    outcome: &Outcome,
+    dest: &Destination,
+    quiet: bool,
+    json: bool,
+) -> Result<(), CliError> {
+    let out = dest.path();
+    let dir = write_results(scenario, outcome, dest).map_err(|e| match e {
         crate::output::OutputError::Interrupted => CliError::Interrupted(out.display().to_string()),
         e => CliError::Failed(e.to_string()),
     })?;
@@ -237,18 +265,9 @@ fn short(v: f64) -> String {
     format!("{v:.digits$}")
 }
 
-/// Refuses, before minutes of simulation, a results directory that cannot be written:
-/// `--out` naming a file, or a place where the staging directory cannot be made.
-pub fn writable(out: &Path) -> Result<(), CliError> {
-    if let Some(file) = out.ancestors().find(|p| !p.as_os_str().is_empty() && p.exists() && !p.is_dir()) {
-        return Err(CliError::Usage(format!(
-            "--out {}: {} is a file, not a directory: results are a directory of files; name another place",
-            out.display(),
-            file.display()
-        )));
-    }
-    // Made and dropped at once: the same directory the run stages its files in.
-    crate::staging::Staging::begin(out)
-        .map(drop)
-        .map_err(|e| CliError::Usage(format!("cannot write results to {}: {e}", out.display())))
+/// Claims `out` for the results before minutes of simulation: refused (exit 2) when it
+/// names a file, a link, `.` or a directory holding files backoffsim did not write, or
+/// when another backoffsim is writing there.
+pub fn claim(out: &Path) -> Result<Destination, CliError> {
+    Destination::claim(out, "--out").map_err(|e| CliError::Usage(e.to_string()))
 }

@@ -7,6 +7,7 @@
 //! handled). Exceeding the event budget ends it with an error naming the budget and the
 //! simulated time reached, never with a hang.
 
+use super::budget::{Budget, RunBudget};
 use super::queue::EventQueue;
 use super::time::{SimDuration, SimTime};
 
@@ -70,20 +71,45 @@ pub enum EngineError {
     EventBudget { limit: u64, at: SimTime },
     #[error("interrupted at simulated time {at}")]
     Interrupted { at: SimTime },
+    #[error(
+        "the run exceeded its total event budget of {limit} events, over all its replications: raise `--max-events`, \
+         or run fewer replications, sweep cells or variants"
+    )]
+    RunBudget { limit: u64 },
 }
 
-pub fn run<W: World>(world: &mut W, sched: &mut Scheduler<W::Event>, max_events: u64) -> Result<RunStats, EngineError> {
+pub fn run<W: World>(
+    world: &mut W,
+    sched: &mut Scheduler<W::Event>,
+    budget: Budget<'_>,
+) -> Result<RunStats, EngineError> {
+    let over = |run: &RunBudget| EngineError::RunBudget { limit: run.limit() };
     let mut events = 0u64;
+    // Events already added to the run's account.
+    let mut accounted = 0u64;
     while let Some((at, event)) = sched.queue.pop() {
-        if events == max_events {
-            return Err(EngineError::EventBudget { limit: max_events, at });
+        if events == budget.replication {
+            return Err(EngineError::EventBudget { limit: budget.replication, at });
         }
-        if events.is_multiple_of(crate::interrupt::CHECK_EVERY) && crate::interrupt::requested() {
-            return Err(EngineError::Interrupted { at });
+        if events.is_multiple_of(crate::interrupt::CHECK_EVERY) {
+            if crate::interrupt::requested() {
+                return Err(EngineError::Interrupted { at });
+            }
+            if let Some(run) = budget.run {
+                if !run.spend(events - accounted) {
+                    return Err(over(run));
+                }
+                accounted = events;
+            }
         }
         events += 1;
         sched.now = at;
         world.handle(event, sched);
+    }
+    if let Some(run) = budget.run
+        && !run.spend(events - accounted)
+    {
+        return Err(over(run));
     }
     Ok(RunStats { events, end: sched.now })
 }
@@ -117,7 +143,7 @@ mod tests {
             s.at(SimTime(5), e);
         }
         s.at(SimTime(1), 9);
-        run(&mut w, &mut s, 100).unwrap();
+        run(&mut w, &mut s, Budget::replication(100)).unwrap();
         assert_eq!(w.seen, vec![(SimTime(1), 9), (SimTime(5), 3), (SimTime(5), 1), (SimTime(5), 2)]);
     }
 
@@ -126,7 +152,7 @@ mod tests {
         let mut w = Echo { seen: vec![], respawn: 10 };
         let mut s = Scheduler::new(SimTime(25_000_000));
         s.at(SimTime(0), 0);
-        let stats = run(&mut w, &mut s, 100).unwrap();
+        let stats = run(&mut w, &mut s, Budget::replication(100)).unwrap();
         // 0 ms, 10 ms, 20 ms; the event at 30 ms lies beyond the 25 ms horizon.
         assert_eq!(stats.events, 3);
         assert_eq!(stats.end, SimTime(20_000_000));
@@ -137,8 +163,41 @@ mod tests {
         let mut w = Echo { seen: vec![], respawn: u32::MAX };
         let mut s = Scheduler::new(SimTime::MAX);
         s.at(SimTime(0), 0);
-        let err = run(&mut w, &mut s, 1000).unwrap_err();
+        let err = run(&mut w, &mut s, Budget::replication(1000)).unwrap_err();
         assert_eq!(err, EngineError::EventBudget { limit: 1000, at: SimTime(10_000_000_000) });
         assert!(err.to_string().contains("max_events"));
+    }
+
+    #[test]
+    fn replications_sharing_a_run_budget_fail_once_their_sum_exceeds_it() {
+        let run_of = |respawn: u32, shared: &RunBudget| {
+            let mut w = Echo { seen: vec![], respawn };
+            let mut s = Scheduler::new(SimTime::MAX);
+            s.at(SimTime(0), 0);
+            run(&mut w, &mut s, Budget { replication: u64::MAX, run: Some(shared) })
+        };
+        // Two replications of 40,000 events each: 80,000 in all.
+        let enough = RunBudget::new(80_000);
+        assert_eq!(run_of(39_999, &enough).unwrap().events, 40_000);
+        assert_eq!(run_of(39_999, &enough).unwrap().events, 40_000);
+        assert_eq!(enough.spent(), 80_000, "the account holds exactly what was handled");
+        let short = RunBudget::new(79_999);
+        assert!(run_of(39_999, &short).is_ok());
+        let err = run_of(39_999, &short).unwrap_err();
+        assert_eq!(err, EngineError::RunBudget { limit: 79_999 });
+        assert!(err.to_string().contains("--max-events"), "{err}");
+        // A replication that starts once the run is over budget stops at its first check.
+        assert_eq!(run_of(5, &short).unwrap_err(), EngineError::RunBudget { limit: 79_999 });
+    }
+
+    #[test]
+    fn a_replication_of_exactly_a_multiple_of_the_check_interval_is_accounted_whole() {
+        let n = crate::interrupt::CHECK_EVERY * 2;
+        let shared = RunBudget::new(u64::MAX);
+        let mut w = Echo { seen: vec![], respawn: n as u32 - 1 };
+        let mut s = Scheduler::new(SimTime::MAX);
+        s.at(SimTime(0), 0);
+        run(&mut w, &mut s, Budget { replication: u64::MAX, run: Some(&shared) }).unwrap();
+        assert_eq!(shared.spent(), n);
     }
 }

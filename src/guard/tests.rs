@@ -149,7 +149,12 @@ fn honest(source: &str) {
     let s = load_str("h.toml", source).unwrap_or_else(|e| panic!("{e}"));
     for v in &s.variants {
         for cell in &v.cells {
-            let job = Job { seeds: Seeds::new(s.seed), replication: 0, horizon: s.horizon, max_events: s.max_events };
+            let job = Job {
+                seeds: Seeds::new(s.seed),
+                replication: 0,
+                horizon: s.horizon,
+                budget: crate::engine::budget::Budget::replication(s.max_events),
+            };
             let actual = cell.spec.run(job).unwrap().events as f64;
             let estimate = cell.spec.estimate(s.horizon).events;
             let ratio = estimate / actual;

@@ -6,10 +6,11 @@ mod handover;
 pub mod summary;
 mod tables;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::destination::Destination;
 use crate::metrics::catalogue;
 use crate::scenario::{ModelSpec, Scenario};
 use crate::sim::Outcome;
@@ -126,11 +127,12 @@ pub fn summary_rows(scenario: &Scenario, outcome: &Outcome) -> Vec<summary::Summ
     summary::summarize(&groups(scenario, outcome))
 }
 
-/// Writes every result file of `outcome` into `dir`, replacing what was there only once
-/// all of it is written.
-pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Result<PathBuf, OutputError> {
+/// Writes every result file of `outcome` into the claimed `dest`, replacing what was
+/// there only once all of it is written.
+pub fn write_results(scenario: &Scenario, outcome: &Outcome, dest: &Destination) -> Result<PathBuf, OutputError> {
+    let dir = dest.path();
     let io = |source| OutputError::Io { dir: dir.display().to_string(), source };
-    let staging = crate::staging::Staging::begin(dir).map_err(io)?;
+    let staging = dest.stage().map_err(io)?;
     let groups = groups(scenario, outcome);
 
     let rows = summary::summarize(&groups);

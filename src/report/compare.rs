@@ -7,18 +7,20 @@
 //! is made only of runs that simulate the same model.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::data::RunSet;
 use super::{ReportError, write_report};
-use crate::staging::Staging;
+use crate::destination::Destination;
 
 /// Loads `runs`, labels each one's variants by run, and writes the plots and reports
-/// into `out` (replacing it only once all is written). Returns the files written.
-pub fn compare(runs: &[PathBuf], out: &Path) -> Result<Vec<String>, ReportError> {
+/// into the claimed `dest` (replacing it only once all is written). Returns the files
+/// written.
+pub fn compare(runs: &[PathBuf], dest: &Destination) -> Result<Vec<String>, ReportError> {
+    let out = dest.path();
     let data = RunSet::load_many(runs)?;
     check_same_model(&data)?;
-    let staging = Staging::begin(out).map_err(|e| ReportError::io(out, e))?;
+    let staging = dest.stage().map_err(|e| ReportError::io(out, e))?;
     let files = write_report(&data, &mut |name, bytes| staging.write(name, bytes))?;
     staging.commit().map_err(|e| ReportError::io(out, e))?;
     Ok(files)

@@ -16,6 +16,7 @@ use std::fmt::Debug;
 
 use serde::Serialize;
 
+use crate::engine::budget::Budget;
 use crate::engine::rng::Seeds;
 use crate::engine::run::EngineError;
 use crate::engine::time::SimDuration;
@@ -34,11 +35,12 @@ use super::schema::{RawScenario, TraceConfig};
 
 /// One replication to run: what a model's `run` takes besides its spec.
 #[derive(Clone, Copy, Debug)]
-pub struct Job {
+pub struct Job<'a> {
     pub seeds: Seeds,
     pub replication: u32,
     pub horizon: SimDuration,
-    pub max_events: u64,
+    /// The scenario's `max_events`, and the run's total budget it draws on.
+    pub budget: Budget<'a>,
 }
 
 /// The sections every model may share.
@@ -107,7 +109,7 @@ pub trait Model: Sized {
     /// The spec of a checked section; errors as (full key path, message).
     fn resolve(&self, shared: Shared<'_>) -> Result<Self::Spec, ConfigErrors>;
     /// Runs one replication.
-    fn run(spec: &Self::Spec, job: Job) -> Result<ReplicationResult, EngineError>;
+    fn run(spec: &Self::Spec, job: Job<'_>) -> Result<ReplicationResult, EngineError>;
     /// What one replication over `horizon` costs, about: events and memory, for the
     /// guard that refuses a run too large before it starts (`crate::guard`).
     fn estimate(spec: &Self::Spec, horizon: SimDuration) -> Estimate;
@@ -141,7 +143,7 @@ macro_rules! models {
                 }
             }
 
-            pub fn run(&self, job: Job) -> Result<ReplicationResult, EngineError> {
+            pub fn run(&self, job: Job<'_>) -> Result<ReplicationResult, EngineError> {
                 match self {
                     $(ModelSpec::$variant(spec) => <$config as Model>::run(spec, job)),*
                 }

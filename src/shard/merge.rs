@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::part::{PART_FILE, Part, RESULTS_FILE, SCENARIO_FILE};
 use crate::metrics::ReplicationResult;
 use crate::scenario::{Overrides, Scenario, ScenarioError, load_str_with};
-use crate::sim::{Outcome, assemble, work};
+use crate::sim::{Outcome, Work, assemble};
 
 /// Why parts do not merge. Both are bad input: exit 2.
 #[derive(Debug, thiserror::Error)]
@@ -50,33 +50,42 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
     let label = first.dir.join(SCENARIO_FILE).display().to_string();
     let overrides = Overrides { seed: Some(m.seed), replications: Some(m.replications) };
     let scenario = load_str_with(&label, &first.source, overrides)?;
-    let all = work(&scenario);
-    if all.len() as u64 != m.total_runs {
+    let work = Work::of(&scenario);
+    if work.len() != m.total_runs {
         return Err(MergeError::Parts(format!(
             "{}: records {} runs in all, but its scenario makes {}: the part was not written by this backoffsim",
             first.dir.join(PART_FILE).display(),
             m.total_runs,
-            all.len()
+            work.len()
         )));
     }
 
-    let mut slots: Vec<Option<ReplicationResult>> = vec![None; all.len()];
+    // Each part's results are decoded and checked before anything the size of the whole
+    // run is made: a part.json that claims more runs than its results hold is refused
+    // without allocating for the claim.
+    let mut decoded = Vec::with_capacity(parts.len());
     for part in &parts {
         let shard = part.manifest.shard();
-        let entries = part.results().map_err(MergeError::Parts)?;
-        let expected = shard.slice(&all);
+        let expected = shard.places(work.len());
         let damaged = |why: String| {
             MergeError::Parts(format!("{}: {why}; run shard {shard} again", part.dir.join(RESULTS_FILE).display()))
         };
-        if entries.len() != expected.len() || entries.len() as u64 != part.manifest.runs {
-            return Err(damaged(format!("holds {} runs, and shard {shard} has {}", entries.len(), expected.len())));
+        let entries = part.results().map_err(MergeError::Parts)?;
+        if entries.len() as u64 != expected.count() || part.manifest.runs != expected.count() {
+            return Err(damaged(format!("holds {} runs, and shard {shard} has {}", entries.len(), expected.count())));
         }
-        for ((place, item, result), (want_place, want_item)) in entries.into_iter().zip(expected) {
-            if place != want_place || item != want_item {
-                return Err(damaged(format!("holds run {place} where shard {shard} has run {want_place}")));
+        for (j, (place, item, _)) in entries.iter().enumerate() {
+            let want = expected.nth(j as u64);
+            if *place != want || *item != work.item(want) {
+                return Err(damaged(format!("holds run {place} where shard {shard} has run {want}")));
             }
-            slots[place as usize] = Some(result);
         }
+        decoded.push(entries);
+    }
+    let mut slots: Vec<Option<ReplicationResult>> = Vec::new();
+    slots.resize_with(decoded.iter().map(Vec::len).sum(), || None);
+    for (place, _, result) in decoded.into_iter().flatten() {
+        slots[place as usize] = Some(result);
     }
     // Every place is filled: every shard is there once and each held exactly its slice.
     let results: Vec<ReplicationResult> = slots.into_iter().map(|r| r.expect("every slice checked")).collect();

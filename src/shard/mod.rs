@@ -11,7 +11,7 @@ pub mod wire;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::sim::WorkItem;
+use crate::sim::Places;
 
 /// The K-th (from 0) of N slices: `--shard K/N`. Counting from 0 matches the index a
 /// Slurm job array (`SLURM_ARRAY_TASK_ID` with `--array=0-…`) and a Kubernetes Indexed
@@ -23,16 +23,11 @@ pub struct Shard {
 }
 
 impl Shard {
-    /// The items of `all` this shard runs, each with its place in `all`. Round robin
-    /// rather than blocks: neighbouring items are the same cell's replications, and a
-    /// sweep's costly corner would otherwise land on one shard.
-    pub fn slice(self, all: &[WorkItem]) -> Vec<(u64, WorkItem)> {
-        all.iter().enumerate().filter(|(i, _)| self.owns(*i as u64)).map(|(i, item)| (i as u64, *item)).collect()
-    }
-
-    /// Whether the item at `place` in the work list is this shard's.
-    pub fn owns(self, place: u64) -> bool {
-        place % u64::from(self.count) == u64::from(self.index)
+    /// The places of a work list of `runs` this shard runs. Round robin rather than
+    /// blocks: neighbouring places are the same cell's replications, and a sweep's costly
+    /// corner would otherwise land on one shard.
+    pub fn places(self, runs: u64) -> Places {
+        Places { first: u64::from(self.index), step: u64::from(self.count), end: runs }
     }
 }
 
@@ -66,16 +61,14 @@ impl FromStr for Shard {
 mod tests {
     use super::*;
 
-    fn items(n: u32) -> Vec<WorkItem> {
-        (0..n).map(|r| WorkItem { variant: 0, cell: 0, replication: r }).collect()
+    fn listed(p: Places) -> Vec<u64> {
+        (0..p.count()).map(|j| p.nth(j)).collect()
     }
 
     #[test]
     fn the_slices_of_n_shards_cover_the_work_once_each() {
-        let all = items(10);
         for count in [1, 3, 10, 17] {
-            let mut seen: Vec<u64> =
-                (0..count).flat_map(|index| Shard { index, count }.slice(&all)).map(|(i, _)| i).collect();
+            let mut seen: Vec<u64> = (0..count).flat_map(|index| listed(Shard { index, count }.places(10))).collect();
             seen.sort();
             assert_eq!(seen, (0..10).collect::<Vec<u64>>(), "{count} shards");
         }
@@ -83,11 +76,10 @@ mod tests {
 
     #[test]
     fn shards_take_turns_so_one_cell_spreads_over_all_of_them() {
-        let all = items(7);
-        let places: Vec<u64> = Shard { index: 1, count: 3 }.slice(&all).iter().map(|(i, _)| *i).collect();
-        assert_eq!(places, [1, 4]);
-        assert!(Shard { index: 5, count: 9 }.slice(&all).iter().all(|(i, _)| *i == 5));
-        assert!(Shard { index: 8, count: 9 }.slice(&all).is_empty());
+        assert_eq!(listed(Shard { index: 1, count: 3 }.places(7)), [1, 4]);
+        assert_eq!(listed(Shard { index: 5, count: 9 }.places(7)), [5]);
+        assert!(listed(Shard { index: 8, count: 9 }.places(7)).is_empty());
+        assert!(Shard { index: 1, count: 3 }.places(7).count_in(0, 7) == 2);
     }
 
     #[test]

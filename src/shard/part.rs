@@ -15,9 +15,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::Shard;
+use crate::destination::Destination;
 use crate::metrics::ReplicationResult;
 use crate::scenario::{Scenario, sha256_hex};
-use crate::sim::WorkItem;
+use crate::sim::{Work, WorkItem};
 
 pub const PART_FILE: &str = "part.json";
 pub const SCENARIO_FILE: &str = "scenario.toml";
@@ -66,18 +67,24 @@ pub enum WriteError {
     Interrupted,
 }
 
-/// Writes the part of `shard`: `slice` (places and items) with its `results`, in order.
+/// Writes the part of `shard` of `work`: the results of its places, in order.
 pub fn write(
     scenario: &Scenario,
     shard: Shard,
-    slice: &[(u64, WorkItem)],
+    work: &Work,
     results: &[ReplicationResult],
-    total_runs: u64,
-    dir: &Path,
+    dest: &Destination,
 ) -> Result<PathBuf, WriteError> {
-    let io = |source| WriteError::Io { dir: dir.display().to_string(), source };
-    let entries: Vec<(u64, WorkItem, &ReplicationResult)> =
-        slice.iter().zip(results).map(|(&(place, item), result)| (place, item, result)).collect();
+    let io = |source| WriteError::Io { dir: dest.path().display().to_string(), source };
+    let places = shard.places(work.len());
+    let entries: Vec<(u64, WorkItem, &ReplicationResult)> = results
+        .iter()
+        .enumerate()
+        .map(|(j, result)| {
+            let place = places.nth(j as u64);
+            (place, work.item(place), result)
+        })
+        .collect();
     let bytes = postcard::to_stdvec(&entries).map_err(|e| WriteError::Encode(e.to_string()))?;
     let manifest = PartManifest {
         part_format: FORMAT,
@@ -88,13 +95,13 @@ pub fn write(
         replications: scenario.replications,
         shard: shard.index,
         shards: shard.count,
-        runs: slice.len() as u64,
-        total_runs,
+        runs: results.len() as u64,
+        total_runs: work.len(),
         results_sha256: sha256_hex(&bytes),
     };
     let mut json = serde_json::to_vec_pretty(&manifest).map_err(|e| WriteError::Encode(e.to_string()))?;
     json.push(b'\n');
-    let staging = crate::staging::Staging::begin(dir).map_err(io)?;
+    let staging = dest.stage().map_err(io)?;
     staging.write(SCENARIO_FILE, scenario.source.as_bytes()).map_err(io)?;
     staging.write(RESULTS_FILE, &bytes).map_err(io)?;
     // Written last: a directory without it is not a part.

@@ -413,7 +413,7 @@ impl Model for GrpcConfig {
         })
     }
 
-    fn run(spec: &GrpcSpec, job: Job) -> Result<ReplicationResult, EngineError> {
+    fn run(spec: &GrpcSpec, job: Job<'_>) -> Result<ReplicationResult, EngineError> {
         run_replication(spec, job)
     }
 
@@ -481,8 +481,8 @@ impl Model for GrpcConfig {
 }
 
 /// Runs one replication of one gRPC variant.
-pub fn run_replication(spec: &GrpcSpec, job: Job) -> Result<ReplicationResult, EngineError> {
-    let Job { seeds, replication, horizon, max_events } = job;
+pub fn run_replication(spec: &GrpcSpec, job: Job<'_>) -> Result<ReplicationResult, EngineError> {
+    let Job { seeds, replication, horizon, budget } = job;
     let rep = u64::from(replication);
     let n = spec.grpc.clients;
     let path_spec = Arc::new(PathSpec::new(&spec.path));
@@ -543,7 +543,7 @@ pub fn run_replication(spec: &GrpcSpec, job: Job) -> Result<ReplicationResult, E
         recorded,
         rows: Vec::new(),
     };
-    let stats = run(&mut world, &mut sched, max_events)?;
+    let stats = run(&mut world, &mut sched, budget)?;
     Ok(finish(world, stats.events, SimTime::ZERO + horizon))
 }
 

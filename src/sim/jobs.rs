@@ -365,7 +365,7 @@ impl Model for JobsConfig {
         Ok(JobsSpec { jobs: self.clone(), policy })
     }
 
-    fn run(spec: &JobsSpec, job: Job) -> Result<ReplicationResult, EngineError> {
+    fn run(spec: &JobsSpec, job: Job<'_>) -> Result<ReplicationResult, EngineError> {
         run_replication(spec, job)
     }
 
@@ -442,13 +442,13 @@ fn estimate(spec: &JobsSpec, horizon: SimDuration) -> Estimate {
 }
 
 /// Runs one replication of one `[jobs]` variant.
-pub fn run_replication(spec: &JobsSpec, job: Job) -> Result<ReplicationResult, EngineError> {
+pub fn run_replication(spec: &JobsSpec, job: Job<'_>) -> Result<ReplicationResult, EngineError> {
     simulate(spec, job, false).map(|(r, _)| r)
 }
 
 /// One replication, and every run when `log` is set.
-pub fn simulate(spec: &JobsSpec, job: Job, log: bool) -> Result<(ReplicationResult, Vec<RunRecord>), EngineError> {
-    let Job { seeds, replication, horizon, max_events } = job;
+pub fn simulate(spec: &JobsSpec, job: Job<'_>, log: bool) -> Result<(ReplicationResult, Vec<RunRecord>), EngineError> {
+    let Job { seeds, replication, horizon, budget } = job;
     let rep = u64::from(replication);
     let cfg = &spec.jobs;
     let end = SimTime::ZERO + horizon;
@@ -489,7 +489,7 @@ pub fn simulate(spec: &JobsSpec, job: Job, log: bool) -> Result<(ReplicationResu
         Arrivals::Poisson => first.saturating_add(world.gap(0)),
     };
     sched.at(first, Ev::Arrive);
-    let stats = run(&mut world, &mut sched, max_events)?;
+    let stats = run(&mut world, &mut sched, budget)?;
     let log = world.log.take().unwrap_or_default();
     Ok((finish(world, stats.events, horizon), log))
 }
@@ -579,7 +579,12 @@ mod tests {
         let text = format!("name = \"t\"\ndescription = \"t\"\nhorizon = \"{horizon}\"\n[jobs]\n{body}");
         let scenario = load_str("t.toml", &text).unwrap_or_else(|e| panic!("{e}"));
         let ModelSpec::Jobs(spec) = &scenario.variants[0].cells[0].spec else { panic!("not a jobs scenario") };
-        let job = Job { seeds: Seeds::new(1), replication: 0, horizon: scenario.horizon, max_events: 1_000_000 };
+        let job = Job {
+            seeds: Seeds::new(1),
+            replication: 0,
+            horizon: scenario.horizon,
+            budget: crate::engine::budget::Budget::replication(1_000_000),
+        };
         let (result, log) = simulate(spec, job, true).unwrap();
         Ran { metrics: result.metrics.iter().map(|m| (m.name.clone(), m.value)).collect(), log, result }
     }

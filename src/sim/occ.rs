@@ -140,7 +140,7 @@ impl Model for OccConfig {
         Ok(OccSpec { occ: self.clone() })
     }
 
-    fn run(spec: &OccSpec, job: Job) -> Result<ReplicationResult, EngineError> {
+    fn run(spec: &OccSpec, job: Job<'_>) -> Result<ReplicationResult, EngineError> {
         run_replication(spec, job)
     }
 
@@ -165,8 +165,8 @@ impl Model for OccConfig {
 }
 
 /// Runs one replication: every client starts at t = 0 with a read one hop away.
-pub fn run_replication(spec: &OccSpec, job: Job) -> Result<ReplicationResult, EngineError> {
-    let Job { seeds, replication, horizon, max_events } = job;
+pub fn run_replication(spec: &OccSpec, job: Job<'_>) -> Result<ReplicationResult, EngineError> {
+    let Job { seeds, replication, horizon, budget } = job;
     let rep = u64::from(replication);
     let cfg = &spec.occ;
     let backoff = cfg.backoff();
@@ -188,7 +188,7 @@ pub fn run_replication(spec: &OccSpec, job: Job) -> Result<ReplicationResult, En
         let at = world.hop(c, SimTime::ZERO);
         sched.at(at, Ev::Read(c));
     }
-    let stats = run(&mut world, &mut sched, max_events)?;
+    let stats = run(&mut world, &mut sched, budget)?;
     let all_done = world.done == n;
     let metrics = vec![
         MetricValue::new("calls", "count", world.calls as f64),

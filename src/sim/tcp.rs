@@ -283,7 +283,7 @@ impl Model for TcpConfig {
         Ok(TcpSpec { tcp: self.clone(), rto, path, trace: shared.trace.clone() })
     }
 
-    fn run(spec: &TcpSpec, job: Job) -> Result<ReplicationResult, EngineError> {
+    fn run(spec: &TcpSpec, job: Job<'_>) -> Result<ReplicationResult, EngineError> {
         run_replication(spec, job)
     }
 
@@ -347,8 +347,8 @@ pub fn traced_clients(trace: &crate::scenario::TraceConfig, n: u32) -> f64 {
 }
 
 /// Runs one replication of one TCP variant.
-pub fn run_replication(spec: &TcpSpec, job: Job) -> Result<ReplicationResult, EngineError> {
-    let Job { seeds, replication, horizon, max_events } = job;
+pub fn run_replication(spec: &TcpSpec, job: Job<'_>) -> Result<ReplicationResult, EngineError> {
+    let Job { seeds, replication, horizon, budget } = job;
     let rep = u64::from(replication);
     let supply = match spec.tcp.workload {
         Workload::Transfer { segments } => Supply::Transfer { segments },
@@ -388,7 +388,7 @@ pub fn run_replication(spec: &TcpSpec, job: Job) -> Result<ReplicationResult, En
     }
     let traced = (0..spec.tcp.clients).map(|c| traced_here && spec.trace.clients.contains(&c)).collect();
     let mut world = TcpWorld { spec, conns, traced, trace: Vec::new(), changes, extra, blackouts, actions: Vec::new() };
-    let stats = run(&mut world, &mut sched, max_events)?;
+    let stats = run(&mut world, &mut sched, budget)?;
     for conn in &mut world.conns {
         conn.tally.rto_held.finish(SimTime::ZERO + horizon);
     }

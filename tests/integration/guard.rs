@@ -57,11 +57,89 @@ fn a_large_enough_max_events_lets_the_same_run_go_ahead() {
     assert!(exists);
 }
 
+/// The events `TINY`'s run really handles, from its manifest.
+fn tiny_events() -> u64 {
+    let (tmp, o, _) = try_run(TINY, &[]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("out/manifest.json")).unwrap()).unwrap();
+    manifest["variants"][0]["cells"][0]["events"].as_array().unwrap().iter().map(|e| e.as_u64().unwrap()).sum()
+}
+
 #[test]
-fn force_runs_what_the_guard_would_refuse() {
-    let (_tmp, o, exists) = try_run(TINY, &["--max-events", "1000", "--force"]);
+fn force_runs_what_the_guard_would_refuse_when_the_budget_holds_it() {
+    // The estimate errs high: a budget of exactly the real events is refused before the
+    // run, and with --force the run fits it.
+    let real = tiny_events().to_string();
+    let (tmp, o, exists) = try_run(TINY, &["--max-events", &real]);
+    refused(&tmp, &o, exists);
+    let (_tmp, o, exists) = try_run(TINY, &["--max-events", &real, "--force"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(exists);
+}
+
+#[test]
+fn the_runs_total_budget_is_enforced_while_running_even_with_force() {
+    let below = (tiny_events() - 1).to_string();
+    let (tmp, o, exists) = try_run(TINY, &["--max-events", &below, "--force"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains(&format!("exceeded its total event budget of {below} events")), "{err}");
+    assert!(err.contains("`--max-events`") && err.contains("nothing was written"), "{err}");
+    assert!(!exists);
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1, "nothing staged or written");
+}
+
+#[test]
+fn one_replications_max_events_is_enforced_while_running_even_with_force() {
+    let source = TINY.replace("max_events = 10000", "max_events = 100");
+    let (tmp, o, exists) = try_run(&source, &["--force"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("exceeded its event budget of 100 events") && err.contains("`max_events`"), "{err}");
+    assert!(!exists);
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn billions_of_replications_are_refused_at_once_in_little_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("tiny.toml");
+    std::fs::write(&file, TINY).unwrap();
+    let file = file.to_str().unwrap();
+    let out = tmp.path().join("out");
+    let limited = |args: &[&str]| {
+        let mut cmd = super::common::bin();
+        cmd.args(args);
+        super::common::limit_memory(&mut cmd, 100 << 20).output().unwrap()
+    };
+    let o = limited(&["check", file, "--replications", "4294967295"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let said = text(&o.stdout);
+    assert!(said.contains("4294967295 replication(s)") && said.contains("run would refuse this"), "{said}");
+    let o = limited(&["run", file, "--quiet", "--replications", "4294967295", "--out", out.to_str().unwrap()]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("`replications` (4294967295)"), "{err}");
+    // Forced, it cannot hold the results and says so rather than abort.
+    let o =
+        limited(&["run", file, "--quiet", "--replications", "4294967295", "--force", "--out", out.to_str().unwrap()]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot hold the results of 4294967295 runs"), "{err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn threads_beyond_four_per_core_are_refused() {
+    for n in ["100000", "4294967296", "0"] {
+        let (tmp, o, exists) = try_run(TINY, &["--threads", n]);
+        let err = refused(&tmp, &o, exists);
+        assert!(err.contains("--threads"), "{err}");
+    }
+    let (tmp, o, exists) = try_run(TINY, &["--threads", "100000"]);
+    let err = refused(&tmp, &o, exists);
+    assert!(err.contains("at most ") && err.contains("four per core"), "{err}");
 }
 
 #[test]

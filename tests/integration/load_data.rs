@@ -111,5 +111,6 @@ pub fn outcome() -> Outcome {
 /// Writes the synthetic run into `dir` through the run's own writer.
 pub fn write(dir: &Path) {
     let scenario = backoffsim::scenario::load_str("load-synthetic.toml", SCENARIO).expect("the scenario checks");
-    backoffsim::output::write_results(&scenario, &outcome(), dir).expect("the results are written");
+    let dest = backoffsim::destination::Destination::claim(dir, "--out").expect("the place is free");
+    backoffsim::output::write_results(&scenario, &outcome(), &dest).expect("the results are written");
 }

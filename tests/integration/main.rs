@@ -8,6 +8,7 @@ mod cells;
 mod cli;
 mod common;
 mod deploy;
+mod destination;
 mod determinism;
 mod golden;
 mod grpc;

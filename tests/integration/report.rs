@@ -192,7 +192,10 @@ fn a_directory_that_is_not_a_run_or_lacks_the_data_is_refused_with_exit_2() {
     let busy = tmp.path().join("busy");
     std::fs::create_dir(&busy).unwrap();
     std::fs::write(busy.join("notes.txt"), "mine").unwrap();
-    assert_refused(&["compare", "results/tcp-blackout", "-o", busy.to_str().unwrap()], &["not an earlier report"]);
+    assert_refused(
+        &["compare", "results/tcp-blackout", "-o", busy.to_str().unwrap()],
+        &["`notes.txt` that backoffsim did not write"],
+    );
     assert!(busy.join("notes.txt").is_file());
 }
 

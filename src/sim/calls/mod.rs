@@ -411,7 +411,7 @@ impl Model for CallsConfig {
         Ok(CallsSpec { calls: self.clone(), policy, server })
     }
 
-    fn run(spec: &CallsSpec, job: Job) -> Result<ReplicationResult, EngineError> {
+    fn run(spec: &CallsSpec, job: Job<'_>) -> Result<ReplicationResult, EngineError> {
         run_replication(spec, job)
     }
 
@@ -534,8 +534,8 @@ fn estimate(spec: &CallsSpec, horizon: SimDuration) -> Estimate {
 }
 
 /// Runs one replication of one `[calls]` variant.
-pub fn run_replication(spec: &CallsSpec, job: Job) -> Result<ReplicationResult, EngineError> {
-    let Job { seeds, replication, horizon, max_events } = job;
+pub fn run_replication(spec: &CallsSpec, job: Job<'_>) -> Result<ReplicationResult, EngineError> {
+    let Job { seeds, replication, horizon, budget } = job;
     let rep = u64::from(replication);
     let cfg = &spec.calls;
     let n = cfg.clients;
@@ -578,7 +578,7 @@ pub fn run_replication(spec: &CallsSpec, job: Job) -> Result<ReplicationResult, 
         bad_retries: 0,
         series: monitor::new_series(cfg.monitor.bin, horizon, &spec.server),
     };
-    let stats = run(&mut world, &mut sched, max_events)?;
+    let stats = run(&mut world, &mut sched, budget)?;
     Ok(finish(world, stats.events, horizon))
 }
 

@@ -18,7 +18,7 @@ fn run_for(horizon: &str, body: &str) -> ReplicationResult {
         seeds: crate::engine::rng::Seeds::new(1),
         replication: 0,
         horizon: scenario.horizon,
-        max_events: scenario.max_events,
+        budget: crate::engine::budget::Budget::replication(scenario.max_events),
     };
     run_replication(spec, job).unwrap()
 }
