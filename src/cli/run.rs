@@ -32,12 +32,13 @@ pub struct RunArgs {
     pub quiet: bool,
     /// The run's total event budget, over every replication of every cell and variant
     /// [default: 10000000000, a quarter to half an hour on two cores]. A run estimated
-    /// above it is refused before it starts.
+    /// above it is refused before it starts, and a run that exceeds it stops (exit 1,
+    /// nothing written).
     #[arg(long, value_name = "N")]
     pub max_events: Option<u64>,
     /// Run even if the resource guard estimates the run exceeds the total event budget or
-    /// the available memory, or one replication its `max_events` (which still stops a
-    /// replication that reaches it).
+    /// the available memory, or one replication its `max_events`. The budgets still
+    /// hold: a replication past `max_events`, or the run past `--max-events`, stops it.
     #[arg(long)]
     pub force: bool,
     /// Print the summary as JSON Lines instead of the table: one

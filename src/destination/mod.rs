@@ -51,8 +51,13 @@ impl Destination {
         })?;
         // Under the lock nobody else writes here: what a killed run left is stale.
         staging::repair(&target).map_err(cannot)?;
-        // A place the staging directory cannot be made in is refused now, not after the run.
+        // A place the results cannot be put in is refused now, not after the run: the
+        // staging directory is made and removed, and so is a new target, whose name the
+        // system may refuse (too long, a read-only place).
         Staging::begin(&target).map(drop).map_err(cannot)?;
+        if std::fs::symlink_metadata(&target).is_err() {
+            std::fs::create_dir(&target).and_then(|()| std::fs::remove_dir(&target)).map_err(cannot)?;
+        }
         Ok(Destination { target, _lock: lock })
     }
 

@@ -29,7 +29,7 @@ pub fn check(target: &Path, flag: &str) -> Result<PathBuf, ClaimError> {
         Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {
             return new_place(target, flag);
         }
-        Err(e) => return refuse(format!("cannot be read: {e}")),
+        Err(e) => return refuse(format!("cannot be used: {e}")),
     };
     if meta.file_type().is_symlink() {
         return refuse(

@@ -248,3 +248,21 @@ fn results_a_kill_left_aside_between_the_renames_are_put_back_by_the_next_run_ev
         std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(left, ["out"]);
 }
+
+#[test]
+fn a_name_the_system_refuses_is_refused_before_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = scenario(tmp.path());
+    let long = "r".repeat(256);
+    refused(tmp.path(), &["run", file.to_str().unwrap(), "--quiet", "--out", &long], &["--out rrr", "too long"]);
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1, "nothing made beside the scenario");
+    // 255 bytes is a valid name, and its hidden siblings are shortened to fit.
+    let longest = "r".repeat(255);
+    let o = bin()
+        .current_dir(tmp.path())
+        .args(["run", file.to_str().unwrap(), "--quiet", "--out", &longest])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(tmp.path().join(&longest).join("manifest.json").is_file());
+}
