@@ -97,9 +97,11 @@ impl Staging {
         if fs::symlink_metadata(&self.target).is_err() {
             fs::rename(&self.dir, &self.target)?;
         } else if exchange(&self.dir, &self.target)? {
-            // The staging name now holds the old results.
+            // The staging name now holds the old results. The new ones are in place
+            // whatever happens next: should removing the old fail, the next claim of
+            // the destination removes them as a stale staging directory.
             self.committed = true;
-            fs::remove_dir_all(&self.dir)?;
+            let _ = fs::remove_dir_all(&self.dir);
             return Ok(self.target.clone());
         } else {
             self.swap_in_two_steps()?;
@@ -128,7 +130,9 @@ impl Staging {
             return Err(e);
         }
         self.committed = true;
-        fs::remove_dir_all(&old)
+        // As above: a leftover `.old` beside new results is removed by the next claim.
+        let _ = fs::remove_dir_all(&old);
+        Ok(())
     }
 }
 
