@@ -1,6 +1,8 @@
 //! Inputs that are not what a command reads: `rto replay` on malformed CSV, and `plot` /
 //! `compare` on directories that are not runs or whose files were damaged. Each exits 2
-//! naming the file, the line and the column, and writes nothing.
+//! naming the file, the line and the column, and writes nothing. Endless inputs are
+//! refused at their stated bound under an address-space limit, so a reader that tried
+//! to hold them fails the test rather than taking the machine.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -8,7 +10,10 @@ use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use super::common::{bin, root, run, text};
+use super::common::{bin, limit_memory, root, run, text};
+
+/// The address space the bounded readers are run in: a few times what they need.
+const MEMORY: u64 = 200 << 20;
 
 /// `rto replay -` with every stream piped.
 fn spawn_replay() -> std::process::Child {
@@ -119,6 +124,83 @@ fn replay_streams_rows_out_before_its_input_has_ended() {
     assert_eq!(reader.join().unwrap(), rows + 1, "a row out for every row in, plus the header");
 }
 
+#[test]
+fn replay_of_dev_zero_is_refused_at_the_line_limit_in_bounded_memory() {
+    let zero = || std::fs::File::open("/dev/zero").unwrap();
+    let by_name = limit_memory(&mut bin(), MEMORY).args(["rto", "replay", "/dev/zero"]).output().unwrap();
+    let piped = limit_memory(&mut bin(), MEMORY).args(["rto", "replay", "-"]).stdin(zero()).output().unwrap();
+    for (o, name) in [(&by_name, "/dev/zero"), (&piped, "-")] {
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+        let err = text(&o.stderr);
+        assert!(err.contains(&format!("{name}: line 1: is longer than 64 KiB, the most a line may be")), "{err}");
+        assert!(o.stdout.is_empty());
+    }
+}
+
+#[test]
+fn replay_refuses_an_overlong_line_after_writing_the_rows_before_it() {
+    let long = "#".repeat(100_000);
+    let err = replay_refuses(&format!("time_s,event,rtt_s\n0.1,sample,0.1\n{long}\n0.2,sample,0.1\n"));
+    assert!(err.contains("-: line 3: is longer than 64 KiB"), "{err}");
+    // A line of exactly the limit, its line end included, is read.
+    let comment = format!("#{}\n", "x".repeat(64 * 1024 - 2));
+    let mut child = spawn_replay();
+    child.stdin.take().unwrap().write_all(format!("time_s,event,rtt_s\n{comment}0.1,sample,0.1\n").as_bytes()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout).lines().count(), 2);
+}
+
+#[test]
+fn replay_shows_each_row_of_a_live_feed_as_it_arrives() {
+    // As `tail -f capture.csv | backoffsim rto replay -`: a row is written and the feed
+    // waits for its answer before the next one, so output held back in a buffer never
+    // comes and the guard below ends the test.
+    let mut child = spawn_replay();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let _ = tx.send(line.unwrap());
+        }
+    });
+    // Not a timing bound: a guard so that held-back output fails instead of hanging.
+    let next = || rx.recv_timeout(Duration::from_secs(60)).expect("a row was held back while the feed was open");
+    stdin.write_all(b"time_s,event,rtt_s\n").unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(next(), "time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs");
+    for (k, input) in ["0.1,sample,0.1", "1.1,timeout,", "1.2,sample,0.1"].iter().enumerate() {
+        stdin.write_all(format!("{input}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let row = next();
+        assert!(row.starts_with(&input.split(',').next().unwrap().to_string()), "row {k}: {row}");
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    reader.join().unwrap();
+}
+
+#[test]
+fn replay_reads_a_header_after_a_byte_order_mark() {
+    let mut child = spawn_replay();
+    child.stdin.take().unwrap().write_all("\u{feff}time_s,event,rtt_s\n0.1,sample,0.1\n".as_bytes()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).ends_with("0.100000,sample,0.100000,0.100000,0.050000,1.000000,0\n"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+#[test]
+fn replay_escapes_control_characters_it_quotes() {
+    let err = replay_refuses("time_s,event,rtt_s\n0.1,\u{1b}[2Jsample,0.1\n");
+    assert!(err.contains("line 2, column event: `\\u{1b}[2Jsample` is not an event"), "{err}");
+    assert!(!err.chars().any(|c| c.is_control() && c != '\n'), "{err:?}");
+}
+
 /// A copy of a shipped run directory, to damage.
 fn copy_of_run(tmp: &Path) -> std::path::PathBuf {
     let from = root().join("results/tcp-blackout");
@@ -212,3 +294,4 @@ fn plot_names_the_line_and_column_of_a_damaged_trace() {
     let line = trace.lines().count() + 1;
     assert!(err.contains(&format!("trace.csv: line {line}: has 2 fields, the header has 11")), "{err}");
 }
+
