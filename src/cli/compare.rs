@@ -45,7 +45,11 @@ pub fn compare(args: CompareArgs) -> Result<(), CliError> {
     }
     let files = crate::report::compare::compare(&args.run_dirs, &args.out).map_err(usage)?;
     if !args.quiet {
-        eprintln!("backoffsim: wrote {} ({})", args.out.display(), files.join(", "));
+        eprintln!(
+            "backoffsim: wrote {} ({})",
+            crate::input::escaped(&args.out.display().to_string()),
+            files.join(", ")
+        );
     }
     Ok(())
 }

@@ -203,8 +203,13 @@ fn replay_escapes_control_characters_it_quotes() {
 
 /// A copy of a shipped run directory, to damage.
 fn copy_of_run(tmp: &Path) -> std::path::PathBuf {
-    let from = root().join("results/tcp-blackout");
-    let to = tmp.join("run");
+    copy_of(tmp, "tcp-blackout")
+}
+
+/// A copy of the shipped run `name`, to damage.
+fn copy_of(tmp: &Path, name: &str) -> std::path::PathBuf {
+    let from = root().join(format!("results/{name}"));
+    let to = tmp.join(name);
     std::fs::create_dir(&to).unwrap();
     for entry in std::fs::read_dir(&from).unwrap() {
         let entry = entry.unwrap();
@@ -286,7 +291,7 @@ fn plot_names_the_line_and_column_of_a_damaged_trace() {
     lines[4] = lines[4].replacen(",0,", ",abc,", 1);
     std::fs::write(dir.join("trace.csv"), lines.join("\n") + "\n").unwrap();
     let err = plot_and_compare_refuse(&dir, tmp.path());
-    assert!(err.contains("trace.csv: line 5, column `client`: `abc` is not a number"), "{err}");
+    assert!(err.contains("trace.csv: line 5, column `client`: `abc` is not a whole number"), "{err}");
 
     // A row cut short (a run killed mid-write would not leave one: results are staged).
     std::fs::write(dir.join("trace.csv"), trace.clone() + "1.0,0\n").unwrap();
@@ -295,3 +300,124 @@ fn plot_names_the_line_and_column_of_a_damaged_trace() {
     assert!(err.contains(&format!("trace.csv: line {line}: has 2 fields, the header has 11")), "{err}");
 }
 
+/// `file` of `dir` with the field `column` (from 0) of line `line` (from 1) set to `value`.
+fn set_field(dir: &Path, file: &str, line: usize, column: usize, value: &str) {
+    let path = dir.join(file);
+    let body = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = body.lines().map(String::from).collect();
+    let mut fields: Vec<&str> = lines[line - 1].split(',').collect();
+    fields[column] = value;
+    lines[line - 1] = fields.join(",");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn plot_and_compare_refuse_a_nan_or_infinite_summary_value_rather_than_rank_it() {
+    // summary.csv: variant,metric,unit,replications,mean,sd,ci95_low,ci95_high. A run
+    // leaves what it could not compute empty: NaN was shown in bold as the best.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = copy_of_run(tmp.path());
+    let original = std::fs::read(dir.join("summary.csv")).unwrap();
+    for (column, value, name) in [(4, "NaN", "mean"), (4, "inf", "mean"), (6, "-inf", "ci95_low")] {
+        std::fs::write(dir.join("summary.csv"), &original).unwrap();
+        set_field(&dir, "summary.csv", 3, column, value);
+        let err = plot_and_compare_refuse(&dir, tmp.path());
+        assert!(
+            err.contains(&format!("summary.csv: line 3, column `{name}`: `{value}` is not a finite number")),
+            "{err}"
+        );
+    }
+    // Empty cells (one replication: no spread, no interval) are what runs write, and load.
+    std::fs::write(dir.join("summary.csv"), &original).unwrap();
+    let plotted = tmp.path().join("ok.svg");
+    let o = run(&["plot", "rto", dir.to_str().unwrap(), "-o", plotted.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+#[test]
+fn plot_and_compare_refuse_an_interval_upside_down_or_a_negative_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = copy_of_run(tmp.path());
+    let original = std::fs::read(dir.join("summary.csv")).unwrap();
+    set_field(&dir, "summary.csv", 2, 6, "20");
+    set_field(&dir, "summary.csv", 2, 7, "10");
+    let err = plot_and_compare_refuse(&dir, tmp.path());
+    assert!(err.contains("summary.csv: line 2, column `ci95_low`: 20 is above ci95_high 10"), "{err}");
+    std::fs::write(dir.join("summary.csv"), &original).unwrap();
+    set_field(&dir, "summary.csv", 2, 3, "-1");
+    let err = plot_and_compare_refuse(&dir, tmp.path());
+    assert!(err.contains("summary.csv: line 2, column `replications`: `-1` is not a whole number"), "{err}");
+
+    // attempts.csv: variant,replication,bin_start_s,bin_width_s,attempts,refused.
+    let grpc = copy_of(tmp.path(), "grpc-restart-storm");
+    set_field(&grpc, "attempts.csv", 5, 4, "-3");
+    let out = tmp.path().join("attempts.svg");
+    let o = run(&["plot", "attempts", grpc.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("attempts.csv: line 5, column `attempts`: `-3` is not a whole number"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn plot_and_compare_refuse_a_manifest_that_is_not_a_run_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = copy_of_run(tmp.path());
+    let original = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
+    std::fs::write(dir.join("manifest.json"), "[]").unwrap();
+    let err = plot_and_compare_refuse(&dir, tmp.path());
+    assert!(
+        err.contains(
+            "manifest.json: line 1, column 1: invalid type: sequence, expected a JSON object: a run's manifest"
+        ),
+        "{err}"
+    );
+    let line = original.lines().position(|l| l.contains("\"horizon\"")).unwrap() + 1;
+    std::fs::write(dir.join("manifest.json"), original.replace("\"horizon\": \"1min\"", "\"horizon\": \"soon\""))
+        .unwrap();
+    let err = plot_and_compare_refuse(&dir, tmp.path());
+    assert!(
+        err.contains(&format!("manifest.json: line {line}, column 19, key `horizon`: `soon` is not a horizon")),
+        "{err}"
+    );
+    std::fs::write(dir.join("manifest.json"), original.replace("\"variants\"", "\"variantz\"")).unwrap();
+    let err = plot_and_compare_refuse(&dir, tmp.path());
+    assert!(err.contains("manifest.json: line") && err.contains("missing key `variants`"), "{err}");
+}
+
+#[test]
+fn plot_and_compare_refuse_a_trace_time_beyond_the_horizon() {
+    // trace.csv: time_s,client,…; the manifest's horizon is 1min.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = copy_of_run(tmp.path());
+    let original = std::fs::read(dir.join("trace.csv")).unwrap();
+    for value in ["1e300", "60.000000001", "-1"] {
+        std::fs::write(dir.join("trace.csv"), &original).unwrap();
+        set_field(&dir, "trace.csv", 4, 0, value);
+        let err = plot_and_compare_refuse(&dir, tmp.path());
+        let expected =
+            if value == "-1" { "is negative".to_string() } else { "is beyond the run's horizon (1min".to_string() };
+        assert!(err.contains(&format!("trace.csv: line 4, column `time_s`: `{value}` {expected}")), "{err}");
+    }
+}
+
+#[test]
+fn plot_reads_csv_files_saved_again_with_a_byte_order_mark() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = copy_of_run(tmp.path());
+    let plot = |name: &str| {
+        let plotted = tmp.path().join(name);
+        let o = run(&["plot", "rto", dir.to_str().unwrap(), "-o", plotted.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        std::fs::read(&plotted).unwrap()
+    };
+    let before = plot("before.svg");
+    for file in ["summary.csv", "trace.csv"] {
+        let body = std::fs::read_to_string(dir.join(file)).unwrap();
+        std::fs::write(dir.join(file), format!("\u{feff}{body}")).unwrap();
+    }
+    assert!(before == plot("after.svg"), "the mark changed what was read");
+}
