@@ -7,7 +7,8 @@
 //! wrote, lets one writer at a time in, and makes a directory appear whole or not at all.
 //! Two tools use the models without a scenario: [`explain`] follows one policy's calls
 //! that always fail, and [`replay`] drives an RTO estimator from a captured trace.
-//! [`cli`] is the command line on top; [`human`] formats numbers for people.
+//! [`cli`] is the command line on top; [`human`] formats numbers for people, and
+//! [`input`] reads what a user hands in with a bound and escapes it when shown.
 //!
 //! # The RFC 6298 estimator on its own
 //!
@@ -52,6 +53,7 @@ pub mod engine;
 pub mod explain;
 pub mod guard;
 pub mod human;
+pub mod input;
 pub mod interrupt;
 pub mod metrics;
 pub mod model;

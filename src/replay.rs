@@ -17,10 +17,17 @@
 //! starting with `#` are skipped but counted, so every error names the physical line.
 //! Unknown columns are refused, so that a typo never silently turns a feature off.
 //!
+//! A line is at most [`LINE_MAX_BYTES`] long and the input is read a line at a time, so a
+//! replay holds the same memory whatever it is fed (`/dev/zero`, a file with no line
+//! ends, an endless feed). A UTF-8 byte-order mark before the header is skipped.
+//!
 //! Output: `time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs`, plus `mdev_s,mdev_max_s`
 //! for linux (see [`RtoSnapshot`] for their units). Durations are seconds with exactly
 //! six decimals (microseconds, rounded half up), printed from integers: the output is the
-//! same on every machine. Unknown values (no sample yet) are empty cells.
+//! same on every machine. Unknown values (no sample yet) are empty cells. Rows are written
+//! out whenever the input has nothing more buffered, so a live feed (`tail -f capture.csv
+//! | backoffsim rto replay -`) shows each row as it arrives, while a file is still
+//! written in large blocks.
 
 use std::fmt::Write as _;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
@@ -45,6 +52,10 @@ pub enum ReplayError {
     #[error("writing the output: {0}")]
     Write(#[from] io::Error),
 }
+
+/// The longest line a replay reads, its line end included. A row is at most five
+/// numbers, some tens of bytes: 64 KiB is a thousand times that and still a bound.
+pub const LINE_MAX_BYTES: usize = 64 << 10;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Event {
@@ -181,7 +192,12 @@ pub fn replay<R: Read, W: Write>(input: R, output: W, params: &RtoParams) -> Res
     let mut est = RtoEstimator::new(params);
     let mut last: Option<(SimTime, String)> = None;
     let mut row = String::new();
-    while let Some((line, record)) = lines.next_fields()? {
+    loop {
+        // Out before waiting for more input: what has been read is shown as it comes.
+        if lines.drained() {
+            out.flush()?;
+        }
+        let Some((line, record)) = lines.next_fields()? else { break };
         if record.len() != header.len() {
             return Err(ReplayError::Row {
                 line,
@@ -307,17 +323,37 @@ struct Lines<R> {
 }
 
 impl<R: Read> Lines<R> {
+    /// Whether everything read so far has been taken, so that the next line waits on the
+    /// input.
+    fn drained(&self) -> bool {
+        self.input.buffer().is_empty()
+    }
+
     /// The next line with content, as (line number, fields).
     fn next_fields(&mut self) -> Result<Option<(u64, Vec<String>)>, ReplayError> {
         loop {
             self.buf.clear();
-            if self.input.read_until(b'\n', &mut self.buf).map_err(ReplayError::Read)? == 0 {
+            let limit = LINE_MAX_BYTES as u64;
+            let read = (&mut self.input).take(limit).read_until(b'\n', &mut self.buf).map_err(ReplayError::Read)?;
+            if read == 0 {
                 return Ok(None);
             }
             self.number += 1;
             let line = self.number;
+            let cut = self.buf.len() == LINE_MAX_BYTES && self.buf.last() != Some(&b'\n');
+            if cut && !self.input.fill_buf().map_err(ReplayError::Read)?.is_empty() {
+                return Err(ReplayError::Row {
+                    line,
+                    message: format!(
+                        "is longer than {} KiB, the most a line may be: a replay row is a few numbers \
+                         (is this a CSV of samples and timeouts?)",
+                        LINE_MAX_BYTES >> 10
+                    ),
+                });
+            }
             let text = std::str::from_utf8(&self.buf)
                 .map_err(|_| ReplayError::Row { line, message: "is not valid UTF-8".into() })?;
+            let text = if line == 1 { crate::input::strip_bom(text) } else { text };
             let text = text.trim_end_matches(['\n', '\r']);
             if text.trim().is_empty() || text.trim_start().starts_with('#') {
                 continue;

@@ -18,7 +18,7 @@ pub fn check(file: &Path, overrides: super::run::OverrideArgs) -> Result<(), Cli
     writeln!(
         out,
         "{}: ok — scenario `{}`, {} variant(s) ({}), {} run(s) of {} replication(s) each, horizon {}",
-        arg_label(file),
+        crate::input::escaped(&arg_label(file)),
         scenario.name,
         names.len(),
         names.join(", "),

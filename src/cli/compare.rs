@@ -37,7 +37,11 @@ pub fn compare(args: CompareArgs) -> Result<(), CliError> {
     let dest = Destination::claim(&args.out, "--out").map_err(|e| CliError::Usage(e.to_string()))?;
     let files = crate::report::compare::compare(&args.run_dirs, &dest).map_err(usage)?;
     if !args.quiet {
-        eprintln!("backoffsim: wrote {} ({})", args.out.display(), files.join(", "));
+        eprintln!(
+            "backoffsim: wrote {} ({})",
+            crate::input::escaped(&args.out.display().to_string()),
+            files.join(", ")
+        );
     }
     Ok(())
 }

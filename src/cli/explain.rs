@@ -316,9 +316,13 @@ fn policy_table<'a>(doc: &Document<'a>, prefix: &str) -> Spanned<DeTable<'a>> {
 fn read(path: &Path) -> Result<(String, String), CliError> {
     let label = path.display().to_string();
     let fail = |m: String| CliError::Scenario(ScenarioError::single(Diagnostic::at(&label, "", None, "", &m)));
-    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read the policy file: {e}")))?;
+    let cannot = "cannot read the policy file";
+    let file = std::fs::File::open(path).map_err(|e| fail(format!("{cannot}: {e}")))?;
+    let bytes = crate::scenario::read_scenario(&label, file, cannot)?;
     let source =
         String::from_utf8(bytes).map_err(|_| fail("the file is not UTF-8 text: is it a TOML policy?".into()))?;
+    // Without a byte-order mark, as a scenario is read: columns are those an editor shows.
+    let source = crate::input::strip_bom(&source).to_string();
     Ok((label, source))
 }
 

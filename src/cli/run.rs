@@ -122,7 +122,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
             "backoffsim: wrote shard {shard} ({} of {} runs) to {}; `backoffsim merge` takes all {} parts",
             results.len(),
             work.len(),
-            dir.display(),
+            crate::input::escaped(&dir.display().to_string()),
             shard.count
         );
     }
@@ -183,7 +183,7 @@ pub fn finish(
         e => CliError::Failed(e.to_string()),
     })?;
     if !quiet {
-        eprintln!("backoffsim: wrote {}", dir.display());
+        eprintln!("backoffsim: wrote {}", crate::input::escaped(&dir.display().to_string()));
     }
 
     let rows = summary_rows(scenario, outcome);

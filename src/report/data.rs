@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::ReportError;
+use super::manifest::{self, Bounds};
+use super::table::Table;
 use crate::engine::time::SimDuration;
 
 /// One run directory's manifest-level facts.
@@ -374,6 +376,7 @@ fn load_run(dir: &Path, label: String) -> Result<RunSet, ReportError> {
     let text = std::fs::read_to_string(&manifest_path).map_err(|e| ReportError::io(&manifest_path, e))?;
     let manifest: Value = serde_json::from_str(&text)
         .map_err(|e| ReportError::Bad { file: manifest_path.display().to_string(), why: e.to_string() })?;
+    let bounds = manifest::check(&manifest_path.display().to_string(), &text)?;
     let prefix = |name: &str| {
         if label.is_empty() { name.to_string() } else { format!("{label}:{name}") }
     };
@@ -381,22 +384,27 @@ fn load_run(dir: &Path, label: String) -> Result<RunSet, ReportError> {
 
     let summary_path = dir.join("summary.csv");
     let (sweep_keys, summary) =
-        if summary_path.is_file() { read_summary(&summary_path, &prefix)? } else { (Vec::new(), Vec::new()) };
+        if summary_path.is_file() { read_summary(&summary_path, &bounds, &prefix)? } else { (Vec::new(), Vec::new()) };
     // The sweep keys are read from the CSV header (the columns between `variant` and
     // `metric`), which is what the rows are read by; the manifest's `sweep_keys` lists the
     // same names.
     let keys = &sweep_keys;
     let replications_path = dir.join("replications.csv");
-    let replications =
-        if replications_path.is_file() { read_replications(&replications_path, keys, &prefix)? } else { Vec::new() };
+    let replications = if replications_path.is_file() {
+        read_replications(&replications_path, keys, &bounds, &prefix)?
+    } else {
+        Vec::new()
+    };
     let trace_path = dir.join("trace.csv");
-    let trace = if trace_path.is_file() { read_trace(&trace_path, keys, &prefix)? } else { Vec::new() };
+    let trace = if trace_path.is_file() { read_trace(&trace_path, keys, &bounds, &prefix)? } else { Vec::new() };
     let attempts_path = dir.join("attempts.csv");
-    let attempts = if attempts_path.is_file() { Some(read_attempts(&attempts_path, keys, &prefix)?) } else { None };
+    let attempts =
+        if attempts_path.is_file() { Some(read_attempts(&attempts_path, keys, &bounds, &prefix)?) } else { None };
     let cdf_path = dir.join("cdf.csv");
     let cdf = if cdf_path.is_file() { Some(read_cdf(&cdf_path, keys, &prefix)?) } else { None };
     let series_path = dir.join("series.csv");
-    let series = if series_path.is_file() { Some(vec![read_series(&series_path, keys, &prefix)?]) } else { None };
+    let series =
+        if series_path.is_file() { Some(vec![read_series(&series_path, keys, &bounds, &prefix)?]) } else { None };
     Ok(RunSet { runs: vec![run], variants, sweep_keys, summary, replications, trace, attempts, cdf, series })
 }
 
@@ -552,75 +560,11 @@ pub fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
     }
 }
 
-/// A CSV file read by column name, so added columns do not break old readers.
-struct Table {
-    file: String,
-    headers: Vec<String>,
-    rows: Vec<csv::StringRecord>,
-}
-
-/// A CSV reader's error in the words of the other file errors: the line first.
-fn csv_problem(e: &csv::Error) -> String {
-    match e.kind() {
-        csv::ErrorKind::UnequalLengths { pos: Some(pos), expected_len, len } => {
-            format!("line {}: has {len} fields, the header has {expected_len}", pos.line())
-        }
-        csv::ErrorKind::Utf8 { pos: Some(pos), .. } => format!("line {}: not UTF-8 text", pos.line()),
-        _ => e.to_string(),
-    }
-}
-
-impl Table {
-    fn read(path: &Path) -> Result<Table, ReportError> {
-        let file = path.display().to_string();
-        let bad = |e: csv::Error| ReportError::Bad { file: file.clone(), why: csv_problem(&e) };
-        let mut r = csv::Reader::from_path(path).map_err(bad)?;
-        let headers = r.headers().map_err(bad)?.iter().map(str::to_string).collect();
-        let rows = r.records().collect::<Result<Vec<_>, _>>().map_err(bad)?;
-        Ok(Table { file, headers, rows })
-    }
-
-    fn col(&self, name: &str) -> Result<usize, ReportError> {
-        self.headers
-            .iter()
-            .position(|h| h == name)
-            .ok_or_else(|| ReportError::Bad { file: self.file.clone(), why: format!("no column `{name}`") })
-    }
-
-    fn num(&self, row: usize, col: usize) -> Result<Option<f64>, ReportError> {
-        let s = self.rows[row].get(col).unwrap_or("").trim();
-        if s.is_empty() {
-            return Ok(None);
-        }
-        s.parse::<f64>().map(Some).map_err(|_| ReportError::Bad {
-            file: self.file.clone(),
-            why: format!("line {}, column `{}`: `{s}` is not a number", row + 2, self.headers[col]),
-        })
-    }
-
-    fn req(&self, row: usize, col: usize) -> Result<f64, ReportError> {
-        self.num(row, col)?.ok_or_else(|| ReportError::Bad {
-            file: self.file.clone(),
-            why: format!("line {}, column `{}` is empty", row + 2, self.headers[col]),
-        })
-    }
-
-    fn str(&self, row: usize, col: usize) -> &str {
-        self.rows[row].get(col).unwrap_or("")
-    }
-
-    /// The columns of the sweep keys (`None` where this table lacks one).
-    fn cols(&self, keys: &[String]) -> Vec<Option<usize>> {
-        keys.iter().map(|k| self.headers.iter().position(|h| h == k)).collect()
-    }
-
-    /// The sweep cell of a row, by the columns [`Table::cols`] found.
-    fn point(&self, row: usize, cols: &[Option<usize>]) -> Vec<String> {
-        cols.iter().map(|c| c.map(|c| self.str(row, c).to_string()).unwrap_or_default()).collect()
-    }
-}
-
-fn read_summary(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<(Vec<String>, Vec<SummaryRow>), ReportError> {
+fn read_summary(
+    path: &Path,
+    bounds: &Bounds,
+    prefix: &dyn Fn(&str) -> String,
+) -> Result<(Vec<String>, Vec<SummaryRow>), ReportError> {
     let t = Table::read(path)?;
     let variant = t.col("variant")?;
     let metric = t.col("metric")?;
@@ -630,20 +574,35 @@ fn read_summary(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<(Vec<Str
     let keys: Vec<String> = t.headers[variant + 1..metric].to_vec();
     let (unit, n, mean, sd, lo, hi) =
         (t.col("unit")?, t.col("replications")?, t.col("mean")?, t.col("sd")?, t.col("ci95_low")?, t.col("ci95_high")?);
-    let mut rows = Vec::with_capacity(t.rows.len());
-    for i in 0..t.rows.len() {
+    let most = bounds.replications.unwrap_or(u64::MAX);
+    let mut rows = Vec::with_capacity(t.row_count());
+    for i in 0..t.row_count() {
+        let count = t.whole(i, n, most)?;
+        if count == 0 {
+            // A metric no replication has a value for is not listed at all.
+            return Err(t.bad(i, n, "0: a metric is listed only when a replication has a value for it"));
+        }
+        let mean_value = t.req(i, mean)?;
         let ci = match (t.num(i, lo)?, t.num(i, hi)?) {
+            (Some(l), Some(h)) if l > h => {
+                return Err(t.bad(i, lo, &format!("{l} is above ci95_high {h}: an interval's low end is its lower")));
+            }
+            (Some(l), Some(h)) if !(l..=h).contains(&mean_value) => {
+                return Err(t.bad(i, mean, &format!("{mean_value} is outside its interval [{l}, {h}]")));
+            }
             (Some(l), Some(h)) => Some((l, h)),
-            _ => None,
+            (None, None) => None,
+            (Some(_), None) => return Err(t.bad(i, hi, "is empty while ci95_low is not: an interval has both ends")),
+            (None, Some(_)) => return Err(t.bad(i, lo, "is empty while ci95_high is not: an interval has both ends")),
         };
         rows.push(SummaryRow {
             variant: prefix(t.str(i, variant)),
             point: (variant + 1..metric).map(|c| t.str(i, c).to_string()).collect(),
             metric: t.str(i, metric).to_string(),
             unit: t.str(i, unit).to_string(),
-            n: t.req(i, n)? as u64,
-            mean: t.req(i, mean)?,
-            sd: t.num(i, sd)?,
+            n: count,
+            mean: mean_value,
+            sd: t.within(i, sd, f64::MAX, "")?,
             ci,
         });
     }
@@ -653,17 +612,18 @@ fn read_summary(path: &Path, prefix: &dyn Fn(&str) -> String) -> Result<(Vec<Str
 fn read_replications(
     path: &Path,
     keys: &[String],
+    bounds: &Bounds,
     prefix: &dyn Fn(&str) -> String,
 ) -> Result<Vec<ReplicationRow>, ReportError> {
     let t = Table::read(path)?;
     let cells = t.cols(keys);
     let (variant, rep, metric, value) = (t.col("variant")?, t.col("replication")?, t.col("metric")?, t.col("value")?);
-    let mut rows = Vec::with_capacity(t.rows.len());
-    for i in 0..t.rows.len() {
+    let mut rows = Vec::with_capacity(t.row_count());
+    for i in 0..t.row_count() {
         rows.push(ReplicationRow {
             variant: prefix(t.str(i, variant)),
             point: t.point(i, &cells),
-            replication: t.req(i, rep)? as u32,
+            replication: replication(&t, i, rep, bounds)?,
             metric: t.str(i, metric).to_string(),
             value: t.num(i, value)?,
         });
@@ -671,37 +631,58 @@ fn read_replications(
     Ok(rows)
 }
 
-fn read_trace(path: &Path, keys: &[String], prefix: &dyn Fn(&str) -> String) -> Result<Vec<TraceRow>, ReportError> {
+/// A replication's index, below the run's replications.
+fn replication(t: &Table, row: usize, col: usize, bounds: &Bounds) -> Result<u32, ReportError> {
+    // A run counts replications in u32: a manifest claiming more does not widen that.
+    Ok(t.whole(row, col, bounds.last_replication().min(u64::from(u32::MAX)))? as u32)
+}
+
+fn read_trace(
+    path: &Path,
+    keys: &[String],
+    bounds: &Bounds,
+    prefix: &dyn Fn(&str) -> String,
+) -> Result<Vec<TraceRow>, ReportError> {
     let t = Table::read(path)?;
     let cells = t.cols(keys);
     let (time, client, variant, rep, event) =
         (t.col("time_s")?, t.col("client")?, t.col("variant")?, t.col("replication")?, t.col("event")?);
     let (sample, srtt, rto) = (t.col("sample_s")?, t.col("srtt_s")?, t.col("rto_s")?);
-    let mut rows = Vec::with_capacity(t.rows.len());
+    let horizon = bounds.horizon_words();
+    let mut rows = Vec::with_capacity(t.row_count());
     let mut last_variant = (String::new(), String::new());
-    for i in 0..t.rows.len() {
+    for i in 0..t.row_count() {
         let v = t.str(i, variant);
         if v != last_variant.0 {
             last_variant = (v.to_string(), prefix(v));
         }
         rows.push(TraceRow {
-            time: t.req(i, time)?,
-            client: t.req(i, client)? as u32,
+            time: t.req_within(i, time, bounds.horizon_s, &horizon)?,
+            client: t.whole(i, client, u64::from(u32::MAX))? as u32,
             variant: last_variant.1.clone(),
             point: t.point(i, &cells),
-            replication: t.req(i, rep)? as u32,
+            replication: replication(&t, i, rep, bounds)?,
             event: t.str(i, event).to_string(),
-            sample: t.num(i, sample)?,
-            srtt: t.num(i, srtt)?,
-            rto: t.num(i, rto)?,
+            sample: t.within(i, sample, f64::MAX, "")?,
+            srtt: t.within(i, srtt, f64::MAX, "")?,
+            rto: t.within(i, rto, f64::MAX, "")?,
         });
     }
     Ok(rows)
 }
 
+/// A time bin's width: more than zero.
+fn bin_width(t: &Table, row: usize, col: usize) -> Result<f64, ReportError> {
+    match t.req(row, col)? {
+        w if w > 0.0 => Ok(w),
+        _ => Err(t.bad(row, col, &format!("`{}` is not a bin width: a bin is wider than 0", t.str(row, col).trim()))),
+    }
+}
+
 fn read_attempts(
     path: &Path,
     keys: &[String],
+    bounds: &Bounds,
     prefix: &dyn Fn(&str) -> String,
 ) -> Result<Vec<AttemptRow>, ReportError> {
     let t = Table::read(path)?;
@@ -714,16 +695,23 @@ fn read_attempts(
         t.col("attempts")?,
         t.col("refused")?,
     );
-    (0..t.rows.len())
+    let horizon = bounds.horizon_words();
+    let most = u64::from(u32::MAX);
+    (0..t.row_count())
         .map(|i| {
+            let count = t.whole(i, attempts, most)?;
+            let refusals = if t.str(i, refused).trim().is_empty() { 0 } else { t.whole(i, refused, most)? };
+            if refusals > count {
+                return Err(t.bad(i, refused, &format!("{refusals} is more than the bin's {count} attempts")));
+            }
             Ok(AttemptRow {
                 variant: prefix(t.str(i, variant)),
                 point: t.point(i, &cells),
-                replication: t.req(i, rep)? as u32,
-                bin_start: t.req(i, start)?,
-                bin_width: t.req(i, width)?,
-                attempts: t.req(i, attempts)?,
-                refused: t.num(i, refused)?.unwrap_or(0.0),
+                replication: replication(&t, i, rep, bounds)?,
+                bin_start: t.req_within(i, start, bounds.horizon_s, &horizon)?,
+                bin_width: bin_width(&t, i, width)?,
+                attempts: count as f64,
+                refused: refusals as f64,
             })
         })
         .collect()
@@ -734,15 +722,16 @@ fn read_cdf(path: &Path, keys: &[String], prefix: &dyn Fn(&str) -> String) -> Re
     let cells = t.cols(keys);
     let (variant, metric, fraction, value) =
         (t.col("variant")?, t.col("metric")?, t.col("fraction")?, t.col("value_s")?);
-    let mut rows = Vec::with_capacity(t.rows.len());
-    for i in 0..t.rows.len() {
+    let mut rows = Vec::with_capacity(t.row_count());
+    for i in 0..t.row_count() {
+        let share = t.req_within(i, fraction, 1.0, "1: a fraction is from 0 to 1")?;
         // A quantile that does not exist (nobody reconnected) is left empty: skip it.
-        if let Some(v) = t.num(i, value)? {
+        if let Some(v) = t.within(i, value, f64::MAX, "")? {
             rows.push(CdfRow {
                 variant: prefix(t.str(i, variant)),
                 point: t.point(i, &cells),
                 metric: t.str(i, metric).to_string(),
-                fraction: t.req(i, fraction)?,
+                fraction: share,
                 value: v,
             });
         }
@@ -750,7 +739,12 @@ fn read_cdf(path: &Path, keys: &[String], prefix: &dyn Fn(&str) -> String) -> Re
     Ok(rows)
 }
 
-fn read_series(path: &Path, keys: &[String], prefix: &dyn Fn(&str) -> String) -> Result<SeriesTable, ReportError> {
+fn read_series(
+    path: &Path,
+    keys: &[String],
+    bounds: &Bounds,
+    prefix: &dyn Fn(&str) -> String,
+) -> Result<SeriesTable, ReportError> {
     let t = Table::read(path)?;
     let cells = t.cols(keys);
     let (variant, rep, start, width) =
@@ -758,9 +752,10 @@ fn read_series(path: &Path, keys: &[String], prefix: &dyn Fn(&str) -> String) ->
     // The model's columns are everything after the bin's width.
     let first = width + 1;
     let columns = t.headers[first..].to_vec();
-    let mut rows = Vec::with_capacity(t.rows.len());
+    let horizon = bounds.horizon_words();
+    let mut rows = Vec::with_capacity(t.row_count());
     let mut last_variant = (String::new(), String::new());
-    for i in 0..t.rows.len() {
+    for i in 0..t.row_count() {
         let v = t.str(i, variant);
         if v != last_variant.0 {
             last_variant = (v.to_string(), prefix(v));
@@ -768,9 +763,9 @@ fn read_series(path: &Path, keys: &[String], prefix: &dyn Fn(&str) -> String) ->
         rows.push(SeriesRow {
             variant: last_variant.1.clone(),
             point: t.point(i, &cells),
-            replication: t.req(i, rep)? as u32,
-            bin_start: t.req(i, start)?,
-            bin_width: t.req(i, width)?,
+            replication: replication(&t, i, rep, bounds)?,
+            bin_start: t.req_within(i, start, bounds.horizon_s, &horizon)?,
+            bin_width: bin_width(&t, i, width)?,
             values: (first..t.headers.len()).map(|c| t.num(i, c)).collect::<Result<_, _>>()?,
         });
     }
@@ -821,6 +816,10 @@ mod tests {
         assert_eq!(facts_of(&serde_json::json!({})).retry_share_alert, None);
     }
 
+    fn bounds() -> Bounds {
+        Bounds { horizon: "1min".into(), horizon_s: 60.0, replications: Some(2) }
+    }
+
     fn series_file(body: &str) -> (tempfile::TempDir, PathBuf) {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("series.csv");
@@ -835,7 +834,7 @@ mod tests {
              base,a,0,0,0.5,10,0.1\n\
              base,a,0,0.5,0.5,0,\n",
         );
-        let t = read_series(&path, &["k".to_string()], &|n| format!("r:{n}")).unwrap();
+        let t = read_series(&path, &["k".to_string()], &bounds(), &|n| format!("r:{n}")).unwrap();
         assert_eq!(t.columns, ["attempts", "retry_share"]);
         assert_eq!(t.rows.len(), 2);
         assert_eq!(t.rows[1].variant, "r:base");
@@ -851,17 +850,79 @@ mod tests {
              base,0,0,1,10,5\n\
              base,0,1,1,12,lots\n",
         );
-        let e = read_series(&path, &[], &|n| n.to_string()).unwrap_err().to_string();
+        let e = read_series(&path, &[], &bounds(), &|n| n.to_string()).unwrap_err().to_string();
         assert!(
             e.contains("series.csv") && e.contains("line 3") && e.contains("`capacity`") && e.contains("`lots`"),
             "{e}"
         );
         let (_tmp, path) = series_file("variant,replication,bin_start_s,bin_width_s,attempts\nbase,0,,1,3\n");
-        let e = read_series(&path, &[], &|n| n.to_string()).unwrap_err().to_string();
+        let e = read_series(&path, &[], &bounds(), &|n| n.to_string()).unwrap_err().to_string();
         assert!(e.contains("line 2, column `bin_start_s` is empty"), "{e}");
         let (_tmp, path) = series_file("variant,replication,bin_start_s,attempts\nbase,0,0,3\n");
-        let e = read_series(&path, &[], &|n| n.to_string()).unwrap_err().to_string();
+        let e = read_series(&path, &[], &bounds(), &|n| n.to_string()).unwrap_err().to_string();
         assert!(e.contains("no column `bin_width_s`"), "{e}");
+    }
+
+    /// The error `read` gives for `body` as the file `name`.
+    fn refused<T: std::fmt::Debug>(name: &str, body: &str, read: impl Fn(&Path) -> Result<T, ReportError>) -> String {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(name);
+        std::fs::write(&path, body).unwrap();
+        read(&path).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_summary_row_that_no_run_writes_is_refused_at_its_line_and_column() {
+        let head = "variant,metric,unit,replications,mean,sd,ci95_low,ci95_high\n";
+        let read = |p: &Path| read_summary(p, &bounds(), &|n| n.to_string());
+        let says = |row: &str, expected: &str| {
+            let e = refused("summary.csv", &format!("{head}a,x,s,2,1,0.5,0.5,1.5\n{row}\n"), read);
+            assert!(e.contains(&format!("summary.csv: line 3, {expected}")), "{row}: {e}");
+        };
+        says("a,y,s,2,NaN,1,0,2", "column `mean`: `NaN` is not a finite number");
+        says("a,y,s,2,1,inf,0,2", "column `sd`: `inf` is not a finite number");
+        says("a,y,s,2,1,-1,0,2", "column `sd`: `-1` is negative");
+        says("a,y,s,2,1,1,2,0", "column `ci95_low`: 2 is above ci95_high 0");
+        says("a,y,s,2,5,1,0,2", "column `mean`: 5 is outside its interval [0, 2]");
+        says("a,y,s,2,1,1,0,", "column `ci95_high`: is empty while ci95_low is not");
+        says("a,y,s,0,1,,,", "column `replications`: 0: a metric is listed only when");
+        says("a,y,s,-2,1,,,", "column `replications`: `-2` is not a whole number");
+        says("a,y,s,3,1,1,0,2", "column `replications`: 3 is beyond 2, the most it can be here");
+        let ok = format!("{head}a,x,s,1,1,,,\na,y,s,2,1,0,1,1\n");
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("summary.csv"), ok).unwrap();
+        assert_eq!(read(&tmp.path().join("summary.csv")).unwrap().1.len(), 2);
+    }
+
+    #[test]
+    fn times_beyond_the_horizon_and_impossible_counts_are_refused() {
+        let trace = |p: &Path| read_trace(p, &[], &bounds(), &|n| n.to_string());
+        let head = "time_s,client,variant,replication,event,segment,sample_s,srtt_s,rto_s\n";
+        let e = refused("trace.csv", &format!("{head}1e300,0,a,0,send,1,,,1\n"), trace);
+        assert!(e.contains("line 2, column `time_s`: `1e300` is beyond the run's horizon (1min"), "{e}");
+        let e = refused("trace.csv", &format!("{head}1,0,a,2,send,1,,,1\n"), trace);
+        assert!(e.contains("line 2, column `replication`: 2 is beyond 1"), "{e}");
+        let e = refused("trace.csv", &format!("{head}1,0,a,0,send,1,,,-3\n"), trace);
+        assert!(e.contains("line 2, column `rto_s`: `-3` is negative"), "{e}");
+
+        let attempts = |p: &Path| read_attempts(p, &[], &bounds(), &|n| n.to_string());
+        let head = "variant,replication,bin_start_s,bin_width_s,attempts,refused\n";
+        let e = refused("attempts.csv", &format!("{head}a,0,0,1,3,4\n"), attempts);
+        assert!(e.contains("line 2, column `refused`: 4 is more than the bin's 3 attempts"), "{e}");
+        let e = refused("attempts.csv", &format!("{head}a,0,0,1,-3,0\n"), attempts);
+        assert!(e.contains("line 2, column `attempts`: `-3` is not a whole number"), "{e}");
+        let e = refused("attempts.csv", &format!("{head}a,0,61,1,3,0\n"), attempts);
+        assert!(e.contains("line 2, column `bin_start_s`: `61` is beyond the run's horizon"), "{e}");
+        let e = refused("attempts.csv", &format!("{head}a,0,0,0,3,0\n"), attempts);
+        assert!(e.contains("line 2, column `bin_width_s`: `0` is not a bin width"), "{e}");
+
+        let cdf = |p: &Path| read_cdf(p, &[], &|n| n.to_string());
+        let e = refused("cdf.csv", "variant,metric,fraction,value_s\na,x,1.5,2\n", cdf);
+        assert!(e.contains("line 2, column `fraction`: `1.5` is beyond 1: a fraction is from 0 to 1"), "{e}");
+        let e = refused("replications.csv", "variant,replication,metric,unit,value\na,0,x,s,nan\n", |p| {
+            read_replications(p, &[], &bounds(), &|n| n.to_string())
+        });
+        assert!(e.contains("line 2, column `value`: `nan` is not a finite number"), "{e}");
     }
 
     #[test]

@@ -8,10 +8,12 @@
 pub mod compare;
 pub mod data;
 pub mod html;
+pub mod manifest;
 pub mod markdown;
 pub mod model;
 pub mod paired;
 pub mod plot;
+pub mod table;
 
 use std::path::Path;
 

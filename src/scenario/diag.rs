@@ -4,6 +4,8 @@
 use std::fmt;
 use std::ops::Range;
 
+use crate::input::{escaped, visible};
+
 /// One problem in a scenario file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -67,15 +69,17 @@ fn excerpt(line: &str, column: usize, width: usize) -> (String, u32, u32) {
 
 impl Diagnostic {
     /// The first line alone: place, key and message.
+    /// What comes from the file (its name, a key, a value quoted in the message) is
+    /// shown with its control characters escaped.
     pub fn headline(&self) -> String {
-        let mut s = self.file.clone();
+        let mut s = escaped(&self.file).into_owned();
         if self.line > 0 {
             s.push_str(&format!(":{}:{}", self.line, self.column));
         }
         if !self.key.is_empty() {
-            s.push_str(&format!(": key `{}`", self.key));
+            s.push_str(&format!(": key `{}`", escaped(&self.key)));
         }
-        s.push_str(&format!(": {}", self.message));
+        s.push_str(&format!(": {}", escaped(&self.message)));
         s
     }
 }
@@ -87,6 +91,8 @@ impl fmt::Display for Diagnostic {
             let gutter = self.line.to_string().len();
             writeln!(f)?;
             writeln!(f, "{:gutter$} |", "")?;
+            // One visible character for each control one keeps the caret under its span.
+            let text: String = text.chars().map(visible).collect();
             writeln!(f, "{} | {}", self.line, text)?;
             write!(f, "{:gutter$} | {}{}", "", " ".repeat(*caret as usize - 1), "^".repeat(*width as usize))?;
         }
@@ -181,6 +187,18 @@ mod tests {
         let lines: Vec<&str> = shown.lines().collect();
         assert_eq!(lines[2].chars().count(), "1 | ".len() + SNIPPET_MAX + 1, "{shown}");
         assert_eq!(lines[3].chars().count(), lines[2].chars().count() - 1, "{shown}");
+    }
+
+    #[test]
+    fn control_characters_are_escaped_in_the_headline_and_pictured_in_the_source_line() {
+        let src = "name = \"a\u{1b}[2Jb\"\n";
+        let d = Diagnostic::at("f\u{7}.toml", src, Some(7..src.len() - 1), "x\u{1b}", "`a\u{1b}[2Jb` is bad");
+        let shown = d.to_string();
+        assert!(!shown.chars().any(|c| c.is_control() && c != '\n'), "{shown:?}");
+        assert!(shown.starts_with("f\\u{7}.toml:1:8: key `x\\u{1b}`: `a\\u{1b}[2Jb` is bad"), "{shown}");
+        let lines: Vec<&str> = shown.lines().collect();
+        assert_eq!(lines[2], "1 | name = \"a\u{241b}[2Jb\"");
+        assert_eq!(lines[3], "  |        ^^^^^^^^");
     }
 
     #[test]

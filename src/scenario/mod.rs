@@ -35,7 +35,8 @@ pub use calls::CallsSpec;
 pub use diag::{Diagnostic, ScenarioError};
 pub use models::{Job, Model, ModelSpec};
 pub use resolve::{
-    Overrides, STDIN_LABEL, arg_label, load_arg, load_arg_with, load_file, load_str, load_str_with, sha256_hex,
+    NAME_MAX_BYTES, Overrides, STDIN_LABEL, arg_label, load_arg, load_arg_with, load_file, load_str, load_str_with,
+    read_scenario, sha256_hex,
 };
 pub use schema::TraceConfig;
 

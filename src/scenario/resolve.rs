@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use toml::de::{DeTable, DeValue};
 
+use crate::input;
 use crate::metrics::catalogue;
 
 use super::diag::{Diagnostic, ScenarioError};
@@ -51,11 +52,22 @@ pub fn load_arg_with(arg: &std::path::Path, overrides: Overrides) -> Result<Scen
     if arg.as_os_str() != "-" {
         return load_file_with(arg, overrides);
     }
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(|e| {
-        ScenarioError::single(Diagnostic::at(STDIN_LABEL, "", None, "", &format!("cannot read standard input: {e}")))
-    })?;
+    let bytes = read_scenario(STDIN_LABEL, std::io::stdin().lock(), "cannot read standard input")?;
     load_bytes(STDIN_LABEL, bytes, overrides)
+}
+
+/// A scenario's bytes from `input`, refused beyond [`input::SCENARIO_MAX_BYTES`].
+/// `cannot` says what failed when reading does; `label` names the input.
+pub fn read_scenario(label: &str, input: impl std::io::Read, cannot: &str) -> Result<Vec<u8>, ScenarioError> {
+    let fail = |message: &str| ScenarioError::single(Diagnostic::at(label, "", None, "", message));
+    input::read_at_most(input, input::SCENARIO_MAX_BYTES).map_err(|e| match e {
+        input::ReadError::Io(e) => fail(&format!("{cannot}: {e}")),
+        input::ReadError::TooLarge => fail(&format!(
+            "larger than {}, the most a scenario may be (a 100,000-entry [[path.blackout]] list is about 5 MB): \
+             is this a scenario file?",
+            input::SCENARIO_MAX_SHOWN
+        )),
+    })
 }
 
 /// How a command line's scenario argument is named in messages.
@@ -69,9 +81,10 @@ pub fn load_file(path: &std::path::Path) -> Result<Scenario, ScenarioError> {
 
 fn load_file_with(path: &std::path::Path, overrides: Overrides) -> Result<Scenario, ScenarioError> {
     let label = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| {
-        ScenarioError::single(Diagnostic::at(&label, "", None, "", &format!("cannot read the scenario file: {e}")))
-    })?;
+    let cannot = "cannot read the scenario file";
+    let file = std::fs::File::open(path)
+        .map_err(|e| ScenarioError::single(Diagnostic::at(&label, "", None, "", &format!("{cannot}: {e}"))))?;
+    let bytes = read_scenario(&label, file, cannot)?;
     load_bytes(&label, bytes, overrides)
 }
 
@@ -89,7 +102,9 @@ pub fn load_str(label: &str, source: &str) -> Result<Scenario, ScenarioError> {
 
 /// `load_str` with a command line's overrides applied before checking.
 pub fn load_str_with(label: &str, source: &str, overrides: Overrides) -> Result<Scenario, ScenarioError> {
-    let doc = Document::parse(label, source)?;
+    // Parsed without its byte-order mark, so that columns on the first line are those an
+    // editor shows; `source` keeps it, as the file's identity and a shard's copy.
+    let doc = Document::parse(label, input::strip_bom(source))?;
     let (mut base, variant_tables) = doc.split_variants().map_err(ScenarioError::single)?;
     let axes = sweep::take_axes(&doc, &mut base).map_err(ScenarioError::single)?;
     let mut diags: Vec<Found> = Vec::new();
@@ -204,8 +219,11 @@ struct Context<'d, 'a> {
 impl Context<'_, '_> {
     /// The key path as the user wrote it: prefixed by the variant when the value came from it.
     fn place(&self, key: &str) -> String {
+        // A variant's own `name` and `description` are taken out before its keys are laid
+        // over the base (see `variant_identity`): these keys are always the base's.
+        let own = VARIANT_OWN_KEYS.contains(&key);
         match (self.index, self.variant) {
-            (Some(i), Some(v)) if sets_key(v, key) => join(&format!("variant[{i}]"), key),
+            (Some(i), Some(v)) if !own && sets_key(v, key) => join(&format!("variant[{i}]"), key),
             _ => key.to_string(),
         }
     }
@@ -335,6 +353,16 @@ fn check(raw: &RawScenario) -> ConfigErrors {
     let mut errors = ConfigErrors::new();
     if let Err(why) = check_name(&raw.name) {
         errors.push("name", why);
+    } else if raw.name.len() > NAME_MAX_BYTES {
+        errors.push(
+            "name",
+            format!(
+                "is {} characters long: at most {NAME_MAX_BYTES}, since it names the results directory \
+                 (results/<name>, results/<name>.shard-K-of-N and hidden staging directories beside them) and \
+                 a file name has at most 255 bytes",
+                raw.name.len()
+            ),
+        );
     }
     if raw.replications == 0 {
         errors.push("replications", "must be at least 1");
@@ -351,6 +379,12 @@ fn check(raw: &RawScenario) -> ConfigErrors {
     errors
 }
 
+/// The longest scenario `name`, in bytes (a name is ASCII, so characters too). It becomes
+/// a directory's name, the longest form of which is the hidden staging directory of a
+/// shard, `.<name>.shard-K-of-N.partial`: 40 bytes more with K and N of ten digits, well
+/// within the 255 bytes most file systems allow in one component.
+pub const NAME_MAX_BYTES: usize = 200;
+
 fn check_name(name: &str) -> Result<(), String> {
     let ok = !name.is_empty()
         && !name.starts_with('.')
@@ -359,7 +393,8 @@ fn check_name(name: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "`{name}` is not a usable name: use letters, digits, `-`, `_` and `.` (it names files and directories)"
+            "`{}` is not a usable name: use letters, digits, `-`, `_` and `.` (it names files and directories)",
+            input::escaped(name)
         ))
     }
 }

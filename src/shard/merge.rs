@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::part::{PART_FILE, Part, RESULTS_FILE, SCENARIO_FILE};
+use super::part::{Part, RESULTS_FILE, SCENARIO_FILE};
 use crate::metrics::ReplicationResult;
 use crate::scenario::{Overrides, Scenario, ScenarioError, load_str_with};
 use crate::sim::{Outcome, Work, assemble};
@@ -50,11 +50,19 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
     let label = first.dir.join(SCENARIO_FILE).display().to_string();
     let overrides = Overrides { seed: Some(m.seed), replications: Some(m.replications) };
     let scenario = load_str_with(&label, &first.source, overrides)?;
+    if scenario.name != m.scenario {
+        return Err(MergeError::Parts(format!(
+            "{}: `{}`, but its scenario.toml is named `{}`: the part was changed after it was written",
+            first.place("scenario"),
+            m.scenario,
+            scenario.name
+        )));
+    }
     let work = Work::of(&scenario);
     if work.len() != m.total_runs {
         return Err(MergeError::Parts(format!(
-            "{}: records {} runs in all, but its scenario makes {}: the part was not written by this backoffsim",
-            first.dir.join(PART_FILE).display(),
+            "{}: {} runs in all, but its scenario makes {}: the part was not written by this backoffsim",
+            first.place("total_runs"),
             m.total_runs,
             work.len()
         )));
@@ -74,10 +82,13 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
         if entries.len() as u64 != expected.count() || part.manifest.runs != expected.count() {
             return Err(damaged(format!("holds {} runs, and shard {shard} has {}", entries.len(), expected.count())));
         }
-        for (j, (place, item, _)) in entries.iter().enumerate() {
+        for (j, (place, item, result)) in entries.iter().enumerate() {
             let want = expected.nth(j as u64);
             if *place != want || *item != work.item(want) {
                 return Err(damaged(format!("holds run {place} where shard {shard} has run {want}")));
+            }
+            if let Some(why) = impossible(result, &scenario) {
+                return Err(damaged(format!("run {place} {why}, which no run writes")));
             }
         }
         decoded.push(entries);
@@ -90,6 +101,24 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
     // Every place is filled: every shard is there once and each held exactly its slice.
     let results: Vec<ReplicationResult> = slots.into_iter().map(|r| r.expect("every slice checked")).collect();
     Ok(Merged { outcome: assemble(&scenario, results), scenario, parts: parts.len() })
+}
+
+/// What in a decoded result no run produces, if anything: a metric that is NaN or
+/// infinite (one a run cannot compute it leaves without a value), a traced event after
+/// the horizon. Bins and series keep NaN on purpose and are not looked at.
+fn impossible(result: &ReplicationResult, scenario: &Scenario) -> Option<String> {
+    if let Some(m) = result.metrics.iter().find(|m| m.value.is_some_and(|v| !v.is_finite())) {
+        return Some(format!("holds `{}` = {}", m.name, m.value.unwrap_or_default()));
+    }
+    let horizon = scenario.horizon.as_nanos();
+    if let Some(row) = result.trace.iter().find(|r| r.time.as_nanos() > horizon) {
+        return Some(format!(
+            "holds a traced event at {} s, after the horizon ({})",
+            crate::metrics::trace::secs(row.time.as_nanos()),
+            scenario.horizon
+        ));
+    }
+    None
 }
 
 /// Refuses a part of another run than `first`'s, naming what differs.
@@ -152,4 +181,39 @@ fn coverage(parts: &[Part]) -> Result<(), MergeError> {
         parts[0].manifest.scenario,
         problems.join("; ")
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::time::{SimDuration, SimTime};
+    use crate::metrics::MetricValue;
+    use crate::metrics::trace::TraceRow;
+
+    #[test]
+    fn a_non_finite_metric_or_an_event_after_the_horizon_is_impossible_and_nan_bins_are_not() {
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/tcp-blackout.toml");
+        let scenario = crate::scenario::load_file(&file).unwrap_or_else(|e| panic!("{e}"));
+        let ok = ReplicationResult { metrics: vec![MetricValue::maybe("x", "s", None)], ..Default::default() };
+        assert_eq!(impossible(&ok, &scenario), None);
+        let nan =
+            ReplicationResult { metrics: vec![MetricValue::new("goodput", "calls/s", f64::NAN)], ..Default::default() };
+        assert_eq!(impossible(&nan, &scenario).as_deref(), Some("holds `goodput` = NaN"));
+        let row = TraceRow {
+            time: SimTime(61_000_000_000),
+            client: 0,
+            event: "send",
+            segment: None,
+            sample: None,
+            srtt: None,
+            rttvar: None,
+            rto: SimDuration::from_secs(1),
+            backoffs: 0,
+        };
+        let late = ReplicationResult { trace: vec![row], ..Default::default() };
+        assert_eq!(
+            impossible(&late, &scenario).as_deref(),
+            Some("holds a traced event at 61.000000000 s, after the horizon (1min)")
+        );
+    }
 }

@@ -112,12 +112,110 @@ pub fn write(
     staging.commit().map_err(io)
 }
 
+/// The most `part.json` may be: a part's is some 600 bytes, whatever the run.
+const PART_FILE_MAX_BYTES: u64 = 64 << 10;
+
+/// The first field of `m` that contradicts another, and how; `None` when they agree. A
+/// merge relies on each: a format it reads, a slice that exists, and as many runs as
+/// that slice of the whole run holds.
+fn contradiction(m: &PartManifest) -> Option<(&'static str, String)> {
+    if m.part_format != FORMAT {
+        return Some((
+            "part_format",
+            format!("part format {} is not the {FORMAT} this backoffsim reads", m.part_format),
+        ));
+    }
+    if m.shards == 0 || m.shard >= m.shards {
+        return Some((
+            "shard",
+            format!("shard {} of {} names no slice: K counts from 0 and is below N", m.shard, m.shards),
+        ));
+    }
+    if m.replications == 0 {
+        return Some(("replications", "0: a run has at least 1 replication".into()));
+    }
+    if m.total_runs == 0 {
+        return Some(("total_runs", "0: a run has at least one variant, cell and replication".into()));
+    }
+    // Places K, K + N, K + 2N, … below the total: shard K's slice (see `Shard::slice`).
+    let slice = m.total_runs / u64::from(m.shards) + u64::from(u64::from(m.shard) < m.total_runs % u64::from(m.shards));
+    if m.runs != slice {
+        return Some((
+            "runs",
+            format!(
+                "{} runs, but shard {} of a run of {} runs has {slice}: the part was changed after it was written",
+                m.runs,
+                m.shard(),
+                m.total_runs
+            ),
+        ));
+    }
+    None
+}
+
+/// The line and column (from 1) of the top-level key `key` of the JSON object `text`.
+/// A message about fields that contradict each other points at one of them; serde gives
+/// the values alone.
+fn key_place(text: &str, key: &str) -> Option<(usize, usize)> {
+    let (mut line, mut column, mut depth) = (1, 0, 0usize);
+    let mut chars = text.chars();
+    let mut last_string: Option<(String, usize, usize)> = None;
+    while let Some(c) = chars.next() {
+        if c == '\n' {
+            (line, column) = (line + 1, 0);
+            continue;
+        }
+        column += 1;
+        match c {
+            '{' | '[' => depth += 1,
+            '}' | ']' => depth = depth.saturating_sub(1),
+            ':' if depth == 1 => {
+                if let Some((name, l, col)) = last_string.take()
+                    && name == key
+                {
+                    return Some((l, col));
+                }
+            }
+            '"' => {
+                let (l, col) = (line, column);
+                let mut name = String::new();
+                while let Some(c) = chars.next() {
+                    column += 1;
+                    match c {
+                        '"' => break,
+                        '\\' => {
+                            chars.next();
+                            column += 1;
+                            name.push('\\');
+                        }
+                        c => name.push(c),
+                    }
+                }
+                last_string = Some((name, l, col));
+                continue;
+            }
+            _ => {}
+        }
+        if !c.is_whitespace() {
+            last_string = None;
+        }
+    }
+    None
+}
+
 /// A part opened for merging: its manifest and scenario text read, its results not yet.
 #[derive(Debug)]
 pub struct Part {
     pub dir: PathBuf,
     pub manifest: PartManifest,
+    /// `part.json` as read, to place a message at one of its keys.
+    text: String,
     pub source: String,
+}
+
+fn place(dir: &Path, text: &str, key: &str) -> String {
+    let (line, column) = key_place(text, key).unwrap_or((1, 1));
+    format!("{}: line {line}, column {column}, key `{key}`", dir.join(PART_FILE).display())
 }
 
 impl Part {
@@ -127,28 +225,31 @@ impl Part {
         if !dir.is_dir() {
             return Err(format!("{}: no such directory: give the directories `run --shard K/N` wrote", dir.display()));
         }
-        let json = std::fs::read(dir.join(PART_FILE)).map_err(|e| {
+        let not_a_part = |e: String| {
             format!(
                 "{}: not a shard's part ({}: {e}); parts are what `backoffsim run FILE --shard K/N` writes",
                 dir.display(),
                 PART_FILE
             )
+        };
+        let file = std::fs::File::open(dir.join(PART_FILE)).map_err(|e| not_a_part(e.to_string()))?;
+        let json = crate::input::read_at_most(file, PART_FILE_MAX_BYTES).map_err(|e| match e {
+            crate::input::ReadError::Io(e) => not_a_part(e.to_string()),
+            crate::input::ReadError::TooLarge => {
+                not_a_part(format!("larger than {} KiB, and a part's is some 600 bytes", PART_FILE_MAX_BYTES >> 10))
+            }
         })?;
         let manifest: PartManifest = serde_json::from_slice(&json)
             .map_err(|e| format!("{}: line {}, column {}: {e}", at(PART_FILE), e.line(), e.column()))?;
-        if manifest.part_format != FORMAT {
-            return Err(format!(
-                "{}: part format {} is not the {} this backoffsim reads",
-                at(PART_FILE),
-                manifest.part_format,
-                FORMAT
-            ));
+        let text = String::from_utf8_lossy(&json).into_owned();
+        if let Some((key, problem)) = contradiction(&manifest) {
+            return Err(format!("{}: {problem}", place(dir, &text, key)));
         }
-        if manifest.shards == 0 || manifest.shard >= manifest.shards {
-            return Err(format!("{}: shard {} of {} names no slice", at(PART_FILE), manifest.shard, manifest.shards));
-        }
-        let source =
-            std::fs::read_to_string(dir.join(SCENARIO_FILE)).map_err(|e| format!("{}: {e}", at(SCENARIO_FILE)))?;
+        let label = at(SCENARIO_FILE);
+        let file = std::fs::File::open(dir.join(SCENARIO_FILE)).map_err(|e| format!("{label}: {e}"))?;
+        let bytes = crate::scenario::read_scenario(&label, file, "cannot read it")
+            .map_err(|e| e.diagnostics.iter().map(|d| d.headline()).collect::<Vec<_>>().join("; "))?;
+        let source = String::from_utf8(bytes).map_err(|_| format!("{label}: not UTF-8 text"))?;
         if sha256_hex(source.as_bytes()) != manifest.scenario_sha256 {
             return Err(format!(
                 "{}: its SHA-256 is not the scenario_sha256 {} records: the part was changed after it was written",
@@ -156,7 +257,12 @@ impl Part {
                 PART_FILE
             ));
         }
-        Ok(Part { dir: dir.to_path_buf(), manifest, source })
+        Ok(Part { dir: dir.to_path_buf(), manifest, text, source })
+    }
+
+    /// `part.json` and the line and column of its key `key`, for a message about it.
+    pub fn place(&self, key: &str) -> String {
+        place(&self.dir, &self.text, key)
     }
 
     /// Reads the results, checked against the manifest's SHA-256 and decoded.
@@ -212,6 +318,51 @@ mod tests {
                 deadline: Some(SimTime(u64::MAX)),
             }],
         }
+    }
+
+    fn manifest() -> PartManifest {
+        PartManifest {
+            part_format: FORMAT,
+            backoffsim_version: "0.1.0".into(),
+            scenario: "s".into(),
+            scenario_sha256: "ab".into(),
+            seed: 1,
+            replications: 3,
+            shard: 1,
+            shards: 3,
+            runs: 3,
+            total_runs: 8,
+            results_sha256: "cd".into(),
+        }
+    }
+
+    #[test]
+    fn fields_of_part_json_that_contradict_each_other_are_found() {
+        assert_eq!(contradiction(&manifest()), None, "places 1, 4 and 7 of 8");
+        let with = |f: &dyn Fn(&mut PartManifest)| {
+            let mut m = manifest();
+            f(&mut m);
+            contradiction(&m).map(|(key, why)| format!("{key}: {why}"))
+        };
+        let says = |found: Option<String>, expected: &str| {
+            let found = found.unwrap_or_default();
+            assert!(found.starts_with(expected), "{found}");
+        };
+        says(with(&|m| m.shard = 2), "runs: 3 runs, but shard 2/3 of a run of 8 runs has 2");
+        says(with(&|m| m.runs = 9), "runs: 9 runs");
+        says(with(&|m| m.shard = 3), "shard: shard 3 of 3 names no slice");
+        says(with(&|m| m.shards = 0), "shard: shard 1 of 0 names no slice");
+        says(with(&|m| m.total_runs = 0), "total_runs: 0");
+        says(with(&|m| m.replications = 0), "replications: 0");
+        says(with(&|m| m.part_format = 7), "part_format: part format 7");
+    }
+
+    #[test]
+    fn a_key_is_placed_at_its_own_line_and_not_inside_a_string_or_a_nested_object() {
+        let text = "{\n  \"a\": \"\\\"runs\\\": 1\",\n  \"b\": {\"runs\": 2},\n  \"runs\": 3\n}";
+        assert_eq!(key_place(text, "runs"), Some((4, 3)));
+        assert_eq!(key_place(text, "a"), Some((2, 3)));
+        assert_eq!(key_place(text, "nothing"), None);
     }
 
     #[test]

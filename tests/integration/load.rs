@@ -70,7 +70,7 @@ fn a_malformed_series_csv_is_refused_naming_its_line_and_column() {
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
     assert!(
-        err.contains("series.csv") && err.contains("line 4, column `replication`: `zero` is not a number"),
+        err.contains("series.csv") && err.contains("line 4, column `replication`: `zero` is not a whole number"),
         "{err}"
     );
 }

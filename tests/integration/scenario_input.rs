@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::Stdio;
 
-use super::common::{bin, run, text};
+use super::common::{bin, limit_memory, run, text};
 
 /// Runs the binary with `args`, `input` on standard input.
 fn with_stdin(args: &[&str], input: &str) -> std::process::Output {
@@ -161,4 +161,57 @@ name = "b"
     assert_eq!(err.matches("got 3 ").count(), 1, "{err}");
     // Every window fails with p = 2: the window is not worth naming.
     assert!(err.contains("got 2 (sweep point path.loss.p = 2)\n"), "{err}");
+}
+
+#[test]
+fn a_scenario_larger_than_16_mib_is_refused_in_bounded_memory_from_a_file_or_stdin() {
+    // /dev/zero never ends: a reader without a bound grew to 22 GB in a minute.
+    let zero = || std::fs::File::open("/dev/zero").unwrap();
+    let memory = 200 << 20;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("keep.txt"), "earlier").unwrap();
+    let outputs = [
+        limit_memory(&mut bin(), memory).args(["check", "-"]).stdin(zero()).output().unwrap(),
+        limit_memory(&mut bin(), memory)
+            .args(["run", "-", "--quiet", "--out"])
+            .arg(&out)
+            .stdin(zero())
+            .output()
+            .unwrap(),
+        limit_memory(&mut bin(), memory).args(["check", "/dev/zero"]).output().unwrap(),
+        limit_memory(&mut bin(), memory).args(["explain", "--file", "/dev/zero"]).output().unwrap(),
+    ];
+    for (o, label) in outputs.iter().zip(["<stdin>", "<stdin>", "/dev/zero", "/dev/zero"]) {
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+        let err = text(&o.stderr);
+        assert!(
+            err.contains(&format!("{label}: larger than 16 MiB (16,777,216 bytes), the most a scenario may be")),
+            "{err}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(out.join("keep.txt")).unwrap(), "earlier");
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1, "nothing written");
+}
+
+#[test]
+fn a_scenario_after_a_byte_order_mark_checks_and_its_columns_are_an_editors() {
+    let o = with_stdin(&["check", "-"], &format!("\u{feff}{GRPC}"));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = check_text(&format!("\u{feff}name = 5\n{}", GRPC.replace("name = \"stdin-herd\"\n", "")));
+    assert_eq!(o.status.code(), Some(2));
+    // The mark is no character of the line: `5` is at column 8.
+    assert!(text(&o.stderr).contains("s.toml:1:8: key `name`"), "{}", text(&o.stderr));
+
+    // A policy file for `explain` is read the same way.
+    let tmp = tempfile::tempdir().unwrap();
+    let policy = tmp.path().join("policy.toml");
+    std::fs::write(&policy, "\u{feff}preset = 5\n").unwrap();
+    let o = run(&["explain", "--file", policy.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("policy.toml:1:10: key `preset`"), "{}", text(&o.stderr));
+    std::fs::write(&policy, "\u{feff}preset = \"gcs-python\"\n").unwrap();
+    let o = run(&["explain", "--file", policy.to_str().unwrap(), "--runs", "10"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
 }

@@ -271,6 +271,72 @@ fn a_directory_that_is_not_a_part_is_refused() {
     assert!(e.contains("parts/2/part.json: line 2, column"), "{e}");
 }
 
+/// `part.json` of `part` with the line holding `"key": ` replaced by `"key": value`.
+fn edit_part(part: &Path, key: &str, value: &str) {
+    let path = part.join("part.json");
+    let json = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<String> = json
+        .lines()
+        .map(|l| match l.trim_start().strip_prefix(&format!("\"{key}\": ")) {
+            Some(rest) => format!("  \"{key}\": {value}{}", if rest.ends_with(',') { "," } else { "" }),
+            None => l.to_string(),
+        })
+        .collect();
+    assert_ne!(lines.join("\n") + "\n", json, "no key {key} in {}", path.display());
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+}
+
+/// The line of `key` in a part's `part.json`, from 1.
+fn line_of(part: &Path, key: &str) -> usize {
+    let json = std::fs::read_to_string(part.join("part.json")).unwrap();
+    json.lines().position(|l| l.trim_start().starts_with(&format!("\"{key}\":"))).unwrap() + 1
+}
+
+#[test]
+fn part_json_fields_that_contradict_each_other_are_refused_at_their_key() {
+    let tmp = three_parts(GRPC_SWEEP, &[]);
+    let all = ["parts/0", "parts/1", "parts/2"];
+    let part = tmp.path().join("parts/1");
+    let original = std::fs::read(part.join("part.json")).unwrap();
+    // 12 runs in 3 shards: 4 each.
+    edit_part(&part, "runs", "5");
+    let e = refused(tmp.path(), &all);
+    let line = line_of(&part, "runs");
+    assert!(
+        e.contains(&format!(
+            "parts/1/part.json: line {line}, column 3, key `runs`: 5 runs, but shard 1/3 of a run of 12 runs has 4"
+        )),
+        "{e}"
+    );
+    std::fs::write(part.join("part.json"), &original).unwrap();
+    edit_part(&part, "total_runs", "0");
+    let e = refused(tmp.path(), &all);
+    assert!(e.contains(&format!("line {}, column 3, key `total_runs`: 0", line_of(&part, "total_runs"))), "{e}");
+
+    std::fs::write(part.join("part.json"), &original).unwrap();
+
+    // The name part.json gives its run is the one of the scenario it carries.
+    let first = tmp.path().join("parts/0");
+    edit_part(&first, "scenario", "\"other\"");
+    let e = refused(tmp.path(), &["parts/0", "parts/1", "parts/2"]);
+    assert!(
+        e.contains(&format!(
+            "parts/0/part.json: line {}, column 3, key `scenario`: `other`, but its scenario.toml is named `sharded-grpc`",
+            line_of(&first, "scenario")
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_endless_part_json_is_refused_at_its_bound() {
+    let tmp = three_parts(GRPC_SWEEP, &[]);
+    let json = tmp.path().join("parts/2/part.json");
+    std::fs::write(&json, format!("{{\"pad\": \"{}\"}}", "x".repeat(100_000))).unwrap();
+    let e = refused(tmp.path(), &["parts/0", "parts/1", "parts/2"]);
+    assert!(e.contains("parts/2: not a shard's part (part.json: larger than 64 KiB"), "{e}");
+}
+
 #[test]
 fn shard_k_counts_from_zero_and_must_be_below_n() {
     let (_s, file) = scratch(GRPC_SWEEP);

@@ -125,6 +125,47 @@ fn two_variants_of_one_name_are_refused() {
 }
 
 #[test]
+fn a_name_longer_than_200_characters_is_refused_with_the_limit_and_200_checks() {
+    // results/<name>, a shard's results/<name>.shard-K-of-N and the hidden staging
+    // directories beside them: 247 to 255 characters passed `check` and failed `run`.
+    for length in [201, 255, 300] {
+        let err = refuse(&CALLS.replace("name = \"t\"", &format!("name = \"{}\"", "n".repeat(length))));
+        says(
+            &err,
+            "1:8",
+            "name",
+            &format!("is {length} characters long: at most 200, since it names the results directory"),
+        );
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("ok.toml");
+    std::fs::write(&file, CALLS.replace("name = \"t\"", &format!("name = \"{}\"", "n".repeat(200)))).unwrap();
+    let o = super::common::run(&["check", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", super::common::text(&o.stderr));
+}
+
+#[test]
+fn a_bad_top_level_name_is_reported_at_name_even_with_variants() {
+    // Every variant inherits the base's name; the error is the base's, shown once.
+    let err = refuse(
+        &with_lines("[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\n").replace("name = \"t\"", "name = \"t t\""),
+    );
+    says(&err, "1:8", "name", "`t t` is not a usable name");
+    assert!(!err.contains("variant["), "{err}");
+    assert_eq!(err.matches("is not a usable name").count(), 1, "{err}");
+}
+
+#[test]
+fn control_characters_in_names_are_refused_and_shown_escaped() {
+    // TOML writes them as escapes; the message must not hand them to the terminal raw.
+    let err = refuse(&CALLS.replace("name = \"t\"", "name = \"t\\u001b[2J\""));
+    says(&err, "1:8", "name", "`t\\u{1b}[2J` is not a usable name");
+    let err = refuse(&with_lines("[[variant]]\nname = \"v\\u0007\\u009b\"\n"));
+    says(&err, "9:8", "variant[0].name", "`v\\u{7}\\u{9b}` is not a usable name");
+    assert!(!err.chars().any(|c| c.is_control() && c != '\n'), "{err:?}");
+}
+
+#[test]
 fn a_name_that_would_leave_the_results_directory_is_refused() {
     for name in ["../evil", "/etc/x", "a/b", ".hidden", "tab\\there"] {
         let err = refuse(&CALLS.replace("name = \"t\"", &format!("name = \"{name}\"")));
