@@ -18,7 +18,9 @@ use backoffsim::sim::{RunOptions, run_scenario};
 fn main() {
     let files: Vec<PathBuf> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).map(PathBuf::from).collect();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // (lowest, highest) estimate over the mean, and over any one replication.
     let mut worst: (f64, f64) = (f64::INFINITY, 0.0);
+    let mut each: (f64, f64) = (f64::INFINITY, 0.0);
     println!(
         "{:<60} {:>12} {:>12} {:>12} {:>12} {:>8} {:>15}",
         "cell", "estimate", "real mean", "min", "max", "est/mean", "est/max..min"
@@ -43,6 +45,7 @@ fn main() {
                     (*reps.iter().min().expect("a replication"), *reps.iter().max().expect("a replication"));
                 let ratio = estimate / mean;
                 worst = (worst.0.min(ratio), worst.1.max(ratio));
+                each = (each.0.min(estimate / max as f64), each.1.max(estimate / min.max(1) as f64));
                 let mut label = format!("{} {}", scenario.name, variant.name);
                 if !cell.sweep.is_empty() {
                     label.push_str(&format!(" [{}]", cell.sweep.join(", ")));
@@ -56,7 +59,10 @@ fn main() {
             }
         }
     }
-    println!("estimate / real mean: {:.2} to {:.2}", worst.0, worst.1);
+    println!(
+        "estimate / real mean: {:.2} to {:.2}; / each replication: {:.2} to {:.2}",
+        worst.0, worst.1, each.0, each.1
+    );
 }
 
 fn load(file: &Path) -> Scenario {
