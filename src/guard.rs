@@ -7,7 +7,7 @@
 //! Each model estimates one replication (`Model::estimate`) from its resolved spec: its
 //! events, from rates and the retry policy's limits, and its memory, from the sizes of
 //! the state it keeps per entity and per record. The estimates are meant to be honest
-//! upper-ish figures: the models' tests hold each between half and four times the events
+//! upper-ish figures: the models' tests hold each between half and three times the events
 //! a small run really handles.
 
 use crate::engine::time::SimDuration;

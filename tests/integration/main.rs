@@ -9,6 +9,7 @@ mod cli;
 mod common;
 mod deploy;
 mod determinism;
+mod estimates;
 mod golden;
 mod grpc;
 mod guard;
