@@ -66,7 +66,10 @@ fn main() {
 }
 
 fn load(file: &Path) -> Scenario {
-    load_file(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+    load_file(file).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(2)
+    })
 }
 
 /// A shipped scenario with the events of its committed run, `[variant][cell][replication]`.
