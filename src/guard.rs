@@ -7,12 +7,12 @@
 //! Each model estimates one replication (`Model::estimate`) from its resolved spec: its
 //! events, from rates and the retry policy's limits, and its memory, from the sizes of
 //! the state it keeps per entity and per record. The estimates are meant to be honest
-//! upper-ish figures: the models' tests hold each between half and four times the events
+//! upper-ish figures: the models' tests hold each between half and three times the events
 //! a small run really handles.
 
 use crate::engine::time::SimDuration;
 use crate::human;
-use crate::model::retry::RetryPolicy;
+use crate::model::retry::{BudgetPolicy, RetryPolicy};
 use crate::scenario::Scenario;
 use crate::sim::{Places, Work};
 
@@ -116,6 +116,29 @@ pub fn call_attempts(policy: &RetryPolicy, attempt: f64, sleeps: &Sleeps) -> f64
     match policy.deadline {
         Some(d) => attempts_within(d, limit, |k| attempt + sleeps.at(k)),
         None => limit,
+    }
+}
+
+/// The attempts per call a policy's retry budget lets `clients` clients keep up while
+/// they offer `load` calls a second and every attempt fails after `attempt` seconds: a
+/// storm lasts only if this times the load exceeds what the server serves. Infinite
+/// without a budget (the policy's own limits then bound a call). Each budget is per
+/// client (`crate::model::retry::budget`): AWS's quota only drains when nothing succeeds;
+/// gRPC's throttling refills by `token_ratio` per success, at most one per call;
+/// finagle's lets `percent_can_retry` of the calls retry, plus its reserve per second;
+/// envoy's holds `max_retries` outstanding, each at least one attempt long.
+pub fn sustained_attempts(policy: &RetryPolicy, clients: f64, load: f64, attempt: f64) -> f64 {
+    let per_second = |retries: f64| if load > 0.0 { retries / load } else { 0.0 };
+    1.0 + match policy.budget {
+        BudgetPolicy::None => f64::INFINITY,
+        BudgetPolicy::AwsQuota { .. } => 0.0,
+        BudgetPolicy::GrpcThrottle { token_ratio, .. } => token_ratio,
+        BudgetPolicy::Finagle { percent_can_retry, min_retries_per_sec, .. } => {
+            percent_can_retry + per_second(clients * f64::from(min_retries_per_sec))
+        }
+        BudgetPolicy::EnvoyConcurrent { max_retries } => {
+            per_second(clients * f64::from(max_retries) / attempt.max(f64::MIN_POSITIVE))
+        }
     }
 }
 

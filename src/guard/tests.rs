@@ -107,7 +107,7 @@ fn memory_beyond_what_is_available_is_refused_and_unknown_memory_is_not_checked(
 }
 
 #[test]
-fn a_server_of_billions_of_workers_and_a_window_of_billions_of_segments_count_as_memory_and_are_named() {
+fn a_server_of_billions_of_workers_and_a_window_filled_with_billions_of_segments_count_as_memory_and_are_named() {
     // Both are allocated up front, one slot each: before the guard knew, a server of
     // 4294967295 workers was a failed 34 GB allocation, not an error.
     let workers = "name = \"w\"\ndescription = \"d\"\nhorizon = \"1min\"\n[calls]\nclients = 20\ninterval = \"1s\"\n\
@@ -119,10 +119,27 @@ fn a_server_of_billions_of_workers_and_a_window_of_billions_of_segments_count_as
         panic!("not refused")
     };
     assert!(m.contains("lower `server.concurrency`"), "{m}");
-    let s = load_str("s.toml", &SMALL.replace("clients = 2", "clients = 2\nwindow = 4294967295")).unwrap();
+    // A transfer of ten billion segments fills it (and is allowed its events here).
+    let huge = SMALL.replace("clients = 2", "clients = 2\nwindow = 4294967295");
+    let filled = huge
+        .replace(r#"{ kind = "steady", interval = "100ms" }"#, r#"{ kind = "transfer", segments = 10000000000 }"#)
+        .replace("max_events = 5000", "max_events = 1000000000000");
+    let s = load_str("s.toml", &filled).unwrap();
     let t = totals(&s, 1);
     let Err(Refusal::Run(m)) = check(&s, &t, limits(u64::MAX, Some(1 << 34))) else { panic!("not refused") };
     assert!(m.contains("lower `tcp.window`"), "{m}");
+}
+
+#[test]
+fn a_window_of_billions_that_the_workload_never_fills_is_not_counted_as_memory() {
+    // A steady write every 100 ms for 10 s: 101 segments at most, whatever the window.
+    // Before, this was estimated at hundreds of GB and refused, and `--force` then ran
+    // it in a few MB.
+    let s = load_str("s.toml", &SMALL.replace("clients = 2", "clients = 2\nwindow = 4294967295")).unwrap();
+    let t = totals(&s, 1);
+    assert!(t.memory() < 1e6, "{t:?}");
+    assert_eq!(check(&s, &t, limits(DEFAULT_TOTAL_EVENTS, Some(1 << 30))), Ok(()));
+    assert_eq!(t.worst.knobs, ["tcp.clients", "horizon"]);
 }
 
 #[test]
@@ -144,7 +161,7 @@ fn counts_and_bytes_read_as_people_say_them() {
 }
 
 /// Runs replication 0 of every cell of `source` and asserts the estimate lies between
-/// half and four times the events it really handled.
+/// half and three times the events it really handled.
 fn honest(source: &str) {
     let s = load_str("h.toml", source).unwrap_or_else(|e| panic!("{e}"));
     for v in &s.variants {
@@ -158,7 +175,7 @@ fn honest(source: &str) {
             let actual = cell.spec.run(job).unwrap().events as f64;
             let estimate = cell.spec.estimate(s.horizon).events;
             let ratio = estimate / actual;
-            assert!((0.5..=4.0).contains(&ratio), "{} {:?}: estimate {estimate}, actual {actual}", v.name, cell.sweep);
+            assert!((0.5..=3.0).contains(&ratio), "{} {:?}: estimate {estimate}, actual {actual}", v.name, cell.sweep);
         }
     }
 }

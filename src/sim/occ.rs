@@ -29,13 +29,15 @@ use crate::guard::{Estimate, bytes_of, queue_bytes};
 use crate::metrics::catalogue;
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::config_error::ConfigErrors;
-use crate::model::occ::{Backoff, Client, Row, Strategy};
+use crate::model::occ::{Backoff, Client, Row};
 use crate::model::path::{DelayConfig, open_unit};
 use crate::scenario::OccSpec;
 use crate::scenario::models::{Model, Section, Shared, Use};
 use crate::scenario::occ::OccConfig;
 
 use super::Job;
+
+mod estimate;
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -144,23 +146,19 @@ impl Model for OccConfig {
         run_replication(spec, job)
     }
 
-    /// Four events per write call. Without backoff every round of contenders lets one
-    /// through, so the calls are at most n(n+1)/2 (Brooker's square); plain exponential
-    /// backoff keeps the clients clustered and saves about half of that; with jitter each
-    /// client needs a few calls per doubling of the contenders, about 1 + 2·log₂ n
-    /// (Brooker's figures, and this model's runs up to 500 clients). The horizon does not
-    /// enter: every run ends when the last client succeeds, long before it.
-    fn estimate(spec: &OccSpec, _horizon: SimDuration) -> Estimate {
+    /// Four events per write call; the calls are `estimate::calls`: the row lets one
+    /// write through at a time, and the clients that lose keep retrying as their backoff
+    /// allows until their turn comes or the horizon does.
+    fn estimate(spec: &OccSpec, horizon: SimDuration) -> Estimate {
         let n = f64::from(spec.occ.clients);
-        let jittered = 1.0 + 2.0 * n.log2();
-        let per_client = match spec.occ.strategy {
-            Strategy::None => (n + 1.0) / 2.0,
-            Strategy::Exponential => (n + 1.0) / 4.0 + jittered,
-            _ => jittered,
-        };
         // Per client: its state, its two streams, and the one message it has in flight.
         let per = bytes_of::<Client>(1.0) + bytes_of::<SimRng>(2.0) + queue_bytes::<Ev>(1.0);
-        Estimate { events: 4.0 * n * per_client, working: n * per, kept: 0.0, knobs: vec!["occ.clients"] }
+        Estimate {
+            events: 4.0 * estimate::calls(&spec.occ, horizon),
+            working: n * per,
+            kept: 0.0,
+            knobs: vec!["occ.clients"],
+        }
     }
 }
 

@@ -321,16 +321,19 @@ impl Model for TcpConfig {
         let per_conn = 4.0 + writes + 4.0 * segments + 3.0 * expiries;
         let n = f64::from(spec.tcp.clients);
         // Per connection: its state, its segments in flight, and the RTO's time-weighted
-        // record (one entry per distinct value, at most one per segment).
-        let conn = guard::bytes_of::<Conn>(1.0)
-            + guard::queue_bytes::<Ev>(f64::from(spec.tcp.window) + 3.0)
-            + 48.0 * segments.min(10_000.0);
+        // record (one entry per distinct value, at most one per segment). No more are in
+        // flight than the window or than the workload ever supplies, whichever is fewer: a
+        // window of billions over a few hundred writes holds a few hundred.
+        let outstanding = f64::from(spec.tcp.window).min(writes.max(segments));
+        let conn =
+            guard::bytes_of::<Conn>(1.0) + guard::queue_bytes::<Ev>(outstanding + 3.0) + 48.0 * segments.min(10_000.0);
         // Traced connections keep a row per send, ACK and sample.
         let traced =
             if spec.trace.replications.is_empty() { 0.0 } else { traced_clients(&spec.trace, spec.tcp.clients) };
         let kept = traced * guard::bytes_of::<TraceRow>(3.0 * segments + expiries);
-        // A window far above a few thousand segments is what makes each connection big.
-        let knobs = if spec.tcp.window > 4096 {
+        // A window far above a few thousand segments, when the workload fills it, is what
+        // makes each connection big.
+        let knobs = if outstanding > 4096.0 {
             vec!["tcp.window", "tcp.clients", "horizon"]
         } else {
             vec!["tcp.clients", "horizon"]

@@ -10,6 +10,7 @@ mod common;
 mod deploy;
 mod destination;
 mod determinism;
+mod estimates;
 mod golden;
 mod grpc;
 mod guard;

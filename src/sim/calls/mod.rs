@@ -427,10 +427,10 @@ impl Model for CallsConfig {
 /// until the window ends or its limits stop it (through every tier); a bad request until
 /// its limits stop it. A window that overloads a server with workers becomes a retry
 /// storm that outlives it when the offered load times the attempts a failing call makes
-/// exceeds its capacity: then it lasts to the horizon, as a metastable failure does.
-/// Retry budgets are left out: the estimate is what the policy allows (measured: 1.0 to
-/// 1.7 times the events of the shipped scenarios, 3 times with a budget that stops the
-/// storm).
+/// exceeds its capacity: then it lasts to the horizon, as a metastable failure does. A
+/// retry budget stops it when the retries it allows with every attempt failing leave the
+/// load within capacity (`guard::sustained_attempts`); inside a window the estimate is
+/// what the policy allows.
 fn estimate(spec: &CallsSpec, horizon: SimDuration) -> Estimate {
     let (cfg, p, server) = (&spec.calls, &spec.policy, &spec.server);
     let h = horizon.as_secs_f64();
@@ -465,7 +465,8 @@ fn estimate(spec: &CallsSpec, horizon: SimDuration) -> Estimate {
         (Some(c), Some(t)) if t > SimDuration::ZERO => Some(f64::from(c) / secs(t)),
         _ => server.accept_rate,
     };
-    let storm = capacity.is_some_and(|c| load * (tiers * lib(timeout)).min(1e9) > c);
+    let sustained = guard::sustained_attempts(p, n, load, timeout).min(tiers * lib(timeout));
+    let storm = capacity.is_some_and(|c| load * sustained.min(1e9) > c);
     let down_attempt = if server.down_behavior == DownBehavior::Blackhole { timeout } else { refused };
     // (start, end, share of attempts failed, how long a failed attempt takes)
     let mut windows: Vec<(f64, f64, f64, f64)> = Vec::new();
