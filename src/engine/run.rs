@@ -73,7 +73,7 @@ pub enum EngineError {
     Interrupted { at: SimTime },
     #[error(
         "the run exceeded its total event budget of {limit} events, over all its replications: raise `--max-events`, \
-         or run fewer replications, sweep cells or variants"
+         or make the run smaller (fewer or smaller replications, sweep cells or variants)"
     )]
     RunBudget { limit: u64 },
 }

@@ -175,11 +175,7 @@ fn out_at_a_file_or_below_one_is_refused_before_running_and_the_file_is_untouche
         let err = text(&o.stderr);
         assert!(err.contains("notes.txt") && err.contains("is a file, not a directory"), "{err}");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
-        let names: Vec<String> = std::fs::read_dir(tmp.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(names, ["notes.txt"], "nothing else may be written");
+        assert_eq!(super::common::names_in(tmp.path()), ["notes.txt"], "nothing else may be written");
     }
 }
 

@@ -28,6 +28,14 @@ pub fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
+/// The names of the entries of `dir`, sorted: what a command left in a place.
+pub fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
 /// Every file under `dir`, recursively, sorted.
 pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::common::{bin, files, root, text};
+use super::common::{bin, files, names_in, root, text};
 
 /// A quick scenario: one TCP connection for a few seconds.
 const QUICK: &str = r#"name = "quick"
@@ -215,11 +215,7 @@ fn of_two_runs_into_one_place_the_second_is_refused_naming_the_first_and_the_fir
             assert!(c == &now, "pair {pair}: the results differ from the first pair's");
         }
         complete = Some(now);
-        let left: Vec<String> = std::fs::read_dir(tmp.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(left, ["out"], "pair {pair}: something was left beside the results");
+        assert_eq!(names_in(tmp.path()), ["out"], "pair {pair}: something was left beside the results");
     }
 }
 
@@ -244,9 +240,7 @@ fn results_a_kill_left_aside_between_the_renames_are_put_back_by_the_next_run_ev
     assert_eq!(o.status.code(), Some(130), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("nothing was written, and"), "{}", text(&o.stderr));
     assert_eq!(files(&out), earlier, "the earlier results are back, byte for byte");
-    let left: Vec<String> =
-        std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    assert_eq!(left, ["out"]);
+    assert_eq!(names_in(tmp.path()), ["out"]);
 }
 
 #[test]

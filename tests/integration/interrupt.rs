@@ -4,7 +4,7 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use super::common::{bin, files, root, text};
+use super::common::{bin, files, names_in, root, text};
 
 /// Interrupts a long run of a sweep (a shard's run too, with `extra`) with `signal`.
 fn interrupt_a_sweep_with(signal: &str, extra: &[&str]) {
@@ -44,9 +44,7 @@ fn interrupt_a_sweep_with(signal: &str, extra: &[&str]) {
     let stderr = text(&o.stderr);
     assert!(stderr.contains("interrupted: nothing was written"), "{stderr}");
     assert_eq!(files(&out), before, "SIG{signal} changed the earlier results");
-    let left: Vec<String> =
-        std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    assert_eq!(left, ["results"], "SIG{signal} left a staging directory behind");
+    assert_eq!(names_in(tmp.path()), ["results"], "SIG{signal} left a staging directory behind");
 }
 
 #[test]
