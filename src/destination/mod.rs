@@ -4,7 +4,7 @@
 //! staging directory beside it and swapped in at the end. Before any work starts a
 //! command *claims* its destination: the place is checked ([`ownership`]: backoffsim
 //! replaces only a directory it wrote itself, never `.`, an ancestor of the working
-//! directory or a symbolic link), an advisory lock is taken ([`lock`]: one writer per
+//! directory or a symbolic link), an advisory lock is taken (`lock`: one writer per
 //! destination, a second is refused naming the first), and what a killed run left behind
 //! is repaired ([`staging`]: a stale staging directory removed, results a broken swap
 //! moved aside put back). The claim is held until the results are swapped in or the
