@@ -218,6 +218,19 @@ mod tests {
     }
 
     #[test]
+    fn the_line_index_places_every_offset_where_counting_newlines_does() {
+        let src = "a = 1\n\n[tcp] # é\nwindow = \"ü\"\n\nlast";
+        let lines = Lines::new(src);
+        for (at, _) in src.char_indices().chain([(src.len(), ' ')]) {
+            let before = &src[..at];
+            let line = before.matches('\n').count() + 1;
+            let column = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().count() + 1;
+            let d = Diagnostic::within("f.toml", src, &lines, Some(at..at), "k", "m");
+            assert_eq!((d.line, d.column), (line, column), "offset {at}");
+        }
+    }
+
+    #[test]
     fn without_a_span_names_only_the_file() {
         let d = Diagnostic::at("f.toml", "", None, "", "cannot read the file");
         assert_eq!(d.to_string(), "f.toml: cannot read the file");
