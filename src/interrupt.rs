@@ -101,6 +101,34 @@ pub fn drop_aside<T: Send + 'static>(value: T) {
     }
 }
 
+/// A value that is freed with [`drop_aside`] wherever it goes out of scope, on the way
+/// out of an interrupted function too.
+pub struct Aside<T: Send + 'static>(Option<T>);
+
+impl<T: Send + 'static> Aside<T> {
+    pub fn new(value: T) -> Self {
+        Aside(Some(value))
+    }
+}
+
+impl<T: Send + 'static> std::ops::Deref for Aside<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        match &self.0 {
+            Some(value) => value,
+            None => unreachable!("the value is taken only when it is dropped"),
+        }
+    }
+}
+
+impl<T: Send + 'static> Drop for Aside<T> {
+    fn drop(&mut self) {
+        if let Some(value) = self.0.take() {
+            drop_aside(value);
+        }
+    }
+}
+
 /// How often [`abandonable`] looks at the flag while it waits.
 pub const ABANDON_POLL: std::time::Duration = std::time::Duration::from_millis(10);
 
@@ -120,6 +148,22 @@ mod tests {
     fn abandonable_work_runs_to_its_result_when_no_stop_is_asked() {
         let big: Vec<u64> = (0..1_000_000).collect();
         assert_eq!(abandonable(move || big.iter().sum::<u64>()), Ok(499_999_500_000));
+    }
+
+    #[test]
+    fn a_value_set_aside_is_freed_on_another_thread() {
+        struct Tells(std::sync::mpsc::Sender<std::thread::ThreadId>);
+        impl Drop for Tells {
+            fn drop(&mut self) {
+                let _ = self.0.send(std::thread::current().id());
+            }
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let aside = Aside::new(Tells(tx));
+        assert!(rx.try_recv().is_err(), "freed before it went out of scope");
+        drop(aside);
+        let freed_on = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("never freed");
+        assert_ne!(freed_on, std::thread::current().id());
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use manifest::Manifest;
 
+use crate::interrupt::Aside;
 use crate::report;
 use crate::scenario::{ModelSpec, Scenario};
 use crate::sim::Outcome;
@@ -83,7 +84,9 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Resu
     let staging = crate::staging::Staging::begin(dir).map_err(io)?;
     let groups = groups(scenario, outcome);
 
-    let rows = summary::summarize_or_stop(&groups)?;
+    // The summary, and the report's copy of every row, are freed aside: millions of
+    // small allocations must not hold up the way out of an interrupted run.
+    let rows = Aside::new(summary::summarize_or_stop(&groups)?);
     let keys = &scenario.sweep_keys;
     let mut files = vec!["manifest.json", "summary.csv", "replications.csv"];
     let put = |name: &str, bytes: &[u8]| put(&staging, name, bytes);
@@ -120,7 +123,7 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Resu
     // Plots and reports are drawn from the results in memory, the same values `plot` and
     // `compare` read from the files; the report names the directory as the user gave it,
     // not the staging directory. Then the manifest lists them too.
-    let data = handover::run_set(run, variants, keys, &groups, &rows, written)?;
+    let data = Aside::new(handover::run_set(run, variants, keys, &groups, &rows, written)?);
     let drawn = report::write_report(&data, &mut |name, bytes| put(name, bytes)).map_err(|e| match e {
         // A write that failed because it stopped (see `put`) was interrupted too.
         _ if crate::interrupt::requested() => OutputError::Interrupted,
