@@ -1,13 +1,15 @@
 //! `manifest.json`: what a run was (scenario, seed, every variant's and cell's resolved
 //! parameters, events per replication), what its metrics mean and which files it wrote.
 //!
-//! The manifest owns copies of what it lists, so that serializing it, and reading the
-//! report's facts back out of it, can run on a thread of their own
-//! ([`crate::interrupt::abandonable`]): a path of 100,000 blackouts makes a manifest of
-//! tens of megabytes, whose serialization cannot stop part way for a Ctrl-C.
+//! A path of 100,000 blackouts makes a manifest of tens of megabytes, and serde cannot
+//! stop part way for a Ctrl-C: the text goes through a writer that looks at the
+//! interrupt flag at every write, and the JSON tree the report reads is built a variant
+//! at a time, with a look between.
 
 use serde::Serialize;
+use serde_json::Value;
 
+use super::OutputError;
 use crate::interrupt::Interrupted;
 use crate::metrics::catalogue;
 use crate::scenario::{ModelSpec, Scenario};
@@ -133,9 +135,81 @@ impl Manifest {
     }
 
     /// The text of `manifest.json`: pretty JSON and a final newline.
-    pub fn json(&self) -> Result<Vec<u8>, serde_json::Error> {
-        let mut json = serde_json::to_vec_pretty(self)?;
+    pub fn json(&self) -> Result<Vec<u8>, OutputError> {
+        let mut json = Vec::new();
+        serde_json::to_writer_pretty(Looking(&mut json), self).map_err(|e| stopped_or(e.into()))?;
         json.push(b'\n');
         Ok(json)
+    }
+
+    /// The manifest as the JSON tree `manifest.json` parses to, built a variant at a time.
+    pub fn tree(&mut self) -> Result<Value, OutputError> {
+        let variants = std::mem::take(&mut self.variants);
+        let head = serde_json::to_value(&*self);
+        self.variants = variants;
+        let mut head = head?;
+        let mut listed = Vec::with_capacity(self.variants.len());
+        for v in &self.variants {
+            crate::interrupt::check()?;
+            listed.push(serde_json::to_value(v)?);
+        }
+        if let Value::Object(fields) = &mut head {
+            fields.insert("variants".to_string(), Value::Array(listed));
+        }
+        Ok(head)
+    }
+}
+
+/// A buffer that refuses a write once a stop was requested, so that serde gives up.
+struct Looking<'a>(&'a mut Vec<u8>);
+
+impl std::io::Write for Looking<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if crate::interrupt::requested() {
+            // Not `ErrorKind::Interrupted`: `write_all` would retry it.
+            return Err(std::io::Error::other("a stop was requested"));
+        }
+        self.0.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `e`, or the interrupt that caused it.
+fn stopped_or(e: OutputError) -> OutputError {
+    if crate::interrupt::requested() { OutputError::Interrupted } else { e }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::ReplicationResult;
+
+    #[test]
+    fn the_text_and_the_tree_built_a_variant_at_a_time_are_serdes_own() {
+        let scenario = crate::scenario::load_str(
+            "s.toml",
+            "name = \"m\"\ndescription = \"d\"\nhorizon = \"10s\"\nreplications = 2\n[tcp]\nclients = 1\n\
+             workload = { kind = \"steady\", interval = \"1s\" }\n\
+             [path]\nbase_rtt = \"100ms\"\n[[path.blackout]]\nat = \"1s\"\nduration = \"2s\"\n\
+             [sweep]\n\"tcp.window\" = [2, 4]\n[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\n\
+             tcp.rto.profile = \"linux\"\n",
+        )
+        .unwrap();
+        let rep = |events| ReplicationResult { events, ..ReplicationResult::default() };
+        let outcome = Outcome {
+            results: (0..2).map(|v| (0..2).map(|c| vec![rep(v * 10 + c), rep(v * 10 + c + 5)]).collect()).collect(),
+        };
+        let mut manifest = Manifest::of(&scenario, &outcome, vec!["summary.csv".into()]).unwrap();
+        let mut text = serde_json::to_vec_pretty(&manifest).unwrap();
+        text.push(b'\n');
+        assert!(manifest.json().unwrap() == text, "manifest.json differs from serde's own text");
+        let tree = manifest.tree().unwrap();
+        assert_eq!(tree, serde_json::to_value(&manifest).unwrap());
+        assert_eq!(tree["variants"][1]["cells"][1]["events"], serde_json::json!([11, 16]));
+        assert_eq!(tree["variants"][0]["cells"][0]["parameters"]["path"]["blackout"][0]["at"], "1s");
     }
 }

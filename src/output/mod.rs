@@ -55,7 +55,7 @@ pub fn summary_rows(scenario: &Scenario, outcome: &Outcome) -> Vec<summary::Summ
 }
 
 /// Writes `bytes` as the staging directory's `file` a megabyte at a time, looking at the
-/// interrupt flag between (an `Interrupted` I/O error when a stop was requested): a
+/// interrupt flag between (an I/O error when a stop was requested): a
 /// trace of a hundred megabytes is a write that takes longer than a Ctrl-C may wait.
 fn put(staging: &crate::staging::Staging, file: &str, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
@@ -63,7 +63,7 @@ fn put(staging: &crate::staging::Staging, file: &str, bytes: &[u8]) -> std::io::
     let mut out = std::fs::File::create(staging.path(file))?;
     for chunk in bytes.chunks(CHUNK) {
         if crate::interrupt::requested() {
-            return Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "a stop was requested"));
+            return Err(std::io::Error::other("a stop was requested"));
         }
         out.write_all(chunk)?;
     }
@@ -109,17 +109,15 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Resu
         }
     }
 
-    // Serialized, and read back for the report, beside a wait that looks at the flag:
-    // neither step can stop part way, and a manifest can be tens of megabytes.
-    let manifest = Manifest::of(scenario, outcome, files.into_iter().map(String::from).collect())?;
+    let mut manifest = Manifest::of(scenario, outcome, files.into_iter().map(String::from).collect())?;
+    put("manifest.json", &manifest.json()?).map_err(io)?;
+    // The report's facts, read from the tree `manifest.json` parses to, beside a wait that
+    // looks at the flag: the reading cannot stop part way, and the tree of a manifest of
+    // 100,000 blackouts takes long to read. The tree is built here, so that the memory it
+    // frees on the reading thread returns to this thread's.
+    let tree = manifest.tree()?;
     let at = dir.to_path_buf();
-    let (manifest, json, (run, variants)) = crate::interrupt::abandonable(move || {
-        let json = manifest.json()?;
-        let read = report::data::of_manifest(&serde_json::to_value(&manifest)?, &at, String::new());
-        Ok::<_, serde_json::Error>((manifest, json, read))
-    })??;
-    put("manifest.json", &json).map_err(io)?;
-
+    let (run, variants) = crate::interrupt::abandonable(move || report::data::of_manifest(&tree, &at, String::new()))?;
     // Plots and reports are drawn from the results in memory, the same values `plot` and
     // `compare` read from the files; the report names the directory as the user gave it,
     // not the staging directory. Then the manifest lists them too.
@@ -129,12 +127,8 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dir: &Path) -> Resu
         _ if crate::interrupt::requested() => OutputError::Interrupted,
         e => OutputError::Report(e),
     })?;
-    let json = crate::interrupt::abandonable(move || {
-        let mut manifest = manifest;
-        manifest.files.extend(drawn);
-        manifest.json()
-    })??;
-    put("manifest.json", &json).map_err(io)?;
+    manifest.files.extend(drawn);
+    put("manifest.json", &manifest.json()?).map_err(io)?;
     crate::interrupt::check()?;
     staging.commit().map_err(io)
 }
