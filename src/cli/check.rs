@@ -6,10 +6,11 @@ use std::path::Path;
 
 use super::CliError;
 use crate::guard::{self, Limits};
-use crate::scenario::{arg_label, load_arg_with};
+use crate::scenario::arg_label;
 
 pub fn check(file: &Path, overrides: super::run::OverrideArgs) -> Result<(), CliError> {
-    let scenario = load_arg_with(file, overrides.overrides()?)?;
+    crate::interrupt::install().map_err(CliError::Failed)?;
+    let scenario = super::run::load(file, overrides.overrides()?)?;
     let names: Vec<&str> = scenario.variants.iter().map(|v| v.name.as_str()).collect();
     let threads = super::run::threads(None);
     let totals = guard::totals(&scenario, threads);

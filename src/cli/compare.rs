@@ -25,6 +25,7 @@ pub struct CompareArgs {
 }
 
 pub fn compare(args: CompareArgs) -> Result<(), CliError> {
+    crate::interrupt::install().map_err(CliError::Failed)?;
     for d in &args.run_dirs {
         if std::fs::canonicalize(d).ok() == std::fs::canonicalize(&args.out).ok() && d.exists() {
             return Err(CliError::Usage(format!(
@@ -35,7 +36,10 @@ pub fn compare(args: CompareArgs) -> Result<(), CliError> {
     }
     // The output directory is replaced whole: refuse one that holds something else.
     let dest = Destination::claim(&args.out, "--out").map_err(|e| CliError::Usage(e.to_string()))?;
-    let files = crate::report::compare::compare(&args.run_dirs, &dest).map_err(usage)?;
+    let files = crate::report::compare::compare(&args.run_dirs, &dest).map_err(|e| match e {
+        crate::report::ReportError::Interrupted => CliError::Interrupted(dest.path().display().to_string()),
+        e => usage(e),
+    })?;
     if !args.quiet {
         eprintln!(
             "backoffsim: wrote {} ({})",

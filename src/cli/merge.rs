@@ -26,10 +26,14 @@ pub struct MergeArgs {
 
 pub fn merge(args: MergeArgs) -> Result<(), CliError> {
     crate::interrupt::install().map_err(CliError::Failed)?;
-    let merged = merge_parts(&args.parts).map_err(|e| match e {
-        MergeError::Parts(message) => CliError::Usage(message),
-        MergeError::Scenario(e) => CliError::Scenario(e),
-    })?;
+    // Parts are read and checked on a thread of their own, abandoned at a Ctrl-C.
+    let parts = args.parts.clone();
+    let merged = crate::interrupt::abandonable(move || merge_parts(&parts))
+        .map_err(|_| CliError::Interrupted("every earlier result".into()))?
+        .map_err(|e| match e {
+            MergeError::Parts(message) => CliError::Usage(message),
+            MergeError::Scenario(e) => CliError::Scenario(e),
+        })?;
     let out = args.out.unwrap_or_else(|| PathBuf::from("results").join(&merged.scenario.name));
     let dest = super::run::claim(&out)?;
     if !args.quiet {

@@ -84,9 +84,17 @@ pub fn plot(args: PlotArgs) -> Result<(), CliError> {
         }
         other => usage(other),
     })?;
-    std::fs::write(&args.out, bytes)
-        .map_err(|e| CliError::Failed(format!("cannot write {}: {e}", args.out.display())))?;
-    Ok(())
+    write_whole(&args.out, &bytes).map_err(|e| CliError::Failed(format!("cannot write {}: {e}", args.out.display())))
+}
+
+/// Writes `bytes` to a hidden sibling and renames it over `path`, so that a plot is
+/// there whole or not at all, and a failed write leaves an earlier one as it was.
+fn write_whole(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let partial = path.with_file_name(format!(".{name}.partial.{}", std::process::id()));
+    std::fs::write(&partial, bytes).and_then(|()| std::fs::rename(&partial, path)).inspect_err(|_| {
+        let _ = std::fs::remove_file(&partial);
+    })
 }
 
 /// Errors about the input (not a run, unreadable files) are the user's to fix: exit 2.

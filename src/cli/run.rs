@@ -81,7 +81,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     check_threads(args.threads)?;
     // Laid over the file before it is checked: a `[trace]` that names a replication the
     // override removes is refused, not silently left empty.
-    let scenario = load_arg_with(&args.file, overrides)?;
+    let scenario = load(&args.file, overrides)?;
     if args.max_events == Some(0) {
         return Err(CliError::Usage("--max-events must be at least 1".into()));
     }
@@ -127,6 +127,16 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         );
     }
     Ok(())
+}
+
+/// Loads the scenario `file` with `overrides`, stopping within milliseconds of a Ctrl-C
+/// however large the file: the parse, which cannot look at the flag itself, runs on a
+/// thread of its own and is abandoned at a stop.
+pub fn load(file: &Path, overrides: Overrides) -> Result<Scenario, CliError> {
+    let file = file.to_path_buf();
+    crate::interrupt::abandonable(move || load_arg_with(&file, overrides))
+        .map_err(|_| CliError::Interrupted("every earlier result".into()))?
+        .map_err(CliError::from)
 }
 
 /// What a failed run says: the simulation's error, with the knob that stops it when it

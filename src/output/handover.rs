@@ -10,12 +10,12 @@
 //! fraction, which the CSV rounds to two decimals, goes over as the parsed text; a
 //! series value (printed `{}`) goes over as it is, and NaN, an empty cell, as `None`.
 
-use serde_json::Value;
-use std::path::Path;
-
 use super::summary::{Group, SummaryRow};
 use super::tables;
-use crate::report::data::{self, AttemptRow, CdfRow, ReplicationRow, RunSet, SeriesRow, SeriesTable, TraceRow};
+use crate::interrupt::Interrupted;
+use crate::report::data::{
+    self, AttemptRow, CdfRow, ReplicationRow, RunInfo, RunSet, SeriesRow, SeriesTable, TraceRow, VariantInfo,
+};
 
 /// Which of the optional tables the run wrote: a table the run did not write is absent
 /// from the data too, as it is for a reader of the files.
@@ -24,100 +24,107 @@ pub struct Written {
     pub cdf: bool,
 }
 
-/// The run in `dir` as the report reads it. `manifest` is the value `manifest.json`
-/// holds; `rows` are the rows of `summary.csv`.
+/// The run as the report reads it. `run` and `variants` are what [`data::of_manifest`]
+/// reads from the manifest the run writes; `rows` are the rows of `summary.csv`.
 pub fn run_set(
-    manifest: &Value,
-    dir: &Path,
+    run: RunInfo,
+    variants: Vec<VariantInfo>,
     sweep_keys: &[String],
     groups: &[Group<'_>],
     rows: &[SummaryRow],
     written: Written,
-) -> RunSet {
-    let (run, variants) = data::of_manifest(manifest, dir, String::new());
-    let summary = rows
-        .iter()
-        .map(|r| data::SummaryRow {
-            variant: r.variant.clone(),
-            point: r.sweep.clone(),
-            metric: r.metric.clone(),
-            unit: r.unit.clone(),
-            n: r.estimate.n as u64,
-            mean: r.estimate.mean,
-            sd: r.estimate.sd,
-            ci: r.estimate.ci95,
-        })
-        .collect();
-    let trace = tables::traced(groups)
-        .map(|(g, r, row)| TraceRow {
-            time: seconds(row.time.as_nanos()),
-            client: row.client,
-            variant: g.variant.to_string(),
-            point: g.sweep.to_vec(),
-            replication: r as u32,
-            event: row.event.to_string(),
-            sample: row.sample.map(|d| seconds(d.as_nanos())),
-            srtt: row.srtt.map(|d| seconds(d.as_nanos())),
-            rto: Some(seconds(row.rto.as_nanos())),
-        })
-        .collect();
-    let attempts = written.attempts.then(|| {
-        tables::bins(groups)
-            .into_iter()
-            .map(|b| AttemptRow {
-                variant: b.group.variant.to_string(),
-                point: b.group.sweep.to_vec(),
-                replication: b.replication as u32,
-                bin_start: seconds(b.start),
-                bin_width: seconds(b.width),
-                attempts: f64::from(b.attempts),
-                refused: f64::from(b.refused),
-            })
-            .collect()
-    });
-    let cdf = written.cdf.then(|| {
-        tables::quantiles(groups)
-            .into_iter()
-            .map(|q| CdfRow {
-                variant: q.group.variant.to_string(),
-                point: q.group.sweep.to_vec(),
-                metric: q.metric.to_string(),
-                // The text is a number `{:.2}` printed; the fallback is never taken.
-                fraction: q.fraction.parse().unwrap_or(f64::NAN),
-                value: q.value,
-            })
-            .collect()
-    });
-    RunSet {
+) -> Result<RunSet, Interrupted> {
+    let summary = each(rows.iter(), |r| data::SummaryRow {
+        variant: r.variant.clone(),
+        point: r.sweep.clone(),
+        metric: r.metric.clone(),
+        unit: r.unit.clone(),
+        n: r.estimate.n as u64,
+        mean: r.estimate.mean,
+        sd: r.estimate.sd,
+        ci: r.estimate.ci95,
+    })?;
+    let trace = each(tables::traced(groups), |(g, r, row)| TraceRow {
+        time: seconds(row.time.as_nanos()),
+        client: row.client,
+        variant: g.variant.to_string(),
+        point: g.sweep.to_vec(),
+        replication: r as u32,
+        event: row.event.to_string(),
+        sample: row.sample.map(|d| seconds(d.as_nanos())),
+        srtt: row.srtt.map(|d| seconds(d.as_nanos())),
+        rto: Some(seconds(row.rto.as_nanos())),
+    })?;
+    let attempts = if written.attempts {
+        let bins = tables::bins(groups)?;
+        Some(each(bins.into_iter(), |b| AttemptRow {
+            variant: b.group.variant.to_string(),
+            point: b.group.sweep.to_vec(),
+            replication: b.replication as u32,
+            bin_start: seconds(b.start),
+            bin_width: seconds(b.width),
+            attempts: f64::from(b.attempts),
+            refused: f64::from(b.refused),
+        })?)
+    } else {
+        None
+    };
+    let cdf = if written.cdf {
+        let quantiles = tables::quantiles(groups)?;
+        Some(each(quantiles.into_iter(), |q| CdfRow {
+            variant: q.group.variant.to_string(),
+            point: q.group.sweep.to_vec(),
+            metric: q.metric.to_string(),
+            // The text is a number `{:.2}` printed; the fallback is never taken.
+            fraction: q.fraction.parse().unwrap_or(f64::NAN),
+            value: q.value,
+        })?)
+    } else {
+        None
+    };
+    let replications = each(tables::measured(groups), |(g, r, m)| ReplicationRow {
+        variant: g.variant.to_string(),
+        point: g.sweep.to_vec(),
+        replication: r as u32,
+        metric: m.name.clone(),
+        // Printed `{}` (shortest round trip), parsed back to the same f64.
+        value: m.value,
+    })?;
+    Ok(RunSet {
         runs: vec![run],
         variants,
         sweep_keys: sweep_keys.to_vec(),
         summary,
-        replications: tables::measured(groups)
-            .map(|(g, r, m)| ReplicationRow {
-                variant: g.variant.to_string(),
-                point: g.sweep.to_vec(),
-                replication: r as u32,
-                metric: m.name.clone(),
-                // Printed `{}` (shortest round trip), parsed back to the same f64.
-                value: m.value,
-            })
-            .collect(),
+        replications,
         trace,
         attempts,
         cdf,
-        series: series(groups),
+        series: series(groups)?,
+    })
+}
+
+/// `f` of every item of `rows`, each after a look at the interrupt flag: the handover
+/// copies every row of the run's tables, which can be millions.
+fn each<T, U>(rows: impl Iterator<Item = T>, mut f: impl FnMut(T) -> U) -> Result<Vec<U>, Interrupted> {
+    let mut out = Vec::with_capacity(rows.size_hint().0);
+    for row in rows {
+        crate::interrupt::check()?;
+        out.push(f(row));
     }
+    Ok(out)
 }
 
 /// What a reader gets from `series.csv`, which the run writes when any replication has a
 /// series: the rows in the file's order (group, replication, bin).
-fn series(groups: &[Group<'_>]) -> Option<Vec<SeriesTable>> {
-    let first = groups.iter().flat_map(|g| g.reps.iter()).find_map(|r| r.series.as_ref())?;
+fn series(groups: &[Group<'_>]) -> Result<Option<Vec<SeriesTable>>, Interrupted> {
+    let Some(first) = groups.iter().flat_map(|g| g.reps.iter()).find_map(|r| r.series.as_ref()) else {
+        return Ok(None);
+    };
     let columns = first.columns.iter().map(|(n, _)| n.to_string()).collect();
     let mut rows = Vec::new();
     for g in groups {
         for (r, rep) in g.reps.iter().enumerate() {
+            crate::interrupt::check()?;
             let Some(s) = &rep.series else { continue };
             let width = s.width.as_nanos();
             rows.extend((0..s.bins()).map(|i| SeriesRow {
@@ -130,7 +137,7 @@ fn series(groups: &[Group<'_>]) -> Option<Vec<SeriesTable>> {
             }));
         }
     }
-    Some(vec![SeriesTable { columns, rows }])
+    Ok(Some(vec![SeriesTable { columns, rows }]))
 }
 
 /// `ns` nanoseconds in seconds, the same `f64` a reader parses from the CSV's exact
@@ -188,7 +195,8 @@ mod tests {
         std::fs::write(dir.join("summary.csv"), super::super::summary::write_csv(&keys, &rows).unwrap()).unwrap();
         std::fs::write(dir.join("series.csv"), tables::series(&keys, &groups).unwrap()).unwrap();
 
-        let handed = run_set(&manifest, dir, &keys, &groups, &rows, Written { attempts: false, cdf: false });
+        let (run, variants) = data::of_manifest(&manifest, dir, String::new());
+        let handed = run_set(run, variants, &keys, &groups, &rows, Written { attempts: false, cdf: false }).unwrap();
         let read = RunSet::load(dir).unwrap();
         let series = handed.series.as_ref().unwrap();
         assert_eq!(series[0].rows.len(), 3 * 7, "three replications of seven bins");
@@ -204,8 +212,8 @@ mod tests {
     fn a_run_without_series_hands_over_none() {
         let (a, p) = ([ReplicationResult::default()], Vec::new());
         let groups = [Group { variant: "v", sweep: &p, reps: &a }];
-        let set =
-            run_set(&serde_json::json!({}), Path::new("x"), &[], &groups, &[], Written { attempts: false, cdf: false });
+        let set = run_set(RunInfo::default(), Vec::new(), &[], &groups, &[], Written { attempts: false, cdf: false })
+            .unwrap();
         assert!(set.series.is_none());
     }
 

@@ -1,20 +1,23 @@
 //! The per-observation tables of a run, tidy: one observation a row, every table led by
 //! `variant` and the sweep columns so that pandas or R can join them with `summary.csv`.
 
+use super::OutputError;
 use super::summary::{Group, num};
+use crate::interrupt::Interrupted;
 use crate::metrics::trace::{TraceRow, opt_secs, secs};
 use crate::metrics::{MetricValue, QUANTILE_STEP};
 
 /// Renders one table of a run from its groups of replications.
-pub type Writer = fn(&[String], &[Group<'_>]) -> Result<Vec<u8>, csv::Error>;
+pub type Writer = fn(&[String], &[Group<'_>]) -> Result<Vec<u8>, OutputError>;
 
-/// A CSV table whose rows all start with `variant, <sweep keys…>`.
+/// A CSV table whose rows all start with `variant, <sweep keys…>`. It looks at the
+/// interrupt flag before every row: a table of millions of rows stops at once.
 struct Table {
     w: csv::Writer<Vec<u8>>,
 }
 
 impl Table {
-    fn new(sweep_keys: &[String], lead: &[&str], rest: &[&str]) -> Result<Self, csv::Error> {
+    fn new(sweep_keys: &[String], lead: &[&str], rest: &[&str]) -> Result<Self, OutputError> {
         let mut w = csv::Writer::from_writer(Vec::new());
         let mut header: Vec<&str> = lead.to_vec();
         header.push("variant");
@@ -29,16 +32,17 @@ impl Table {
         g: &Group<'_>,
         lead: &[String],
         rest: impl IntoIterator<Item = String>,
-    ) -> Result<(), csv::Error> {
+    ) -> Result<(), OutputError> {
+        crate::interrupt::check()?;
         let mut record: Vec<String> = lead.to_vec();
         record.push(g.variant.to_string());
         record.extend(g.sweep.iter().cloned());
         record.extend(rest);
-        self.w.write_record(&record)
+        Ok(self.w.write_record(&record)?)
     }
 
-    fn finish(self) -> Result<Vec<u8>, csv::Error> {
-        self.w.into_inner().map_err(|e| e.into_error().into())
+    fn finish(self) -> Result<Vec<u8>, OutputError> {
+        self.w.into_inner().map_err(|e| OutputError::Csv(e.into_error().into()))
     }
 }
 
@@ -61,7 +65,7 @@ pub fn measured<'g, 'a>(groups: &'g [Group<'a>]) -> impl Iterator<Item = (&'g Gr
 /// values `summary.csv` is computed from, so that a user (or a merge of shards) has them
 /// and the variants can be paired replication by replication. A metric without a value
 /// in a replication (a convergence that never happened) has an empty `value`.
-pub fn replications(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
+pub fn replications(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
     let mut t = Table::new(sweep_keys, &[], &["replication", "metric", "unit", "value"])?;
     for (g, r, m) in measured(groups) {
         t.row(g, &[], [r.to_string(), m.name.clone(), m.unit.to_string(), num(m.value)])?;
@@ -71,7 +75,7 @@ pub fn replications(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u
 
 /// `trace.csv`: `time_s, client, variant, <sweep keys…>, replication, event, segment,
 /// sample_s, srtt_s, rttvar_s, rto_s, backoffs`.
-pub fn trace(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
+pub fn trace(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
     let rest = ["replication", "event", "segment", "sample_s", "srtt_s", "rttvar_s", "rto_s", "backoffs"];
     let mut t = Table::new(sweep_keys, &["time_s", "client"], &rest)?;
     for (g, r, row) in traced(groups) {
@@ -107,9 +111,10 @@ pub struct Bin<'g, 'a> {
 
 /// The bins `attempts.csv` lists, in its order: from 0 to the last bin in which any
 /// replication of the group saw an attempt.
-pub fn bins<'g, 'a>(groups: &'g [Group<'a>]) -> Vec<Bin<'g, 'a>> {
+pub fn bins<'g, 'a>(groups: &'g [Group<'a>]) -> Result<Vec<Bin<'g, 'a>>, Interrupted> {
     let mut out = Vec::new();
     for g in groups {
+        crate::interrupt::check()?;
         let last =
             g.reps.iter().filter_map(|r| r.bins.as_ref().and_then(|b| b.attempts.iter().rposition(|&c| c > 0))).max();
         let Some(last) = last else { continue };
@@ -128,16 +133,16 @@ pub fn bins<'g, 'a>(groups: &'g [Group<'a>]) -> Vec<Bin<'g, 'a>> {
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// `attempts.csv`: `variant, <sweep keys…>, replication, bin_start_s, bin_width_s,
 /// attempts, refused` — connection attempts reaching the server per time bin, from 0 to
 /// the last bin of the group that saw an attempt.
-pub fn attempts(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
+pub fn attempts(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
     let rest = ["replication", "bin_start_s", "bin_width_s", "attempts", "refused"];
     let mut t = Table::new(sweep_keys, &[], &rest)?;
-    for b in bins(groups) {
+    for b in bins(groups)? {
         t.row(
             b.group,
             &[],
@@ -150,7 +155,7 @@ pub fn attempts(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, 
 /// `series.csv`: `variant, <sweep keys…>, replication, bin_start_s, bin_width_s,
 /// <the model's columns…>` — quantities per time bin from 0 to the horizon (see
 /// [`crate::metrics::series`]); an undefined value is an empty cell.
-pub fn series(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
+pub fn series(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
     let names: Vec<&str> = groups
         .iter()
         .flat_map(|g| g.reps.iter())
@@ -189,9 +194,10 @@ pub struct Quantile<'g, 'a> {
 
 /// The quantiles `cdf.csv` lists, in its order; a series stops at the highest fraction
 /// every replication reached.
-pub fn quantiles<'g, 'a>(groups: &'g [Group<'a>]) -> Vec<Quantile<'g, 'a>> {
+pub fn quantiles<'g, 'a>(groups: &'g [Group<'a>]) -> Result<Vec<Quantile<'g, 'a>>, Interrupted> {
     let mut out = Vec::new();
     for g in groups {
+        crate::interrupt::check()?;
         let mut names: Vec<&'a str> = Vec::new();
         for rep in g.reps {
             for (name, _) in &rep.quantiles {
@@ -211,15 +217,15 @@ pub fn quantiles<'g, 'a>(groups: &'g [Group<'a>]) -> Vec<Quantile<'g, 'a>> {
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// `cdf.csv`: `variant, <sweep keys…>, metric, fraction, value_s` — per-client
 /// distributions as quantiles, each the mean over replications of that replication's
 /// quantile (quantile averaging keeps every replication's weight equal).
-pub fn cdf(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
+pub fn cdf(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
     let mut t = Table::new(sweep_keys, &[], &["metric", "fraction", "value_s"])?;
-    for q in quantiles(groups) {
+    for q in quantiles(groups)? {
         t.row(q.group, &[], [q.metric.to_string(), q.fraction, num(Some(q.value))])?;
     }
     t.finish()
@@ -228,7 +234,7 @@ pub fn cdf(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::
 /// `connections.csv`: `variant, <sweep keys…>, replication, client, attempt, start_s,
 /// end_s, outcome, backoff_s, delay_s, deadline_s` — one row per connection attempt of a
 /// recorded client.
-pub fn connections(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, csv::Error> {
+pub fn connections(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
     let rest =
         ["replication", "client", "attempt", "start_s", "end_s", "outcome", "backoff_s", "delay_s", "deadline_s"];
     let mut t = Table::new(sweep_keys, &[], &rest)?;

@@ -22,6 +22,7 @@ pub fn compare(runs: &[PathBuf], dest: &Destination) -> Result<Vec<String>, Repo
     check_same_model(&data)?;
     let staging = dest.stage().map_err(|e| ReportError::io(out, e))?;
     let files = write_report(&data, &mut |name, bytes| staging.write(name, bytes))?;
+    crate::interrupt::check()?;
     staging.commit().map_err(|e| ReportError::io(out, e))?;
     Ok(files)
 }

@@ -7,7 +7,7 @@
 //! Several runs load into one [`RunSet`] whose variants are labelled by run
 //! (`run1:linux`), so a comparison across runs is the same report as one run's.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -273,27 +273,30 @@ impl RunSet {
 
     /// Metrics in order of first appearance, with their unit.
     pub fn metrics(&self) -> Vec<(String, String)> {
-        let mut out: Vec<(String, String)> = Vec::new();
-        for r in &self.summary {
-            if !out.iter().any(|(m, _)| *m == r.metric) {
-                out.push((r.metric.clone(), r.unit.clone()));
-            }
-        }
-        out
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        self.summary.iter().filter(|r| seen.insert(&r.metric)).map(|r| (r.metric.clone(), r.unit.clone())).collect()
     }
 
     /// Sweep points in order of first appearance (one empty point without a sweep).
     pub fn points(&self) -> Vec<Vec<String>> {
-        let mut out: Vec<Vec<String>> = Vec::new();
-        for r in &self.summary {
-            if !out.contains(&r.point) {
-                out.push(r.point.clone());
-            }
-        }
+        let mut seen: BTreeSet<&[String]> = BTreeSet::new();
+        let mut out: Vec<Vec<String>> =
+            self.summary.iter().filter(|r| seen.insert(&r.point)).map(|r| r.point.clone()).collect();
         if out.is_empty() {
             out.push(vec![String::new(); self.sweep_keys.len()]);
         }
         out
+    }
+
+    /// The summary indexed by (variant, point, metric), for work that looks up many
+    /// cells: [`RunSet::stat`] searches every row. It gives up at a requested interrupt.
+    pub fn stats(&self) -> Result<Stats<'_>, crate::interrupt::Interrupted> {
+        let mut by = BTreeMap::new();
+        for r in &self.summary {
+            crate::interrupt::check()?;
+            by.entry((r.variant.as_str(), r.point.as_slice(), r.metric.as_str())).or_insert(r);
+        }
+        Ok(Stats(by))
     }
 
     /// The schedules of `variant` in the cell at `point`: the cell's own when the run
@@ -305,6 +308,20 @@ impl RunSet {
 
     pub fn stat(&self, variant: &str, point: &[String], metric: &str) -> Option<&SummaryRow> {
         self.summary.iter().find(|r| r.variant == variant && r.point == point && r.metric == metric)
+    }
+}
+
+/// A run set's summary rows by (variant, point, metric); the first row where the
+/// summary has several.
+pub struct Stats<'a>(BTreeMap<(&'a str, &'a [String], &'a str), &'a SummaryRow>);
+
+impl<'a> Stats<'a> {
+    /// What [`RunSet::stat`] finds, in logarithmic time.
+    pub fn get<'k>(&'k self, variant: &'k str, point: &'k [String], metric: &'k str) -> Option<&'a SummaryRow> {
+        // The keys borrow from the run set for 'a; a lookup's for less, which the map's
+        // keys can be seen as too.
+        let by: &'k BTreeMap<(&'k str, &'k [String], &'k str), &'a SummaryRow> = &self.0;
+        by.get(&(variant, point, metric)).copied()
     }
 }
 

@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use super::model::{MetricTable, Report, better_text};
+use crate::interrupt::Interrupted;
 
 /// Escapes text for HTML content and attribute values.
 pub fn esc(s: &str) -> String {
@@ -62,7 +63,8 @@ code { background: #f3f3f3; padding: 0 0.2em; }
 ";
 
 /// Renders the page; `svgs` holds each plot's SVG by file stem, in `r.plots` order.
-pub fn render(r: &Report, svgs: &[(String, String)]) -> String {
+/// It gives up at a requested interrupt, looking at the flag once per table row.
+pub fn render(r: &Report, svgs: &[(String, String)]) -> Result<String, Interrupted> {
     let mut o = String::new();
     let w = &mut o;
     let _ = writeln!(
@@ -115,6 +117,7 @@ pub fn render(r: &Report, svgs: &[(String, String)]) -> String {
             }
             let _ = writeln!(w, "</tr>");
             for p in &r.params {
+                crate::interrupt::check()?;
                 let _ = write!(w, "<tr><td><code>{}</code></td>", esc(&p.key));
                 for (i, v) in p.values.iter().enumerate() {
                     let v = v.as_deref().unwrap_or("—");
@@ -124,6 +127,9 @@ pub fn render(r: &Report, svgs: &[(String, String)]) -> String {
                 let _ = writeln!(w, "</tr>");
             }
             let _ = writeln!(w, "</table>");
+            if let Some(more) = super::markdown::params_more(r.params_more) {
+                let _ = writeln!(w, "<p>{}</p>", code_spans(&more));
+            }
         }
     }
 
@@ -140,7 +146,7 @@ pub fn render(r: &Report, svgs: &[(String, String)]) -> String {
         let _ = writeln!(w, "<p>Mean ± half-width of the 95 % confidence interval over replications.</p>");
     }
     for t in &r.tables {
-        table(w, t);
+        table(w, t)?;
     }
     if !r.notes.is_empty() {
         let _ = writeln!(w, "<ul class=\"notes\">");
@@ -162,6 +168,7 @@ pub fn render(r: &Report, svgs: &[(String, String)]) -> String {
         }
         let _ = writeln!(w, "</tr>");
         for row in &r.paired.rows {
+            crate::interrupt::check()?;
             let _ = write!(w, "<tr>");
             for (k, c) in row.iter().enumerate() {
                 let class = if k + 1 == row.len() && c == "excluded" { " class=\"num best\"" } else { "" };
@@ -171,6 +178,9 @@ pub fn render(r: &Report, svgs: &[(String, String)]) -> String {
         }
         let _ = writeln!(w, "</table>");
         if let Some(s) = super::paired::equal_note(&r.paired) {
+            let _ = writeln!(w, "<p>{}</p>", esc(&s));
+        }
+        if let Some(s) = super::paired::more_note(&r.paired) {
             let _ = writeln!(w, "<p>{}</p>", esc(&s));
         }
     }
@@ -208,10 +218,10 @@ pub fn render(r: &Report, svgs: &[(String, String)]) -> String {
         let _ = writeln!(w, "</pre>");
     }
     let _ = writeln!(w, "</body>\n</html>");
-    o
+    Ok(o)
 }
 
-fn table(w: &mut String, t: &MetricTable) {
+fn table(w: &mut String, t: &MetricTable) -> Result<(), Interrupted> {
     if let Some(h) = &t.heading {
         let _ = writeln!(w, "<h3>{}</h3>", code_spans(h));
     }
@@ -234,6 +244,7 @@ fn table(w: &mut String, t: &MetricTable) {
     }
     let _ = writeln!(w, "</tr>");
     for row in &t.rows {
+        crate::interrupt::check()?;
         let _ = write!(w, "<tr>");
         for l in &row.label {
             let _ = write!(w, "<td>{}</td>", esc(l));
@@ -265,4 +276,5 @@ fn table(w: &mut String, t: &MetricTable) {
         let _ = writeln!(w, "</tr>");
     }
     let _ = writeln!(w, "</table></div>");
+    Ok(())
 }

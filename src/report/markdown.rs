@@ -3,13 +3,16 @@
 use std::fmt::Write;
 
 use super::model::{MetricTable, Report, better_text};
+use crate::interrupt::Interrupted;
 
 /// Escapes what would break a Markdown table cell.
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-pub fn render(r: &Report) -> String {
+/// The page of `r`; it gives up at a requested interrupt, looking at the flag once per
+/// table row.
+pub fn render(r: &Report) -> Result<String, Interrupted> {
     let mut o = String::new();
     let w = &mut o;
     let _ = writeln!(w, "# {}\n", r.title);
@@ -59,6 +62,7 @@ pub fn render(r: &Report) -> String {
             }
             let _ = writeln!(w);
             for p in &r.params {
+                crate::interrupt::check()?;
                 let _ = write!(w, "| `{}` |", p.key);
                 for (i, v) in p.values.iter().enumerate() {
                     let v = v.as_deref().map(cell).unwrap_or_else(|| "—".into());
@@ -71,6 +75,9 @@ pub fn render(r: &Report) -> String {
                 let _ = writeln!(w);
             }
             let _ = writeln!(w);
+            if let Some(more) = params_more(r.params_more) {
+                let _ = writeln!(w, "{more}\n");
+            }
         }
     }
 
@@ -87,7 +94,7 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(w, "Mean ± half-width of the 95 % confidence interval over replications.\n");
     }
     for t in &r.tables {
-        table(w, t);
+        table(w, t)?;
     }
     for n in &r.notes {
         let _ = writeln!(w, "- {n}");
@@ -103,10 +110,14 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(w, "| {} |", r.paired.header.iter().map(|h| cell(h)).collect::<Vec<_>>().join(" | "));
         let _ = writeln!(w, "|{}", "---|".repeat(r.paired.header.len()));
         for row in &r.paired.rows {
+            crate::interrupt::check()?;
             let _ = writeln!(w, "| {} |", row.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | "));
         }
         let _ = writeln!(w);
         if let Some(s) = super::paired::equal_note(&r.paired) {
+            let _ = writeln!(w, "{s}\n");
+        }
+        if let Some(s) = super::paired::more_note(&r.paired) {
             let _ = writeln!(w, "{s}\n");
         }
     }
@@ -138,10 +149,16 @@ pub fn render(r: &Report) -> String {
         }
         let _ = writeln!(w, "```");
     }
-    o
+    Ok(o)
 }
 
-fn table(w: &mut String, t: &MetricTable) {
+/// The sentence under a parameter table that left `n` parameters out, if it did.
+pub fn params_more(n: usize) -> Option<String> {
+    let what = if n == 1 { "parameter differs" } else { "parameters differ" };
+    (n > 0).then(|| format!("{n} more {what} between the variants; `manifest.json` lists every variant's parameters."))
+}
+
+fn table(w: &mut String, t: &MetricTable) -> Result<(), Interrupted> {
     if let Some(h) = &t.heading {
         let _ = writeln!(w, "### {h}\n");
     }
@@ -177,6 +194,7 @@ fn table(w: &mut String, t: &MetricTable) {
     }
     let _ = writeln!(w);
     for row in &t.rows {
+        crate::interrupt::check()?;
         let _ = write!(w, "|");
         for l in &row.label {
             let _ = write!(w, " {} |", cell(l));
@@ -207,4 +225,5 @@ fn table(w: &mut String, t: &MetricTable) {
         let _ = writeln!(w);
     }
     let _ = writeln!(w);
+    Ok(())
 }

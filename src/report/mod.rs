@@ -11,6 +11,7 @@ pub mod html;
 pub mod manifest;
 pub mod markdown;
 pub mod model;
+pub mod numbered;
 pub mod paired;
 pub mod plot;
 pub mod table;
@@ -37,6 +38,15 @@ pub enum ReportError {
     /// Runs that cannot be put in one report (e.g. of different models).
     #[error("{0}")]
     Incomparable(String),
+    /// Ctrl-C or SIGTERM while plotting or reporting (see [`crate::interrupt`]).
+    #[error("interrupted")]
+    Interrupted,
+}
+
+impl From<crate::interrupt::Interrupted> for ReportError {
+    fn from(_: crate::interrupt::Interrupted) -> Self {
+        ReportError::Interrupted
+    }
 }
 
 /// Draws every plot that applies to `data` (SVG and PNG), then `report.md` and
@@ -56,15 +66,20 @@ pub fn write_report(
     let opts = plot::PlotOptions::default();
     let mut svgs = Vec::new();
     for k in &kinds {
+        crate::interrupt::check()?;
         let svg = plot::render(*k, data, &opts, plot::Format::Svg)?;
+        crate::interrupt::check()?;
         let png = plot::render(*k, data, &opts, plot::Format::Png)?;
         put(format!("{}.svg", k.name()), &svg, &mut files)?;
         put(format!("{}.png", k.name()), &png, &mut files)?;
         svgs.push((k.name().to_string(), String::from_utf8(svg).map_err(|e| ReportError::Draw(e.to_string()))?));
     }
-    let report = model::build(data, &kinds);
-    put("report.md".into(), markdown::render(&report).as_bytes(), &mut files)?;
-    put("report.html".into(), html::render(&report, &svgs).as_bytes(), &mut files)?;
+    crate::interrupt::check()?;
+    let report = model::build(data, &kinds)?;
+    put("report.md".into(), markdown::render(&report)?.as_bytes(), &mut files)?;
+    put("report.html".into(), html::render(&report, &svgs)?.as_bytes(), &mut files)?;
+    // Freeing a report of thousands of variants takes long, and nothing waits for it.
+    crate::interrupt::drop_aside(report);
     Ok(files)
 }
 

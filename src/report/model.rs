@@ -3,9 +3,12 @@
 //! to the baseline and the best variant per metric, and the plots. `markdown` and
 //! `html` only format this.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use super::Better;
 use super::data::RunSet;
 use super::plot::{Kind, fmt_num};
+use crate::interrupt::Interrupted;
 use crate::metrics::catalogue;
 
 pub struct Report {
@@ -17,8 +20,10 @@ pub struct Report {
     pub facts: Vec<String>,
     /// Variants with their descriptions, in order; the first is the baseline.
     pub variants: Vec<(String, String)>,
-    /// Parameters whose values differ between variants.
+    /// Parameters whose values differ between variants, the first [`MAX_PARAMS`] of them.
     pub params: Vec<ParamRow>,
+    /// How many more differ than `params` lists (their values are in `manifest.json`).
+    pub params_more: usize,
     pub tables: Vec<MetricTable>,
     pub notes: Vec<String>,
     /// Each variant minus the baseline, replication by replication (one run only).
@@ -149,8 +154,13 @@ pub fn relative(v: f64, base: f64) -> String {
     format!("{s} %")
 }
 
-/// Builds the report of `data`; `plots` are the kinds drawn beside it.
-pub fn build(data: &RunSet, plots: &[Kind]) -> Report {
+/// Parameters a report's table lists: a variant whose path has a list of 100,000
+/// blackouts of its own differs in 200,000 keys, and the table says how many it left out.
+pub const MAX_PARAMS: usize = 100;
+
+/// Builds the report of `data`; `plots` are the kinds drawn beside it. It gives up at a
+/// requested interrupt, looking at the flag once per table row it builds.
+pub fn build(data: &RunSet, plots: &[Kind]) -> Result<Report, Interrupted> {
     let names: Vec<String> = data.variants.iter().map(|v| v.name.clone()).collect();
     let multi_run = data.runs.len() > 1;
     let title = if multi_run {
@@ -196,11 +206,15 @@ pub fn build(data: &RunSet, plots: &[Kind]) -> Report {
     let variants = data.variants.iter().map(|v| (v.name.clone(), v.description.clone())).collect();
 
     let mut notes = Vec::new();
-    let params = param_rows(data);
-    let (tables, table_notes) = metric_tables(data, &names);
+    let mut params = param_rows(data)?;
+    let params_more = params.len().saturating_sub(MAX_PARAMS);
+    params.truncate(MAX_PARAMS);
+    let listing = super::numbered::listing(&data.metrics(), &super::models(data))?;
+    let (tables, table_notes) = metric_tables(data, &names, &listing.listed)?;
     notes.extend(table_notes);
+    notes.extend(listing.notes);
 
-    let plot_refs = plots.iter().map(|k| plot_ref(*k, data)).collect();
+    let plot_refs = plots.iter().map(|k| plot_ref(*k, data)).collect::<Result<_, _>>()?;
     // `plot` draws from one run: name the first run and its own variant names.
     let dir = data.runs.first().map(|r| shell_word(&r.dir.display().to_string())).unwrap_or_default();
     let first_variant = data
@@ -245,8 +259,20 @@ pub fn build(data: &RunSet, plots: &[Kind]) -> Report {
             }
         })
         .collect();
-    let paired = super::paired::table(data);
-    Report { title, questions, facts, variants, params, tables, notes, paired, plots: plot_refs, redraw }
+    let paired = super::paired::table(data, &listing.listed)?;
+    Ok(Report {
+        title,
+        questions,
+        facts,
+        variants,
+        params,
+        params_more,
+        tables,
+        notes,
+        paired,
+        plots: plot_refs,
+        redraw,
+    })
 }
 
 /// `word` as one shell word: as it is when it is plain, else in single quotes.
@@ -262,11 +288,11 @@ fn shell_word(word: &str) -> String {
 /// Parameters whose values are not the same for every variant, in the manifest's key
 /// order. With several runs, the run-level settings (scenario, seed, replications,
 /// horizon, version, scenario hash) are compared too.
-fn param_rows(data: &RunSet) -> Vec<ParamRow> {
-    let n = data.variants.len();
-    let mut keys: Vec<String> = Vec::new();
-    let run_level = |v: &super::data::VariantInfo| -> Vec<(String, String)> {
-        let r = &data.runs[v.run];
+fn param_rows(data: &RunSet) -> Result<Vec<ParamRow>, Interrupted> {
+    if data.variants.len() < 2 {
+        return Ok(Vec::new());
+    }
+    let run_level = |r: &super::data::RunInfo| -> Vec<(String, String)> {
         let mut out = vec![("scenario".to_string(), r.scenario.clone())];
         if let Some(s) = r.seed {
             out.push(("seed".into(), s.to_string()));
@@ -279,39 +305,50 @@ fn param_rows(data: &RunSet) -> Vec<ParamRow> {
         out.push(("scenario_sha256".into(), r.scenario_sha256.chars().take(12).collect()));
         out
     };
-    let all: Vec<Vec<(String, String)>> = data
-        .variants
-        .iter()
-        .map(|v| {
-            let mut p = run_level(v);
-            p.extend(v.params.iter().cloned());
-            p
-        })
-        .collect();
-    for p in &all {
-        for (k, _) in p {
-            if !keys.contains(k) {
-                keys.push(k.clone());
+    let runs: Vec<Vec<(String, String)>> = data.runs.iter().map(run_level).collect();
+    // Every variant's parameters by key, the first value of a key where it has several,
+    // and every key in order of first appearance: a path with 100,000 blackouts has
+    // 200,000 keys, each looked up once per variant.
+    let mut keys: Vec<&str> = Vec::new();
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut by_key: Vec<BTreeMap<&str, &str>> = Vec::new();
+    for v in &data.variants {
+        let mut m = BTreeMap::new();
+        for (k, value) in runs.get(v.run).into_iter().flatten().chain(&v.params) {
+            crate::interrupt::check()?;
+            if seen.insert(k) {
+                keys.push(k);
             }
+            m.entry(k.as_str()).or_insert(value.as_str());
+        }
+        by_key.push(m);
+    }
+    let mut rows = Vec::new();
+    for key in keys {
+        crate::interrupt::check()?;
+        let values: Vec<Option<&str>> = by_key.iter().map(|p| p.get(key).copied()).collect();
+        if values.iter().any(|v| *v != values[0]) {
+            rows.push(ParamRow {
+                key: key.to_string(),
+                values: values.into_iter().map(|v| v.map(String::from)).collect(),
+            });
         }
     }
-    keys.into_iter()
-        .filter_map(|key| {
-            let values: Vec<Option<String>> =
-                all.iter().map(|p| p.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())).collect();
-            let differ = values.iter().any(|v| *v != values[0]);
-            (n > 1 && differ).then_some(ParamRow { key, values })
-        })
-        .collect()
+    Ok(rows)
 }
 
 fn label_of(keys: &[String], point: &[String]) -> Vec<String> {
     keys.iter().zip(point).map(|(_, v)| if v.is_empty() { "—".to_string() } else { v.clone() }).collect()
 }
 
-/// The metric tables and the notes that explain their marks.
-fn metric_tables(data: &RunSet, names: &[String]) -> (Vec<MetricTable>, Vec<String>) {
-    let metrics = data.metrics();
+/// The metric tables of the `listed` metrics and the notes that explain their marks.
+fn metric_tables(
+    data: &RunSet,
+    names: &[String],
+    listed: &BTreeSet<String>,
+) -> Result<(Vec<MetricTable>, Vec<String>), Interrupted> {
+    let mut metrics = data.metrics();
+    metrics.retain(|(m, _)| listed.contains(m));
     let models = super::models(data);
     let points = data.points();
     let sweep = !data.sweep_keys.is_empty();
@@ -323,8 +360,9 @@ fn metric_tables(data: &RunSet, names: &[String]) -> (Vec<MetricTable>, Vec<Stri
     let mut any_n = false;
     let mut missing: Vec<(String, Vec<String>)> = Vec::new();
 
+    let index = data.stats()?;
     let mut row_for = |metric: &str, unit: &str, point: &[String], label: Vec<String>| {
-        let stats: Vec<Option<&super::data::SummaryRow>> = names.iter().map(|v| data.stat(v, point, metric)).collect();
+        let stats: Vec<Option<&super::data::SummaryRow>> = names.iter().map(|v| index.get(v, point, metric)).collect();
         let base = stats.first().copied().flatten();
         let better = catalogue::better(metric, &models);
         let verdict = verdict(names, &stats, better);
@@ -334,10 +372,11 @@ fn metric_tables(data: &RunSet, names: &[String]) -> (Vec<MetricTable>, Vec<Stri
         if stats.iter().flatten().any(|s| s.ci.is_none()) {
             any_no_ci = true;
         }
-        let best_names: Vec<&str> = match &verdict {
-            Verdict::Best { name, .. } => vec![name.as_str()],
+        // A set: every one of thousands of variants can tie.
+        let best_names: BTreeSet<&str> = match &verdict {
+            Verdict::Best { name, .. } => BTreeSet::from([name.as_str()]),
             Verdict::Tie(n) => n.iter().map(String::as_str).collect(),
-            _ => vec![],
+            _ => BTreeSet::new(),
         };
         let lacking: Vec<String> =
             names.iter().zip(&stats).filter(|(_, s)| s.is_none()).map(|(n, _)| n.clone()).collect();
@@ -377,7 +416,11 @@ fn metric_tables(data: &RunSet, names: &[String]) -> (Vec<MetricTable>, Vec<Stri
     let mut tables = Vec::new();
     if !sweep {
         let point = points.first().cloned().unwrap_or_default();
-        let rows = metrics.iter().map(|(m, u)| row_for(m, u, &point, vec![metric_label(m, &models)])).collect();
+        let mut rows = Vec::new();
+        for (m, u) in &metrics {
+            crate::interrupt::check()?;
+            rows.push(row_for(m, u, &point, vec![metric_label(m, &models)]));
+        }
         tables.push(MetricTable {
             heading: None,
             first: vec!["metric".into()],
@@ -388,11 +431,11 @@ fn metric_tables(data: &RunSet, names: &[String]) -> (Vec<MetricTable>, Vec<Stri
         });
     } else {
         for (m, u) in &metrics {
-            let rows: Vec<MetricRow> = points
-                .iter()
-                .filter(|p| names.iter().any(|v| data.stat(v, p, m).is_some()))
-                .map(|p| row_for(m, u, p, label_of(&data.sweep_keys, p)))
-                .collect();
+            let mut rows: Vec<MetricRow> = Vec::new();
+            for p in points.iter().filter(|p| names.iter().any(|v| index.get(v, p, m).is_some())) {
+                crate::interrupt::check()?;
+                rows.push(row_for(m, u, p, label_of(&data.sweep_keys, p)));
+            }
             tables.push(MetricTable {
                 heading: Some(catalogue::heading(m, u, &models)),
                 first: data.sweep_keys.clone(),
@@ -448,7 +491,7 @@ fn metric_tables(data: &RunSet, names: &[String]) -> (Vec<MetricTable>, Vec<Stri
             format!("`{what}` has no value for {} (—): none of their replications had one.", lacking.join(", "))
         });
     }
-    (tables, notes)
+    Ok((tables, notes))
 }
 
 /// A metric as a table row names it: its title and its id, which is what
@@ -491,7 +534,7 @@ fn verdict(names: &[String], stats: &[Option<&super::data::SummaryRow>], better:
 }
 
 /// What the RTO plot shows, naming only the marks that appear in it.
-fn rto_caption(data: &RunSet) -> String {
+fn rto_caption(data: &RunSet) -> Result<String, Interrupted> {
     let mut s = String::from(if data.sweep_keys.is_empty() {
         "One traced connection per variant, on shared axes. Grey dots are RTT samples, the \
          blue line is SRTT and the orange line the RTO (the timer's value)"
@@ -499,7 +542,13 @@ fn rto_caption(data: &RunSet) -> String {
         "One traced connection per variant and sweep cell, on shared axes. Grey dots are RTT \
          samples, the blue line is SRTT and the orange line the RTO (the timer's value)"
     });
-    let has = |e: &str| data.trace.iter().any(|r| r.event == e);
+    // The kinds of event in the trace, in one pass over its (maybe millions of) rows.
+    let mut events: BTreeSet<&str> = BTreeSet::new();
+    for r in &data.trace {
+        crate::interrupt::check()?;
+        events.insert(&r.event);
+    }
+    let has = |e: &str| events.contains(e);
     if has("timeout") {
         s.push_str("; a red × marks a timer expiry, at the RTO it fired with");
     }
@@ -534,7 +583,7 @@ fn rto_caption(data: &RunSet) -> String {
              line is the path's RTT).",
         );
     }
-    s
+    Ok(s)
 }
 
 /// What the load plot shows, naming only the marks that appear in it, then what each
@@ -589,9 +638,9 @@ fn load_caption(data: &RunSet) -> String {
     s
 }
 
-fn plot_ref(kind: Kind, data: &RunSet) -> PlotRef {
+fn plot_ref(kind: Kind, data: &RunSet) -> Result<PlotRef, Interrupted> {
     let (title, caption) = match kind {
-        Kind::Rto => ("RTO trace", rto_caption(data)),
+        Kind::Rto => ("RTO trace", rto_caption(data)?),
         Kind::Attempts => (
             "Connection attempts at the server",
             format!(
@@ -650,7 +699,8 @@ fn plot_ref(kind: Kind, data: &RunSet) -> PlotRef {
         ),
     };
     let panels = if kind == Kind::Load { super::plot::load::notes(data) } else { Vec::new() };
-    PlotRef { kind, stem: kind.name().to_string(), title: title.to_string(), caption, panels }
+    crate::interrupt::check()?;
+    Ok(PlotRef { kind, stem: kind.name().to_string(), title: title.to_string(), caption, panels })
 }
 
 #[cfg(test)]
@@ -664,6 +714,32 @@ mod tests {
         assert_eq!(shell_word("it's"), r"'it'\''s'");
         assert_eq!(shell_word("$HOME"), "'$HOME'");
         assert_eq!(shell_word(""), "''");
+    }
+
+    #[test]
+    fn a_parameter_table_lists_the_first_differences_and_says_how_many_more() {
+        use super::super::data::{RunInfo, VariantInfo};
+        // Two variants whose paths differ in 150 blackouts' start times, and agree on one key.
+        let params = |shift: u32| -> Vec<(String, String)> {
+            let mut p: Vec<(String, String)> =
+                (0..150).map(|i| (format!("path.blackout[{i}].at"), format!("{}s", i * 10 + shift))).collect();
+            p.push(("model".to_string(), "tcp".to_string()));
+            p
+        };
+        let data = RunSet {
+            runs: vec![RunInfo::default()],
+            variants: vec![
+                VariantInfo { name: "a".into(), params: params(0), ..Default::default() },
+                VariantInfo { name: "b".into(), params: params(1), ..Default::default() },
+            ],
+            ..Default::default()
+        };
+        let r = build(&data, &[]).unwrap();
+        assert_eq!((r.params.len(), r.params_more), (MAX_PARAMS, 50));
+        assert_eq!(r.params[0].key, "path.blackout[0].at");
+        assert_eq!(r.params[0].values, [Some("0s".to_string()), Some("1s".to_string())]);
+        let md = super::super::markdown::render(&r).unwrap();
+        assert!(md.contains("50 more parameters differ between the variants"), "{md}");
     }
 
     #[test]

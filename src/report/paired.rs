@@ -4,10 +4,11 @@
 //! what tells a small effect from noise with few replications; the unpaired intervals
 //! of the two means can overlap while it excludes zero.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::data::RunSet;
 use crate::human::{fmt_num, fmt_num_beside};
+use crate::interrupt::Interrupted;
 use crate::metrics::stats::Estimate;
 
 /// One variant against the baseline on one metric in one sweep cell.
@@ -32,19 +33,21 @@ impl PairedDiff {
 /// The paired differences of every other variant against the first, per cell and metric
 /// in the summary's order. Only within one run: variants of different runs (`compare`)
 /// need not share their random numbers.
-pub fn paired(data: &RunSet) -> Vec<PairedDiff> {
+pub fn paired(data: &RunSet) -> Result<Vec<PairedDiff>, Interrupted> {
     let (Some(baseline), [_]) = (data.variants.first(), data.runs.as_slice()) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     // (variant, point, metric) → value by replication.
     let mut values: BTreeMap<(&str, &[String], &str), BTreeMap<u32, f64>> = BTreeMap::new();
     for r in &data.replications {
+        crate::interrupt::check()?;
         if let Some(v) = r.value.filter(|v| v.is_finite()) {
             values.entry((&r.variant, &r.point, &r.metric)).or_default().insert(r.replication, v);
         }
     }
     let mut out = Vec::new();
     for row in data.summary.iter().filter(|s| s.variant != baseline.name) {
+        crate::interrupt::check()?;
         let key = |variant| (variant, row.point.as_slice(), row.metric.as_str());
         let (Some(base), Some(other)) = (values.get(&key(baseline.name.as_str())), values.get(&key(&row.variant)))
         else {
@@ -61,7 +64,7 @@ pub fn paired(data: &RunSet) -> Vec<PairedDiff> {
             });
         }
     }
-    out
+    Ok(out)
 }
 
 /// What the section says before its table; `{baseline}` is replaced by the name.
@@ -79,56 +82,92 @@ pub struct PairedTable {
     pub rows: Vec<Vec<String>>,
     /// Differences left out because the variant equalled the baseline in every pair.
     pub equal: usize,
+    /// Differences left out beyond the first [`MAX_ROWS`].
+    pub more: usize,
 }
 
+/// Differences the table lists: a run of 40,000 variants has hundreds of thousands, a
+/// table nobody reads, and the report says how many it left out.
+pub const MAX_ROWS: usize = 1000;
+
 /// What the difference column reports for a variant, cell and metric, as table text.
-pub fn table(data: &RunSet) -> PairedTable {
+/// Only the `listed` metrics are in it (see [`super::numbered`]). It gives up at a
+/// requested interrupt, looking at the flag once per difference.
+pub fn table(data: &RunSet, listed: &BTreeSet<String>) -> Result<PairedTable, Interrupted> {
     let mut header = super::plot::short_keys(&data.sweep_keys);
     header.extend(["metric", "unit", "variant", "difference", "95 % interval", "pairs", "zero"].map(String::from));
-    let points = data.points();
-    let mut metrics: Vec<&str> = Vec::new();
-    for r in &data.summary {
-        if !metrics.contains(&r.metric.as_str()) {
-            metrics.push(&r.metric);
+    // Each point, metric and variant by its place in the run: looked up, not searched,
+    // once per difference.
+    fn places<'a>(items: impl Iterator<Item = &'a str>) -> BTreeMap<&'a str, usize> {
+        let mut out = BTreeMap::new();
+        for item in items {
+            let next = out.len();
+            out.entry(item).or_insert(next);
         }
+        out
     }
-    let variants = data.variant_names();
+    let points = data.points();
+    let mut point_at: BTreeMap<&[String], usize> = BTreeMap::new();
+    for (i, p) in points.iter().enumerate() {
+        point_at.entry(p.as_slice()).or_insert(i);
+    }
+    let metrics = places(data.summary.iter().map(|r| r.metric.as_str()));
+    let variants = places(data.variants.iter().map(|v| v.name.as_str()));
     let place = |p: &PairedDiff| {
-        let at = |list: &[&str], x: &str| list.iter().position(|y| *y == x).unwrap_or(usize::MAX);
+        let at = |map: &BTreeMap<&str, usize>, x: &str| map.get(x).copied().unwrap_or(usize::MAX);
         (
-            points.iter().position(|q| *q == p.point).unwrap_or(usize::MAX),
+            point_at.get(p.point.as_slice()).copied().unwrap_or(usize::MAX),
             at(&metrics, &p.metric),
             at(&variants, &p.variant),
         )
     };
-    let mut diffs = paired(data);
-    diffs.sort_by_key(|p| place(p));
-    let all = diffs.len();
-    diffs.retain(|p| !(p.diff.mean == 0.0 && p.diff.sd == Some(0.0)));
-    let rows = diffs
-        .into_iter()
-        .map(|p| {
-            let mut row = p.point.clone();
-            let interval =
-                p.diff.ci95.map_or("—".to_string(), |(lo, hi)| format!("{} to {}", fmt_num(lo, 3), fmt_num(hi, 3)));
-            let zero = match p.excludes_zero() {
-                Some(true) => "excluded",
-                Some(false) => "inside",
-                None => "—",
-            };
-            row.extend([
-                p.metric,
-                p.unit,
-                p.variant,
-                p.diff.ci95.map_or(fmt_num(p.diff.mean, 4), |(lo, hi)| fmt_num_beside(p.diff.mean, (hi - lo) / 2.0, 4)),
-                interval,
-                p.diff.n.to_string(),
-                zero.to_string(),
-            ]);
-            row
-        })
-        .collect::<Vec<_>>();
-    PairedTable { header, equal: all - rows.len(), rows }
+    let diffs = paired(data)?;
+    // Each listed difference's place, and its index to keep equal places in order; only
+    // the first MAX_ROWS are sorted, so 800,000 differences cost little more than a pass.
+    let mut keyed: Vec<((usize, usize, usize), usize)> = Vec::new();
+    let mut equal = 0;
+    for (i, p) in diffs.iter().enumerate() {
+        crate::interrupt::check()?;
+        if !listed.contains(&p.metric) {
+            continue;
+        }
+        if p.diff.mean == 0.0 && p.diff.sd == Some(0.0) {
+            equal += 1;
+        } else {
+            keyed.push((place(p), i));
+        }
+    }
+    let more = keyed.len().saturating_sub(MAX_ROWS);
+    if more > 0 {
+        keyed.select_nth_unstable(MAX_ROWS);
+        keyed.truncate(MAX_ROWS);
+    }
+    keyed.sort_unstable();
+    let mut diffs: Vec<Option<PairedDiff>> = diffs.into_iter().map(Some).collect();
+    let diffs: Vec<PairedDiff> = keyed.into_iter().filter_map(|(_, i)| diffs[i].take()).collect();
+    let mut rows = Vec::with_capacity(diffs.len());
+    for p in diffs {
+        crate::interrupt::check()?;
+        let mut row = p.point.clone();
+        let interval =
+            p.diff.ci95.map_or("—".to_string(), |(lo, hi)| format!("{} to {}", fmt_num(lo, 3), fmt_num(hi, 3)));
+        let zero = match p.excludes_zero() {
+            Some(true) => "excluded",
+            Some(false) => "inside",
+            None => "—",
+        };
+        row.extend([
+            p.metric,
+            p.unit,
+            p.variant,
+            p.diff.ci95.map_or(fmt_num(p.diff.mean, 4), |(lo, hi)| fmt_num_beside(p.diff.mean, (hi - lo) / 2.0, 4)),
+            interval,
+            p.diff.n.to_string(),
+            zero.to_string(),
+        ]);
+        rows.push(row);
+    }
+    Ok(PairedTable { header, rows, equal, more })
 }
 
 /// The sentence under the table about the differences left out, if any were.
@@ -138,6 +177,17 @@ pub fn equal_note(t: &PairedTable) -> Option<String> {
         1 => Some("One difference is not listed: there the variant equalled the baseline in every pair.".into()),
         n => Some(format!("{n} differences are not listed: there the variant equalled the baseline in every pair.")),
     }
+}
+
+/// The sentence under the table about the differences beyond its last row, if any.
+pub fn more_note(t: &PairedTable) -> Option<String> {
+    (t.more > 0).then(|| {
+        format!(
+            "The first {MAX_ROWS} differences are listed, and {} more are not: replications.csv holds every \
+             replication's values to pair.",
+            t.more
+        )
+    })
 }
 
 #[cfg(test)]
@@ -176,7 +226,7 @@ mod tests {
             data.replications.push(rep("a", r as u32, *x));
             data.replications.push(rep("b", r as u32, x + 1.0 + 0.1 * r as f64));
         }
-        let p = paired(&data);
+        let p = paired(&data).unwrap();
         assert_eq!(p.len(), 1);
         let d = &p[0];
         assert_eq!((d.variant.as_str(), d.diff.n), ("b", 4));
@@ -185,6 +235,45 @@ mod tests {
         // Unpaired, the two means' intervals (±20 or so) overlap completely.
         let a = Estimate::of(&noise).unwrap().ci95.unwrap();
         assert!(a.1 - a.0 > 20.0 * (d.diff.ci95.unwrap().1 - d.diff.ci95.unwrap().0));
+    }
+
+    #[test]
+    fn the_table_lists_the_first_differences_in_the_runs_order_and_counts_the_rest() {
+        // A baseline and 1,200 variants, each 0.5 above it, one of them equal to it; the
+        // variants listed in an order their names do not sort in.
+        let names: Vec<String> =
+            std::iter::once("base".to_string()).chain((0..1200).map(|i| format!("v{}", (i * 7) % 1200))).collect();
+        let mut data = RunSet {
+            runs: vec![RunInfo::default()],
+            variants: names.iter().map(|n| VariantInfo { name: n.clone(), ..Default::default() }).collect(),
+            summary: names.iter().map(|n| summary(n)).collect(),
+            ..Default::default()
+        };
+        for (i, n) in names.iter().enumerate() {
+            for r in 0..3 {
+                let shift = if i == 0 || n == "v600" { 0.0 } else { 0.5 };
+                data.replications.push(rep(n, r, f64::from(r) + shift));
+            }
+        }
+        let all = BTreeSet::from(["m".to_string()]);
+        let t = table(&data, &all).unwrap();
+        assert_eq!((t.rows.len(), t.more, t.equal), (MAX_ROWS, 1199 - MAX_ROWS, 1));
+        let listed: Vec<&str> = t.rows.iter().map(|r| r[2].as_str()).collect();
+        let expected: Vec<&str> =
+            names[1..].iter().map(String::as_str).filter(|n| *n != "v600").take(MAX_ROWS).collect();
+        assert_eq!(listed, expected, "the variants' order in the run, not their names'");
+        assert!(more_note(&t).is_some_and(|n| n.contains("199 more")), "{:?}", more_note(&t));
+        // Nothing was cut from a table of a few rows.
+        let kept = |v: &str| ["base", "v0", "v7"].contains(&v);
+        let mut few = data.clone();
+        few.variants.retain(|v| kept(&v.name));
+        few.summary.retain(|r| kept(&r.variant));
+        few.replications.retain(|r| kept(&r.variant));
+        let few = table(&few, &all).unwrap();
+        assert_eq!((few.rows.len(), few.more), (2, 0));
+        assert_eq!(more_note(&few), None);
+        // An unlisted metric (a numbered family cut short) has no rows.
+        assert!(table(&data, &BTreeSet::new()).unwrap().rows.is_empty());
     }
 
     #[test]
@@ -198,9 +287,9 @@ mod tests {
         data.replications =
             vec![rep("a", 0, 1.0), rep("a", 1, 2.0), rep("a", 2, 3.0), rep("b", 1, 5.0), rep("b", 2, 5.0)];
         data.replications.push(ReplicationRow { value: None, ..rep("b", 0, 0.0) });
-        let p = paired(&data);
+        let p = paired(&data).unwrap();
         assert_eq!((p[0].diff.n, p[0].diff.mean), (2, 2.5));
         data.runs.push(RunInfo::default());
-        assert!(paired(&data).is_empty(), "runs of compare need not share random numbers");
+        assert!(paired(&data).unwrap().is_empty(), "runs of compare need not share random numbers");
     }
 }

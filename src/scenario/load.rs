@@ -13,13 +13,14 @@ use serde::de::DeserializeOwned;
 use serde_spanned::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::diag::{Diagnostic, ScenarioError};
+use super::diag::{Diagnostic, Lines, ScenarioError};
 
 /// A parsed scenario document.
 pub struct Document<'a> {
     pub file: &'a str,
     pub source: &'a str,
     pub root: Spanned<DeTable<'a>>,
+    lines: Lines,
 }
 
 /// One `[[variant]]` entry: its position in the array and its table as written.
@@ -46,18 +47,24 @@ impl<'a> Document<'a> {
                 "the file is empty: a scenario needs at least `name`, `description`, `horizon` and a model section such as [tcp]",
             )));
         }
-        let diagnostics: Vec<Diagnostic> = non_finite(&root)
+        let doc = Document::new(file, source, root);
+        let diagnostics: Vec<Diagnostic> = non_finite(&doc.root)
             .into_iter()
-            .map(|(key, span, value)| Diagnostic::at(file, source, Some(span), &key, &non_finite_message(&value)))
+            .map(|(key, span, value)| doc.diag(Some(span), &key, &non_finite_message(&value)))
             .collect();
         if !diagnostics.is_empty() {
             return Err(ScenarioError { diagnostics });
         }
-        Ok(Document { file, source, root })
+        Ok(doc)
+    }
+
+    /// The document `root` parsed from `source`.
+    pub fn new(file: &'a str, source: &'a str, root: Spanned<DeTable<'a>>) -> Self {
+        Document { file, source, root, lines: Lines::new(source) }
     }
 
     pub fn diag(&self, span: Option<Range<usize>>, key: &str, message: &str) -> Diagnostic {
-        Diagnostic::at(self.file, self.source, span, key, message)
+        Diagnostic::within(self.file, self.source, &self.lines, span, key, message)
     }
 
     /// Splits off the `variant` array. The base is the document without it.

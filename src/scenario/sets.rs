@@ -65,7 +65,7 @@ pub fn base(text: &str) -> Spanned<DeTable<'_>> {
 pub fn apply<'a, T: DeserializeOwned>(base: Spanned<DeTable<'a>>, sets: &'a [Set]) -> Result<T, Vec<String>> {
     let mut problems = Vec::new();
     for set in sets {
-        let doc = Document { file: "--set", source: &set.toml, root: set.table() };
+        let doc = Document::new("--set", &set.toml, set.table());
         if let Some((_, _, value)) = super::load::non_finite(&doc.root).first() {
             problems.push(format!("--set {}: {}", set.given, super::load::non_finite_message(value)));
             continue;

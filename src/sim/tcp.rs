@@ -134,7 +134,8 @@ impl TcpWorld<'_> {
                 }
                 let tally = &mut self.conns[c as usize].tally;
                 if let Some(srtt) = o.rto.srtt
-                    && let Some(k) = self.changes.iter().rposition(|(at, _)| *at <= now)
+                    // Changes are in strictly increasing time: a binary search, not a scan.
+                    && let Some(k) = self.changes.partition_point(|(at, _)| *at <= now).checked_sub(1)
                 {
                     let target = self.changes[k].1.as_nanos() as f64;
                     let off = (srtt.as_nanos() as f64 - target).abs();
@@ -195,13 +196,11 @@ impl TcpWorld<'_> {
         if got.spurious {
             conn.tally.spurious += 1;
         }
-        if let Segment::Data { tsval, retransmit: true, .. } = seg {
-            for (k, (_, end)) in self.blackouts.iter().enumerate() {
-                let next_start = self.blackouts.get(k + 1).map_or(SimTime::MAX, |b| b.0);
-                if conn.tally.recovered[k].is_none() && tsval >= *end && tsval < next_start {
-                    conn.tally.recovered[k] = Some(tsval - *end);
-                }
-            }
+        if let Segment::Data { tsval, retransmit: true, .. } = seg
+            && let Some(k) = recovering(&self.blackouts, tsval)
+            && conn.tally.recovered[k].is_none()
+        {
+            conn.tally.recovered[k] = Some(tsval - self.blackouts[k].1);
         }
         if let Some(at) = conn.path.transmit(Direction::Reverse, now, &mut conn.delay_rev, &mut conn.loss_rev) {
             sched.at(at, Ev::ToClient(c, got.reply));
@@ -403,6 +402,16 @@ pub fn run_replication(spec: &TcpSpec, job: Job<'_>) -> Result<ReplicationResult
     })
 }
 
+/// The blackout whose recovery a segment sent at `sent` belongs to: the last one over by
+/// then, if the next has not begun. Blackouts are in time order and do not overlap, so
+/// their ends are in order too and a binary search finds it: a retransmission costs
+/// O(log n) however many blackouts the path has.
+fn recovering(blackouts: &[(SimTime, SimTime)], sent: SimTime) -> Option<usize> {
+    let k = blackouts.partition_point(|b| b.1 <= sent).checked_sub(1)?;
+    let next_start = blackouts.get(k + 1).map_or(SimTime::MAX, |b| b.0);
+    (sent < next_start).then_some(k)
+}
+
 /// Per-replication values: the mean over connections of each per-connection figure.
 fn metrics(world: &TcpWorld<'_>, horizon: SimDuration) -> Vec<MetricValue> {
     let n = world.conns.len() as f64;
@@ -472,4 +481,33 @@ fn metrics(world: &TcpWorld<'_>, horizon: SimDuration) -> Vec<MetricValue> {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The blackout a segment's recovery counts for, by the definition: the one it is
+    /// sent after the end of and before the next begins, looked at one by one.
+    fn by_scan(blackouts: &[(SimTime, SimTime)], sent: SimTime) -> Option<usize> {
+        (0..blackouts.len()).find(|&k| {
+            let next_start = blackouts.get(k + 1).map_or(SimTime::MAX, |b| b.0);
+            sent >= blackouts[k].1 && sent < next_start
+        })
+    }
+
+    #[test]
+    fn the_recovering_blackout_found_by_search_is_the_one_a_scan_finds() {
+        let t = |ms: u64| SimTime(ms * 1_000_000);
+        // Apart, back to back, empty, and empty at the start of the next.
+        let blackouts = [(t(10), t(20)), (t(20), t(30)), (t(40), t(40)), (t(40), t(45)), (t(50), t(60))];
+        for ms in 0..70 {
+            for sent in [t(ms), SimTime(t(ms).0 + 1)] {
+                assert_eq!(recovering(&blackouts, sent), by_scan(&blackouts, sent), "sent at {sent:?}");
+            }
+        }
+        assert_eq!(recovering(&blackouts, t(25)), None, "inside the second blackout");
+        assert_eq!(recovering(&blackouts, t(47)), Some(3));
+        assert_eq!(recovering(&[], t(5)), None);
+    }
 }

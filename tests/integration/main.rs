@@ -16,6 +16,7 @@ mod grpc;
 mod guard;
 mod interrupt;
 mod jobs;
+mod large_inputs;
 mod load;
 mod load_data;
 mod malformed_inputs;

@@ -17,11 +17,11 @@ use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    Drawn, FONT, Figure, GRID_BOLD, GRID_LIGHT, Glyph, INK, MUTED, PlotOptions, WIDTH, fit, fmt_num, fmt_secs, header,
-    mesh, omitted_note, panel_heights, series, stack_heights, stacked_size, tick,
+    Drawn, FONT, Figure, GRID_BOLD, GRID_LIGHT, Glyph, INK, MUTED, PlotOptions, WIDTH, bands, fit, fmt_num, fmt_secs,
+    header, mesh, omitted_note, panel_heights, series, stack_heights, stacked_size, tick,
 };
 use crate::report::ReportError;
-use crate::report::data::RunSet;
+use crate::report::data::{Down, RunSet};
 
 const ACCEPTED: RGBColor = RGBColor(0, 114, 178);
 const UNANSWERED: RGBColor = RGBColor(120, 120, 120);
@@ -59,19 +59,46 @@ struct Panel {
     /// (start, end, attempts) where the server was down and silent: nothing accepted or
     /// refused, every attempt left to time out.
     silent: Vec<(f64, f64, f64)>,
+    /// Down time and blackouts as drawn ([`bands::merged`]), and where a label names
+    /// the server down.
     down: Vec<(f64, f64)>,
+    down_labels: Vec<f64>,
     blackouts: Vec<(f64, f64)>,
+}
+
+/// What names the server's down time at the top of a panel.
+const DOWN_LABEL: &str = " server down";
+
+/// Whether the server is down at a time, from its down windows in order of their start
+/// (as [`crate::report::data::CellFacts`] holds them; they may overlap): a binary search for the windows begun by then, and the latest
+/// end among them, so each of hundreds of bars asks in logarithmic time.
+fn down_lookup(down: &[Down]) -> impl Fn(f64) -> bool + '_ {
+    let mut latest = f64::NEG_INFINITY;
+    let ends: Vec<f64> = down
+        .iter()
+        .map(|d| {
+            latest = latest.max(d.to);
+            latest
+        })
+        .collect();
+    move |t| {
+        let begun = down.partition_point(|d| d.from <= t);
+        begun > 0 && t < ends[begun - 1]
+    }
 }
 
 pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure, ReportError> {
     let rows = data.attempts.as_deref().unwrap_or(&[]);
     let mut row_variants: Vec<&str> = Vec::new();
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut has: BTreeSet<(&str, &[String])> = BTreeSet::new();
     for r in rows {
-        if !row_variants.contains(&r.variant.as_str()) {
+        crate::interrupt::check()?;
+        if seen.insert(&r.variant) {
             row_variants.push(&r.variant);
         }
+        has.insert((r.variant.as_str(), r.point.as_slice()));
     }
-    let has: BTreeSet<(&str, &[String])> = rows.iter().map(|r| (r.variant.as_str(), r.point.as_slice())).collect();
     let mut chosen = series(data, opts, &row_variants, &|v, p| has.contains(&(v, p)))?;
     if chosen.is_empty() {
         return Err(ReportError::Missing(format!("attempts.csv has no rows for variant {}", opts.variants.join(", "))));
@@ -95,6 +122,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
     let mut reps_seen = BTreeSet::new();
     let mut drops = false;
     for s in &chosen {
+        crate::interrupt::check()?;
         let mine: Vec<_> = rows.iter().filter(|r| r.variant == s.variant && r.point == s.point).collect();
         let reps: BTreeSet<u32> = mine.iter().map(|r| r.replication).collect();
         reps_seen.insert(reps.len());
@@ -124,10 +152,8 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
         let refused: f64 = all_bars.iter().map(|b| b.3).sum();
         y_max = y_max.max(peak);
         let facts = data.facts(&s.variant, &s.point);
-        let silent_at = |b: &(f64, f64, f64, f64)| {
-            let mid = (b.0 + b.1) / 2.0;
-            facts.down_silent && facts.down.iter().any(|d| d.from <= mid && mid < d.to)
-        };
+        let down_at = down_lookup(&facts.down);
+        let silent_at = |b: &(f64, f64, f64, f64)| facts.down_silent && down_at((b.0 + b.1) / 2.0);
         let (silent, bars): (Vec<_>, Vec<_>) = all_bars.into_iter().partition(silent_at);
         let silent = silent.into_iter().map(|(a, b, att, _)| (a, b, att)).collect();
         accepted_max = bars.iter().map(|b| b.2 - b.3).fold(accepted_max, f64::max);
@@ -141,13 +167,13 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
         );
         let caption =
             if desc.is_empty() { format!("{} ({stats})", s.label) } else { format!("{} ({stats}): {desc}", s.label) };
-        let clip = |spans: &mut dyn Iterator<Item = (f64, f64)>| -> Vec<(f64, f64)> {
-            spans.filter(|(a, b)| *b > x0 && *a < x1).map(|(a, b)| (a.max(x0), b.min(x1))).collect()
-        };
-        let down = clip(&mut facts.down.iter().map(|d| (d.from, d.to)));
-        let blackouts = clip(&mut facts.blackouts.iter().copied());
+        let down = bands::merged(facts.down.iter().map(|d| (d.from, d.to)), (x0, x1));
+        let width = super::text_width(DOWN_LABEL, 12);
+        let labels = bands::labelled(&down, |d| d.0, |_| width, (x0, x1));
+        let down_labels = down.iter().zip(labels).filter_map(|(d, l)| l.then_some(d.0)).collect();
+        let blackouts = bands::merged(facts.blackouts.iter().copied(), (x0, x1));
         drops |= facts.overload_drops;
-        panels.push(Panel { caption, bars, silent, down, blackouts });
+        panels.push(Panel { caption, bars, silent, down, down_labels, blackouts });
     }
     let reps_text = match reps_seen.len() {
         1 => match reps_seen.iter().next() {
@@ -210,6 +236,7 @@ impl Figure for AttemptsFigure {
         let n = self.panels.len();
         let heights = panel_heights(n, self.panel_height(), BOTTOM_EXTRA);
         for (i, (area, p)) in stack_heights(&body, &heights).iter().zip(&self.panels).enumerate() {
+            super::stop()?;
             let last = i + 1 == n;
             if self.strip {
                 let (main, strip) = area.split_vertically(MAIN_HEIGHT);
@@ -254,9 +281,9 @@ impl AttemptsFigure {
         self.shade(&mut chart, p, self.y_max)?;
         if axis.is_some() {
             let label = TextStyle::from((FONT, 12)).color(&MUTED).pos(Pos::new(HPos::Left, VPos::Top));
-            for &(a, _) in &p.down {
-                chart.draw_series(std::iter::once(Text::new(" server down", (a, self.y_max), label.clone()))).d()?;
-            }
+            chart
+                .draw_series(p.down_labels.iter().map(|&a| Text::new(DOWN_LABEL, (a, self.y_max), label.clone())))
+                .d()?;
         }
         chart
             .draw_series(p.silent.iter().map(|&(a, b, att)| Rectangle::new([(a, 0.0), (b, att)], UNANSWERED.filled())))
@@ -306,10 +333,11 @@ impl AttemptsFigure {
         self.shade(&mut chart, p, self.accepted_max)?;
         // Nothing is accepted while the server is down, so the strip has room for the word.
         let label = TextStyle::from((FONT, 12)).color(&MUTED).pos(Pos::new(HPos::Center, VPos::Center));
+        let width = super::text_width("server down", 12) as i32 + 4;
         for &(a, b) in &p.down {
             let (left, _) = chart.backend_coord(&(a, 0.0));
             let (right, _) = chart.backend_coord(&(b, 0.0));
-            if right - left >= super::text_width("server down", 12) as i32 + 4 {
+            if right - left >= width {
                 let mid = ((a + b) / 2.0, self.accepted_max / 2.0);
                 chart.draw_series(std::iter::once(Text::new("server down", mid, label.clone()))).d()?;
             }

@@ -102,13 +102,17 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
     let rows = data.cdf.as_deref().unwrap_or(&[]);
     let mut row_variants: Vec<&str> = Vec::new();
     let mut metrics: Vec<String> = Vec::new();
+    let mut seen: (BTreeSet<&str>, BTreeSet<&str>) = (BTreeSet::new(), BTreeSet::new());
+    let mut has: BTreeSet<(&str, &[String])> = BTreeSet::new();
     for r in rows {
-        if !row_variants.contains(&r.variant.as_str()) {
+        crate::interrupt::check()?;
+        if seen.0.insert(&r.variant) {
             row_variants.push(&r.variant);
         }
-        if !metrics.contains(&r.metric) {
+        if seen.1.insert(&r.metric) {
             metrics.push(r.metric.clone());
         }
+        has.insert((r.variant.as_str(), r.point.as_slice()));
     }
     if let Some(m) = &opts.metric {
         if !metrics.contains(m) {
@@ -116,23 +120,13 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
         }
         metrics = vec![m.clone()];
     }
-    let has: BTreeSet<(&str, &[String])> = rows.iter().map(|r| (r.variant.as_str(), r.point.as_slice())).collect();
     let all = series(data, opts, &row_variants, &|v, p| has.contains(&(v, p)))?;
     if all.is_empty() {
         return Err(ReportError::Missing(format!("cdf.csv has no rows for variant {}", opts.variants.join(", "))));
     }
-    let variants: Vec<&str> = all.iter().fold(Vec::new(), |mut acc, s| {
-        if !acc.contains(&s.variant.as_str()) {
-            acc.push(&s.variant);
-        }
-        acc
-    });
-    let cells: Vec<&[String]> = all.iter().fold(Vec::new(), |mut acc, s| {
-        if !acc.contains(&s.point.as_slice()) {
-            acc.push(&s.point);
-        }
-        acc
-    });
+    let mut seen: (BTreeSet<&str>, BTreeSet<&[String]>) = (BTreeSet::new(), BTreeSet::new());
+    let variants: Vec<&str> = all.iter().map(|s| s.variant.as_str()).filter(|v| seen.0.insert(v)).collect();
+    let cells: Vec<&[String]> = all.iter().map(|s| s.point.as_slice()).filter(|p| seen.1.insert(p)).collect();
     // One panel per metric when lines are told apart by one thing (the variant or the
     // cell); a column per cell when both vary, so each line is one variant in one cell.
     let grid = variants.len() > 1 && cells.len() > 1;
@@ -158,8 +152,12 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
         for col in &columns {
             let n = col.len() as u32;
             let mut lines = Vec::new();
+            // Where the server was still down, each span once: a hundred thousand restarts
+            // of one length are one span.
             let mut down: Vec<(f64, f64)> = Vec::new();
+            let mut spans_seen: BTreeSet<(u64, u64)> = BTreeSet::new();
             for (i, s) in col.iter().enumerate() {
+                crate::interrupt::check()?;
                 let mut pts: Vec<(f64, f64)> = rows
                     .iter()
                     .filter(|r| r.variant == s.variant && r.point == s.point && &r.metric == metric)
@@ -175,7 +173,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
                 let width = 2 + (n - 1 - i as u32).min(3);
                 lines.push((colour(s, i), width, pts));
                 for span in still_down(since, &data.facts(&s.variant, &s.point)) {
-                    if !down.contains(&span) {
+                    if spans_seen.insert((span.0.to_bits(), span.1.to_bits())) {
                         down.push(span);
                     }
                 }
@@ -202,8 +200,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
                     p.0 = (p.0 / per).clamp(x.0, x.1);
                 }
             }
-            let down =
-                down.iter().map(|&(a, b)| ((a / per).max(x.0), (b / per).min(x.1))).filter(|(a, b)| b > a).collect();
+            let down = super::bands::merged(down.iter().map(|&(a, b)| (a / per, b / per)), x);
             let cell = if grid { super::cell_label(&data.sweep_keys, &col[0].point) } else { String::new() };
             let caption = if cell.is_empty() { title.to_string() } else { format!("{title} · {cell}") };
             let since_text = match since {
@@ -325,6 +322,7 @@ impl Figure for CdfFigure {
         let areas = body.split_evenly((self.rows.len(), self.columns));
         for (r, row) in self.rows.iter().enumerate() {
             for (c, p) in row.iter().enumerate() {
+                super::stop()?;
                 let Some(p) = p else { continue };
                 let area = &areas[r * self.columns + c];
                 let w = area.dim_in_pixel().0;

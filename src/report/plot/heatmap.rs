@@ -9,7 +9,7 @@ use plotters::prelude::*;
 use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::sweep::{Selection, SweepAxis, chosen_metrics};
+use super::sweep::{Selection, SweepAxis, chosen_metrics, rows_by};
 use super::{
     Drawn, FONT, Figure, INK, MUTED, PlotOptions, WIDTH, fit, fmt_num, header, header_height, spans_decades, text_width,
 };
@@ -18,6 +18,8 @@ use crate::report::data::RunSet;
 use crate::report::{Better, ReportError};
 
 const ROW_HEIGHT: u32 = 300;
+/// Most variants a row of panels shows; the subtitle names how many more there are.
+const MAX_PANELS: usize = 8;
 const SCALE_WIDTH: u32 = 96;
 
 pub(crate) struct HeatmapFigure {
@@ -53,25 +55,25 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<HeatmapFigure,
     let y = SweepAxis::of(data, 1);
     let fixed: Vec<(usize, String)> =
         (2..data.sweep_keys.len()).map(|k| (k, SweepAxis::of(data, k).labels[0].clone())).collect();
-    let variants: Vec<&str> = data
+    let mut variants: Vec<&str> = data
         .variant_names()
         .into_iter()
         .filter(|n| opts.variants.is_empty() || opts.variants.iter().any(|v| v == n))
         .collect();
+    // A panel per variant in a row of the figure's width: a hundred would be a pixel or
+    // two each.
+    let omitted = (variants.len() > MAX_PANELS)
+        .then(|| format!("{MAX_PANELS} of {} variants shown (others: --variant)", variants.len()));
+    variants.truncate(MAX_PANELS);
+    let by = rows_by(data);
     let mut rows = Vec::new();
     for (metric, unit) in &metrics {
         let mut panels = Vec::new();
         for v in &variants {
-            let cells: Vec<(usize, usize, f64)> = data
-                .summary
-                .iter()
-                .filter(|r| &r.variant == v && &r.metric == metric)
+            crate::interrupt::check()?;
+            let cells: Vec<(usize, usize, f64)> = (by.get(&(*v, metric.as_str())).into_iter().flatten())
                 .filter(|r| fixed.iter().all(|(k, val)| &r.point[*k] == val))
-                .filter_map(|r| {
-                    let xi = x.labels.iter().position(|l| *l == r.point[0])?;
-                    let yi = y.labels.iter().position(|l| *l == r.point[1])?;
-                    Some((xi, yi, r.mean))
-                })
+                .filter_map(|r| Some((x.position(&r.point[0])?, y.position(&r.point[1])?, r.mean)))
                 .collect();
             if !cells.is_empty() {
                 panels.push((v.to_string(), cells));
@@ -105,6 +107,9 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<HeatmapFigure,
     }
     for (k, v) in &fixed {
         subtitle.push_str(&format!(" · {}={v}", data.sweep_keys[*k]));
+    }
+    if let Some(note) = omitted {
+        subtitle.push_str(&format!(" · {note}"));
     }
     Ok(HeatmapFigure {
         title: format!(
@@ -158,6 +163,7 @@ impl Figure for HeatmapFigure {
             let (panels, scale) = area.split_horizontally(WIDTH - SCALE_WIDTH);
             let cells = panels.split_evenly((1, self.cols));
             for (cell, (variant, values)) in cells.iter().zip(&row.panels) {
+                super::stop()?;
                 self.panel(cell, row, variant, values)?;
             }
             colour_scale(&scale, row)?;

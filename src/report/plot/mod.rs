@@ -11,6 +11,7 @@
 //! `thin_points`), so a run with millions of trace rows still plots in milliseconds.
 
 pub mod attempts;
+mod bands;
 pub mod cdf;
 pub mod delays;
 pub mod heatmap;
@@ -212,10 +213,18 @@ pub(crate) fn fonts() {
     });
 }
 
+/// What a figure's drawing returns when it stopped at a requested interrupt.
+const STOPPED: &str = "interrupted";
+
+/// A figure's look at the interrupt flag, once per panel it draws.
+pub(crate) fn stop() -> Result<(), String> {
+    crate::interrupt::check().map_err(|_| STOPPED.to_string())
+}
+
 pub(crate) fn encode(fig: &impl Figure, format: Format) -> Result<Vec<u8>, ReportError> {
     fonts();
     let (w, h) = fig.size();
-    let draw_err = |e: String| ReportError::Draw(e);
+    let draw_err = |e: String| if e == STOPPED { ReportError::Interrupted } else { ReportError::Draw(e) };
     match format {
         Format::Svg => {
             let mut s = String::new();
@@ -238,6 +247,7 @@ pub(crate) fn encode(fig: &impl Figure, format: Format) -> Result<Vec<u8>, Repor
                 fig.draw(&root).map_err(draw_err)?;
                 root.present().d().map_err(draw_err)?;
             }
+            crate::interrupt::check()?;
             let mut out = Vec::new();
             {
                 let mut enc = png::Encoder::new(&mut out, w, h);
@@ -588,6 +598,17 @@ pub(crate) fn thin_points(
         .collect()
 }
 
+/// Thins marks along a time axis (retransmissions under a panel) to the first in each of
+/// [`LINE_BUCKETS`] slices of `[x0, x1]`: 100,000 marks a few pixels wide would cover one
+/// another anyway.
+pub(crate) fn thin_marks(xs: &[f64], x0: f64, x1: f64) -> Vec<f64> {
+    if xs.len() <= THIN_ABOVE || x1 <= x0 {
+        return xs.to_vec();
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    xs.iter().copied().filter(|x| seen.insert(((x - x0) / (x1 - x0) * LINE_BUCKETS as f64).floor() as i64)).collect()
+}
+
 /// The rows of a grid of `n` panels in `cols` columns.
 pub(crate) fn grid_rows(n: usize, cols: usize) -> usize {
     n.div_ceil(cols.max(1)).max(1)
@@ -614,6 +635,17 @@ mod tests {
         assert_eq!((max(&thin), min(&thin)), (max(&pts), min(&pts)));
         assert_eq!(thin.first(), pts.first());
         assert_eq!(thin.last(), pts.last());
+    }
+
+    #[test]
+    fn thinning_marks_keeps_the_first_in_each_slice_and_leaves_few_alone() {
+        let few: Vec<f64> = (0..THIN_ABOVE).map(|i| i as f64 * 1e-3).collect();
+        assert_eq!(thin_marks(&few, 0.0, 100.0), few);
+        // 100,000 retransmissions, one a second, on a 100,000 s axis: one per 50 s slice.
+        let many: Vec<f64> = (0..100_000).map(f64::from).collect();
+        let thin = thin_marks(&many, 0.0, 100_000.0);
+        assert_eq!(thin.len(), LINE_BUCKETS);
+        assert_eq!((thin[0], thin[1]), (0.0, 50.0));
     }
 
     #[test]
@@ -766,20 +798,27 @@ pub(crate) fn series(
     has: &dyn Fn(&str, &[String]) -> bool,
 ) -> Result<Vec<Series>, ReportError> {
     let mut names: Vec<String> = data.variants.iter().map(|v| v.name.clone()).collect();
+    let mut known: std::collections::BTreeSet<String> = names.iter().cloned().collect();
     for v in row_variants {
-        if !names.iter().any(|n| n == v) {
+        if known.insert(v.to_string()) {
             names.push(v.to_string());
         }
     }
-    let all_points = data.points();
+    // Each cell's place among the run's, looked up once per series: a sweep has up to
+    // 10,000 cells.
+    let mut cell_at: std::collections::BTreeMap<Vec<String>, usize> = std::collections::BTreeMap::new();
+    for (i, p) in data.points().into_iter().enumerate() {
+        cell_at.entry(p).or_insert(i);
+    }
     let points = select_cells(data, &opts.cells)?;
     let chosen: Vec<(usize, &String)> =
         names.iter().enumerate().filter(|(_, n)| opts.variants.is_empty() || opts.variants.contains(n)).collect();
     let mut out = Vec::new();
     for (vi, name) in &chosen {
+        crate::interrupt::check()?;
         for p in &points {
             if has(name, p) {
-                let cell_index = all_points.iter().position(|q| q == p).unwrap_or(0);
+                let cell_index = cell_at.get(p).copied().unwrap_or(0);
                 out.push(Series {
                     variant: (*name).clone(),
                     variant_index: *vi,

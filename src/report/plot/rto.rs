@@ -15,10 +15,12 @@ use plotters::style::FontStyle;
 use plotters::style::text_anchor;
 
 use super::{
-    Drawn, FONT, Figure, Glyph, INK, LOG_Y_LABELS, MUTED, PlotOptions, WIDTH, axis_range, fit, fmt_secs, header,
+    Drawn, FONT, Figure, Glyph, INK, LOG_Y_LABELS, MUTED, PlotOptions, WIDTH, axis_range, bands, fit, fmt_secs, header,
     log_tick, mesh, mesh_with, panel_heights, series, spans_decades, stack_heights, stacked_size, text_width,
-    thin_line, thin_points, tick,
+    thin_line, thin_marks, thin_points, tick,
 };
+use std::collections::{BTreeMap, BTreeSet};
+
 use crate::report::ReportError;
 use crate::report::data::{RunSet, TraceRow};
 
@@ -88,22 +90,39 @@ struct Panel {
     undone: Vec<(f64, f64)>,
     /// When the connection gave up retransmitting (it may be before the window).
     aborted: Option<f64>,
+    /// Blackouts as drawn ([`bands::merged`]), and where a label names one.
     blackouts: Vec<(f64, f64)>,
-    /// The path's base RTT as steps, and the spans where it differs from the start.
+    blackout_labels: Vec<f64>,
+    /// The path's base RTT as steps, and the spans where it differs from the start,
+    /// with the RTT there.
     path: Vec<(f64, f64)>,
     changed: Vec<(f64, f64, f64)>,
+    /// The changed spans as drawn, and the labels that have room: (start, RTT).
+    changed_bands: Vec<(f64, f64)>,
+    changed_labels: Vec<(f64, f64)>,
+}
+
+/// What names a blackout band, and a changed path RTT band.
+const BLACKOUT_LABEL: &str = "blackout";
+
+fn rtt_label(rtt: f64) -> String {
+    format!("RTT {}", fmt_secs(rtt))
 }
 
 pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, ReportError> {
+    // The rows of each (variant, cell), gathered in one pass: a sweep of thousands of
+    // cells must not search the whole trace for each.
     let mut row_variants: Vec<&str> = Vec::new();
-    let mut has: std::collections::BTreeSet<(&str, &[String])> = std::collections::BTreeSet::new();
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut by_series: BTreeMap<(&str, &[String]), Vec<&TraceRow>> = BTreeMap::new();
     for r in &data.trace {
-        if !row_variants.contains(&r.variant.as_str()) {
+        crate::interrupt::check()?;
+        if seen.insert(&r.variant) {
             row_variants.push(&r.variant);
         }
-        has.insert((r.variant.as_str(), r.point.as_slice()));
+        by_series.entry((r.variant.as_str(), r.point.as_slice())).or_default().push(r);
     }
-    let all = series(data, opts, &row_variants, &|v, p| has.contains(&(v, p)))?;
+    let all = series(data, opts, &row_variants, &|v, p| by_series.contains_key(&(v, p)))?;
     if all.is_empty() {
         return Err(ReportError::Missing(format!("trace.csv has no rows for variant {}", opts.variants.join(", "))));
     }
@@ -112,8 +131,8 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
     let mut chosen: Vec<(&super::Series, u32, u32)> = Vec::new();
     let mut total = 0;
     for s in &all {
-        let name = &s.variant;
-        let rows = data.trace.iter().filter(|r| &r.variant == name && r.point == s.point);
+        crate::interrupt::check()?;
+        let rows = by_series.get(&(s.variant.as_str(), s.point.as_slice())).into_iter().flatten().copied();
         let reps: std::collections::BTreeSet<u32> = rows.clone().map(|r| r.replication).collect();
         let rep = match opts.replication {
             Some(r) if reps.contains(&r) => r,
@@ -154,31 +173,38 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
     let mut panels: Vec<Panel> = chosen
         .iter()
         .map(|(s, rep, client)| {
+            crate::interrupt::check()?;
             let name = &s.variant;
-            let rows: Vec<&TraceRow> = data
-                .trace
-                .iter()
-                .filter(|r| &r.variant == name && r.point == s.point && r.replication == *rep && r.client == *client)
+            let rows: Vec<&TraceRow> = (by_series.get(&(name.as_str(), s.point.as_slice())).into_iter().flatten())
+                .copied()
+                .filter(|r| r.replication == *rep && r.client == *client)
                 .collect();
             let mut p = panel(&rows, x0, x1);
             let facts = data.facts(name, &s.point);
-            p.blackouts = facts
-                .blackouts
-                .iter()
-                .filter(|(a, b)| *b > x0 && *a < x1)
-                .map(|(a, b)| (a.max(x0), b.min(x1)))
-                .collect();
+            p.blackouts = bands::merged(facts.blackouts.iter().copied(), (x0, x1));
+            let inside: Vec<f64> =
+                facts.blackouts.iter().filter(|(a, b)| *b > x0 && *a < x1).map(|(a, _)| a.max(x0)).collect();
+            let width = text_width(BLACKOUT_LABEL, 12);
+            let labelled = bands::labelled(&inside, |a| *a, |_| width, (x0, x1));
+            p.blackout_labels = inside.into_iter().zip(labelled).filter_map(|(a, l)| l.then_some(a)).collect();
             if let Some(base) = facts.base_rtt {
                 path_rtt(&mut p, base, &facts.rtt_changes, x0, x1);
             }
+            p.changed_labels = bands::labelled(&p.changed, |c| c.0, |c| text_width(&rtt_label(c.2), 12), (x0, x1))
+                .into_iter()
+                .zip(&p.changed)
+                .filter_map(|(l, c)| l.then_some((c.0, c.2)))
+                .collect();
+            let changed: Vec<(f64, f64)> = p.changed.iter().map(|c| (c.0, c.1)).collect();
+            p.changed_bands = bands::merged(changed, (x0, x1));
             let who = if several_clients { format!("{} · connection {client}", s.label) } else { s.label.clone() };
             let desc = data.variant(name).map(|v| v.description.as_str()).unwrap_or("");
             let counts = counts(&p);
             // The counts before the description, which is what gets cut if it is long.
             p.caption = if desc.is_empty() { format!("{who} ({counts})") } else { format!("{who} ({counts}): {desc}") };
-            p
+            Ok(p)
         })
-        .collect();
+        .collect::<Result<_, ReportError>>()?;
 
     let (lo, hi) = y_extent(&panels);
     let log = spans_decades(lo, hi);
@@ -190,6 +216,12 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
         p.clipped = outside.into_iter().map(|(t, v)| (t, v.clamp(y.0, y.1))).collect();
         p.samples = thin_points(&inside, (x0, x1), y, log);
         p.rto = thin_line(&p.rto, x0, x1);
+        p.path = thin_line(&p.path, x0, x1);
+        // Marks by the hundred thousand (a timeout per blackout) cover one another.
+        p.timeouts = thin_points(&p.timeouts, (x0, x1), y, log);
+        p.undone = thin_points(&p.undone, (x0, x1), y, log);
+        p.retransmits = thin_marks(&p.retransmits, x0, x1);
+        p.probes = thin_marks(&p.probes, x0, x1);
         for s in &mut p.srtt {
             *s = thin_line(s, x0, x1);
         }
@@ -450,6 +482,7 @@ impl Figure for RtoFigure {
         let n = self.panels.len();
         let heights = panel_heights(n, PANEL_HEIGHT, BOTTOM_EXTRA);
         for (i, (area, p)) in stack_heights(&body, &heights).iter().zip(&self.panels).enumerate() {
+            super::stop()?;
             let last = i + 1 == n;
             let (y0, y1) = self.y;
             if self.log {
@@ -502,27 +535,17 @@ where
     if rug {
         draw_rug(&strip, p, fig, last, axis_h)?;
     }
-    let label = TextStyle::from((FONT, 12)).color(&MUTED);
-    for &(a, b) in &p.blackouts {
-        chart.draw_series(std::iter::once(Rectangle::new([(a, y0), (b, y1)], BLACKOUT.filled()))).d()?;
-        chart
-            .draw_series(std::iter::once(Text::new(
-                "blackout",
-                (a, y1),
-                label.clone().pos(text_anchor::Pos::new(text_anchor::HPos::Left, text_anchor::VPos::Top)),
-            )))
-            .d()?;
-    }
-    for &(a, b, rtt) in &p.changed {
-        chart.draw_series(std::iter::once(Rectangle::new([(a, y0), (b, y1)], CHANGED.filled()))).d()?;
-        chart
-            .draw_series(std::iter::once(Text::new(
-                format!("RTT {}", fmt_secs(rtt)),
-                (a, y1),
-                label.clone().pos(text_anchor::Pos::new(text_anchor::HPos::Left, text_anchor::VPos::Top)),
-            )))
-            .d()?;
-    }
+    let label = TextStyle::from((FONT, 12))
+        .color(&MUTED)
+        .pos(text_anchor::Pos::new(text_anchor::HPos::Left, text_anchor::VPos::Top));
+    chart.draw_series(p.blackouts.iter().map(|&(a, b)| Rectangle::new([(a, y0), (b, y1)], BLACKOUT.filled()))).d()?;
+    chart.draw_series(p.blackout_labels.iter().map(|&a| Text::new(BLACKOUT_LABEL, (a, y1), label.clone()))).d()?;
+    chart
+        .draw_series(p.changed_bands.iter().map(|&(a, b)| Rectangle::new([(a, y0), (b, y1)], CHANGED.filled())))
+        .d()?;
+    chart
+        .draw_series(p.changed_labels.iter().map(|&(a, rtt)| Text::new(rtt_label(rtt), (a, y1), label.clone())))
+        .d()?;
     chart.draw_series(p.samples.iter().map(|&(x, y)| Circle::new((x, y), 2, SAMPLE.filled()))).d()?;
     chart.draw_series(p.clipped.iter().map(|&(x, y)| Circle::new((x, y), 3, SAMPLE.stroke_width(1)))).d()?;
     for s in &p.srtt {

@@ -16,7 +16,9 @@ use super::{
 };
 use crate::engine::time::SimDuration;
 use crate::metrics::catalogue::{self, Model};
-use crate::report::data::RunSet;
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::report::data::{RunSet, SummaryRow};
 use crate::report::{Better, ReportError};
 
 /// The values a swept parameter takes, in plotting order, and where they go on an axis.
@@ -29,17 +31,17 @@ pub(crate) struct SweepAxis {
     pub xs: Vec<f64>,
     pub numeric: bool,
     pub log: bool,
+    /// Each label's place in `labels`: rows are placed by lookup, since an axis can have
+    /// thousands of values.
+    places: BTreeMap<String, usize>,
 }
 
 impl SweepAxis {
     /// The distinct values of sweep key `k` in `data`, numbers sorted ascending.
     pub fn of(data: &RunSet, k: usize) -> SweepAxis {
-        let mut labels: Vec<String> = Vec::new();
-        for r in &data.summary {
-            if !labels.contains(&r.point[k]) {
-                labels.push(r.point[k].clone());
-            }
-        }
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        let labels: Vec<String> =
+            data.summary.iter().map(|r| &r.point[k]).filter(|l| seen.insert(l)).cloned().collect();
         let parsed: Vec<Option<f64>> = labels.iter().map(|l| number(l)).collect();
         let numeric = !labels.is_empty() && parsed.iter().all(Option::is_some);
         if numeric {
@@ -48,9 +50,11 @@ impl SweepAxis {
             let xs: Vec<f64> = pairs.iter().map(|p| p.0).collect();
             let lo = xs.first().copied().unwrap_or(0.0);
             let hi = xs.last().copied().unwrap_or(1.0);
+            let labels: Vec<String> = pairs.into_iter().map(|p| p.1).collect();
             SweepAxis {
                 key: data.sweep_keys[k].clone(),
-                labels: pairs.into_iter().map(|p| p.1).collect(),
+                places: places(&labels),
+                labels,
                 log: spans_decades(lo, hi) && xs.len() > 2,
                 xs,
                 numeric,
@@ -59,6 +63,7 @@ impl SweepAxis {
             SweepAxis {
                 key: data.sweep_keys[k].clone(),
                 xs: (0..labels.len()).map(|i| i as f64).collect(),
+                places: places(&labels),
                 labels,
                 numeric,
                 log: false,
@@ -66,8 +71,13 @@ impl SweepAxis {
         }
     }
 
+    /// Where `label` is in [`SweepAxis::labels`].
+    pub fn position(&self, label: &str) -> Option<usize> {
+        self.places.get(label).copied()
+    }
+
     pub fn x_of(&self, label: &str) -> Option<f64> {
-        self.labels.iter().position(|l| l == label).map(|i| self.xs[i])
+        self.position(label).map(|i| self.xs[i])
     }
 
     /// The axis range, with room around the first and last value.
@@ -83,6 +93,15 @@ impl SweepAxis {
             (lo - pad, hi + pad)
         }
     }
+}
+
+/// Each label's first place.
+fn places(labels: &[String]) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for (i, l) in labels.iter().enumerate() {
+        out.entry(l.clone()).or_insert(i);
+    }
+    out
 }
 
 /// A sweep value as a number: plain, or a duration in seconds.
@@ -149,15 +168,14 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<SweepFigure, R
             }
         }
     }
+    let rows = rows_by(data);
     let mut panels = Vec::new();
     for (metric, unit) in &metrics {
+        crate::interrupt::check()?;
         let mut series = Vec::new();
         for key in &series_keys {
             let (variant, second_value) = (&key.variant, &key.second);
-            let mut pts: Vec<SweepPoint> = data
-                .summary
-                .iter()
-                .filter(|r| &r.variant == variant && &r.metric == metric)
+            let mut pts: Vec<SweepPoint> = (rows.get(&(*variant, metric.as_str())).into_iter().flatten())
                 .filter(|r| second_value.as_ref().is_none_or(|s| &r.point[1] == s))
                 .filter(|r| fixed.iter().all(|(k, v)| &r.point[*k] == v))
                 .filter_map(|r| Some((axis.x_of(&r.point[0])?, r.mean, r.ci)))
@@ -261,6 +279,16 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<SweepFigure, R
     })
 }
 
+/// The summary's rows of each (variant, metric), in the summary's order: a figure of a
+/// line per variant looks up each line's rows instead of reading the whole summary.
+pub(crate) fn rows_by(data: &RunSet) -> BTreeMap<(&str, &str), Vec<&SummaryRow>> {
+    let mut out: BTreeMap<(&str, &str), Vec<&SummaryRow>> = BTreeMap::new();
+    for r in &data.summary {
+        out.entry((r.variant.as_str(), r.metric.as_str())).or_default().push(r);
+    }
+    out
+}
+
 /// The metrics a sweep or heatmap shows, and what the figure says about the choice.
 pub(crate) struct Selection {
     /// `(id, unit)` in summary order.
@@ -290,18 +318,16 @@ pub(crate) fn chosen_metrics(data: &RunSet, opts: &PlotOptions, kind: &str) -> R
         return Ok(Selection { metrics: one, models, footer: String::new() });
     }
     let shown = |v: &str| opts.variants.is_empty() || opts.variants.iter().any(|o| o == v);
-    let values = |m: &str| -> Vec<f64> {
-        data.summary
-            .iter()
-            .filter(|r| r.metric == m && shown(&r.variant))
-            .map(|r| r.mean)
-            .filter(|v| v.is_finite())
-            .collect()
-    };
+    // Each metric's finite means over the variants shown, gathered in one pass.
+    let mut means: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for r in data.summary.iter().filter(|r| r.mean.is_finite() && shown(&r.variant)) {
+        means.entry(&r.metric).or_default().push(r.mean);
+    }
+    let values = |m: &str| -> &[f64] { means.get(m).map_or(&[], Vec::as_slice) };
     let entry = |m: &str| catalogue::find(m, &models);
     let with_values: Vec<(String, String)> =
         all.iter().filter(|(m, _)| !entry(m).is_some_and(|e| e.internal) && !values(m).is_empty()).cloned().collect();
-    let varies = |m: &str| !constant(&values(m));
+    let varies = |m: &str| !constant(values(m));
     let headline = |m: &str| entry(m).is_some_and(|e| e.is_headline_for(&models));
     let mut head: Vec<(String, String)> =
         with_values.iter().filter(|(m, _)| headline(m) && varies(m)).cloned().collect();
@@ -369,6 +395,7 @@ impl Figure for SweepFigure {
         let rows = super::grid_rows(self.panels.len(), self.cols);
         let areas = body.split_evenly((rows, self.cols));
         for (area, p) in areas.iter().zip(&self.panels) {
+            super::stop()?;
             let (x0, x1) = self.axis.range();
             match (self.axis.log, p.log) {
                 (true, true) => draw_panel(area, p, self, (x0..x1).log_scale(), (p.y.0..p.y.1).log_scale())?,

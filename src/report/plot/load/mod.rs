@@ -172,14 +172,21 @@ fn per_s(v: f64) -> String {
 
 pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, ReportError> {
     let tables = data.series.as_deref().unwrap_or(&[]);
+    // Which table holds each (variant, cell), the first that has a row of it, found in
+    // one pass over the rows rather than a search of them all per cell.
     let mut row_variants: Vec<&str> = Vec::new();
-    for r in tables.iter().flat_map(|t| &t.rows) {
-        if !row_variants.contains(&r.variant.as_str()) {
-            row_variants.push(&r.variant);
+    let mut seen = std::collections::BTreeSet::new();
+    let mut holder: BTreeMap<(&str, &[String]), usize> = BTreeMap::new();
+    for (i, t) in tables.iter().enumerate() {
+        for r in &t.rows {
+            crate::interrupt::check()?;
+            if seen.insert(r.variant.as_str()) {
+                row_variants.push(&r.variant);
+            }
+            holder.entry((r.variant.as_str(), r.point.as_slice())).or_insert(i);
         }
     }
-    let table_of =
-        |v: &str, p: &[String]| tables.iter().find(|t| t.rows.iter().any(|r| r.variant == v && r.point == p));
+    let table_of = |v: &str, p: &[String]| holder.get(&(v, p)).map(|&i| &tables[i]);
     let mut chosen = series(data, opts, &row_variants, &|v, p| table_of(v, p).is_some())?;
     if chosen.is_empty() {
         return Err(ReportError::Missing(format!("series.csv has no rows for variant {}", opts.variants.join(", "))));
@@ -197,6 +204,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, Re
     let mut reps_seen = std::collections::BTreeSet::new();
     let mut widths = std::collections::BTreeSet::new();
     for s in &chosen {
+        crate::interrupt::check()?;
         let Some(table) = table_of(&s.variant, &s.point) else { continue };
         let horizon = data.variant(&s.variant).and_then(|v| data.runs.get(v.run)).and_then(|r| r.horizon_s);
         let b = Binned::of(table, &s.variant, &s.point, horizon, (x0, x1));
@@ -215,11 +223,15 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, Re
             .filter(|b| b.2 != BandKind::Blackout)
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .map(|b| (b.0, b.2.since()));
-        bands.retain(|(a, e, _)| *e > x0 && *a < x1);
-        for band in &mut bands {
-            band.0 = band.0.max(x0);
-            band.1 = band.1.min(x1);
-        }
+        // Each kind's spans merged as drawn, the kinds in the order above.
+        let bands: Vec<(f64, f64, BandKind)> =
+            [BandKind::Blackout, BandKind::Brownout, BandKind::Down, BandKind::ProviderDown]
+                .into_iter()
+                .flat_map(|k| {
+                    let spans = bands.iter().filter(|b| b.2 == k).map(|b| (b.0, b.1));
+                    super::bands::merged(spans, (x0, x1)).into_iter().map(move |(a, e)| (a, e, k))
+                })
+                .collect();
         let shape = Shape::of(&table.columns);
         let (lines, strip, stats, note) = match shape {
             Shape::Calls => calls(&b, &s.label, facts.retry_share_alert, incident),
@@ -449,6 +461,7 @@ impl Figure for LoadFigure {
             *h += if p.strip.is_some() { STRIP_HEIGHT } else { 0 };
         }
         for (i, (area, p)) in stack_heights(&body, &heights).iter().zip(&self.panels).enumerate() {
+            super::stop()?;
             let last = i + 1 == n;
             match &p.strip {
                 Some(strip) => {
