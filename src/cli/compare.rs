@@ -37,7 +37,8 @@ pub fn compare(args: CompareArgs) -> Result<(), CliError> {
     // The output directory is replaced whole: refuse one that holds something else.
     let dest = Destination::claim(&args.out, "--out").map_err(|e| CliError::Usage(e.to_string()))?;
     let files = crate::report::compare::compare(&args.run_dirs, &dest).map_err(|e| match e {
-        crate::report::ReportError::Interrupted => CliError::Interrupted(dest.path().display().to_string()),
+        // Also a write that failed because it stopped (see `Staging::write`).
+        _ if crate::interrupt::requested() => CliError::Interrupted(dest.path().display().to_string()),
         e => usage(e),
     })?;
     if !args.quiet {

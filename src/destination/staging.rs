@@ -88,8 +88,21 @@ impl Staging {
         self.dir.join(file)
     }
 
+    /// Writes `bytes` as the staged `file` a megabyte at a time, looking at the interrupt
+    /// flag between: a trace of a hundred megabytes is a write that takes longer than a
+    /// Ctrl-C may wait. A write stopped that way is an I/O error, which callers that see
+    /// the flag set report as the interrupt it is.
     pub fn write(&self, file: &str, bytes: &[u8]) -> io::Result<()> {
-        fs::write(self.path(file), bytes)
+        use std::io::Write;
+        const CHUNK: usize = 1 << 20;
+        let mut out = fs::File::create(self.path(file))?;
+        for chunk in bytes.chunks(CHUNK) {
+            if crate::interrupt::requested() {
+                return Err(io::Error::other("a stop was requested"));
+            }
+            out.write_all(chunk)?;
+        }
+        Ok(())
     }
 
     /// Swaps the finished directory in for the old one.

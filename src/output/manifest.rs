@@ -16,17 +16,17 @@ use crate::scenario::{ModelSpec, Scenario};
 use crate::sim::Outcome;
 
 #[derive(Serialize)]
-pub struct Manifest {
+pub struct Manifest<'a> {
     backoffsim_version: &'static str,
-    scenario: String,
-    description: String,
-    scenario_sha256: String,
+    scenario: &'a str,
+    description: &'a str,
+    scenario_sha256: &'a str,
     seed: u64,
     replications: u32,
     horizon: String,
     max_events: u64,
-    sweep_keys: Vec<String>,
-    variants: Vec<ManifestVariant>,
+    sweep_keys: &'a [String],
+    variants: Vec<ManifestVariant<'a>>,
     /// What every metric the run's models can write means, in catalogue order, so that
     /// a reader of `summary.csv` needs nothing else.
     metrics: Vec<ManifestMetric>,
@@ -71,20 +71,20 @@ fn metric_catalogue(scenario: &Scenario) -> Vec<ManifestMetric> {
 }
 
 #[derive(Serialize)]
-struct ManifestVariant {
-    name: String,
-    description: String,
+struct ManifestVariant<'a> {
+    name: &'a str,
+    description: &'a str,
     /// The first cell's fully resolved parameters; other cells differ in the swept keys,
     /// whose values `cells` lists, and in what follows from them (each swept cell's
     /// `parameters` has it all).
-    parameters: ModelSpec,
-    cells: Vec<ManifestCell>,
+    parameters: &'a ModelSpec,
+    cells: Vec<ManifestCell<'a>>,
 }
 
 #[derive(Serialize)]
-struct ManifestCell {
+struct ManifestCell<'a> {
     /// The swept values, in the order of `sweep_keys`.
-    sweep: Vec<String>,
+    sweep: &'a [String],
     /// Events handled by each replication, in replication order.
     events: Vec<u64>,
     /// The cell's fully resolved parameters, written when the variant has several cells:
@@ -92,42 +92,42 @@ struct ManifestCell {
     /// blackout), and a derived value (e.g. the server outage `calls.outage` makes) is
     /// not in `sweep`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    parameters: Option<ModelSpec>,
+    parameters: Option<&'a ModelSpec>,
 }
 
-impl Manifest {
+impl<'a> Manifest<'a> {
     /// The manifest of a run that wrote `files`; it looks at the interrupt flag once per
     /// sweep cell it copies.
-    pub fn of(scenario: &Scenario, outcome: &Outcome, files: Vec<String>) -> Result<Manifest, Interrupted> {
+    pub fn of(scenario: &'a Scenario, outcome: &Outcome, files: Vec<String>) -> Result<Manifest<'a>, Interrupted> {
         let mut variants = Vec::with_capacity(scenario.variants.len());
         for (v, cells) in scenario.variants.iter().zip(&outcome.results) {
             let mut listed = Vec::with_capacity(v.cells.len());
             for (cell, reps) in v.cells.iter().zip(cells) {
                 crate::interrupt::check()?;
                 listed.push(ManifestCell {
-                    sweep: cell.sweep.clone(),
+                    sweep: &cell.sweep,
                     events: reps.iter().map(|r| r.events).collect(),
-                    parameters: (v.cells.len() > 1).then(|| cell.spec.clone()),
+                    parameters: (v.cells.len() > 1).then_some(&cell.spec),
                 });
             }
             let Some(first) = v.cells.first() else { continue };
             variants.push(ManifestVariant {
-                name: v.name.clone(),
-                description: v.description.clone(),
-                parameters: first.spec.clone(),
+                name: &v.name,
+                description: &v.description,
+                parameters: &first.spec,
                 cells: listed,
             });
         }
         Ok(Manifest {
             backoffsim_version: env!("CARGO_PKG_VERSION"),
-            scenario: scenario.name.clone(),
-            description: scenario.description.clone(),
-            scenario_sha256: scenario.source_sha256.clone(),
+            scenario: &scenario.name,
+            description: &scenario.description,
+            scenario_sha256: &scenario.source_sha256,
             seed: scenario.seed,
             replications: scenario.replications,
             horizon: scenario.horizon.to_string(),
             max_events: scenario.max_events,
-            sweep_keys: scenario.sweep_keys.clone(),
+            sweep_keys: &scenario.sweep_keys,
             variants,
             metrics: metric_catalogue(scenario),
             files,

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use manifest::Manifest;
 
-use crate::destination::{Destination, Staging};
+use crate::destination::Destination;
 use crate::interrupt::Aside;
 use crate::report;
 use crate::scenario::{ModelSpec, Scenario};
@@ -55,27 +55,12 @@ pub fn summary_rows(scenario: &Scenario, outcome: &Outcome) -> Vec<summary::Summ
     summary::summarize(&groups(scenario, outcome))
 }
 
-/// Writes `bytes` as the staging directory's `file` a megabyte at a time, looking at the
-/// interrupt flag between (an I/O error when a stop was requested): a
-/// trace of a hundred megabytes is a write that takes longer than a Ctrl-C may wait.
-fn put(staging: &Staging, file: &str, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    const CHUNK: usize = 1 << 20;
-    let mut out = std::fs::File::create(staging.path(file))?;
-    for chunk in bytes.chunks(CHUNK) {
-        if crate::interrupt::requested() {
-            return Err(std::io::Error::other("a stop was requested"));
-        }
-        out.write_all(chunk)?;
-    }
-    Ok(())
-}
-
 /// Writes every result file of `outcome` into the claimed `dest`, replacing what was
 /// there only once all of it is written.
 pub fn write_results(scenario: &Scenario, outcome: &Outcome, dest: &Destination) -> Result<PathBuf, OutputError> {
     let dir = dest.path();
-    // A write that stopped for a Ctrl-C (see `put`) is an interrupt, not a failure.
+    // A write that stopped for a Ctrl-C (see `Staging::write`) is an interrupt, not a
+    // failure.
     let io = |source| {
         if crate::interrupt::requested() {
             OutputError::Interrupted
@@ -91,9 +76,8 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dest: &Destination)
     let rows = Aside::new(summary::summarize_or_stop(&groups)?);
     let keys = &scenario.sweep_keys;
     let mut files = vec!["manifest.json", "summary.csv", "replications.csv"];
-    let put = |name: &str, bytes: &[u8]| put(&staging, name, bytes);
-    put("summary.csv", &summary::write_csv(keys, &rows)?).map_err(io)?;
-    put("replications.csv", &tables::replications(keys, &groups)?).map_err(io)?;
+    staging.write("summary.csv", &summary::write_csv(keys, &rows)?).map_err(io)?;
+    staging.write("replications.csv", &tables::replications(keys, &groups)?).map_err(io)?;
     let tcp = scenario.variants.iter().any(|v| v.cells.iter().any(|c| matches!(c.spec, ModelSpec::Tcp(_))));
     let has = |f: &dyn Fn(&crate::metrics::ReplicationResult) -> bool| groups.iter().any(|g| g.reps.iter().any(f));
     let written = handover::Written { attempts: has(&|r| r.bins.is_some()), cdf: has(&|r| !r.quantiles.is_empty()) };
@@ -106,13 +90,13 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dest: &Destination)
     ];
     for (name, wanted, write) in tables {
         if wanted {
-            put(name, &write(keys, &groups)?).map_err(io)?;
+            staging.write(name, &write(keys, &groups)?).map_err(io)?;
             files.push(name);
         }
     }
 
     let mut manifest = Manifest::of(scenario, outcome, files.into_iter().map(String::from).collect())?;
-    put("manifest.json", &manifest.json()?).map_err(io)?;
+    staging.write("manifest.json", &manifest.json()?).map_err(io)?;
     // The report's facts, read from the tree `manifest.json` parses to, beside a wait that
     // looks at the flag: the reading cannot stop part way, and the tree of a manifest of
     // 100,000 blackouts takes long to read. The tree is built here, so that the memory it
@@ -124,13 +108,13 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dest: &Destination)
     // `compare` read from the files; the report names the directory as the user gave it,
     // not the staging directory. Then the manifest lists them too.
     let data = Aside::new(handover::run_set(run, variants, keys, &groups, &rows, written)?);
-    let drawn = report::write_report(&data, &mut |name, bytes| put(name, bytes)).map_err(|e| match e {
-        // A write that failed because it stopped (see `put`) was interrupted too.
+    let drawn = report::write_report(&data, &mut |name, bytes| staging.write(name, bytes)).map_err(|e| match e {
+        // A write that failed because it stopped (see `Staging::write`) was interrupted too.
         _ if crate::interrupt::requested() => OutputError::Interrupted,
         e => OutputError::Report(e),
     })?;
     manifest.files.extend(drawn);
-    put("manifest.json", &manifest.json()?).map_err(io)?;
+    staging.write("manifest.json", &manifest.json()?).map_err(io)?;
     crate::interrupt::check()?;
     staging.commit().map_err(io)
 }

@@ -383,8 +383,8 @@ fn check(raw: &RawScenario) -> ConfigErrors {
 
 /// The longest scenario `name`, in bytes (a name is ASCII, so characters too). It becomes
 /// a directory's name, the longest form of which is the hidden staging directory of a
-/// shard, `.<name>.shard-K-of-N.partial`: 40 bytes more with K and N of ten digits, well
-/// within the 255 bytes most file systems allow in one component.
+/// shard, `.<name>.shard-K-of-N.partial.<pid>`: 51 bytes more with K, N and the process id
+/// of ten digits, within the 255 bytes most file systems allow in one component.
 pub const NAME_MAX_BYTES: usize = 200;
 
 fn check_name(name: &str) -> Result<(), String> {

@@ -75,7 +75,14 @@ pub fn write(
     results: &[ReplicationResult],
     dest: &Destination,
 ) -> Result<PathBuf, WriteError> {
-    let io = |source| WriteError::Io { dir: dest.path().display().to_string(), source };
+    // A write that stopped for a Ctrl-C (see `Staging::write`) is an interrupt.
+    let io = |source| {
+        if crate::interrupt::requested() {
+            WriteError::Interrupted
+        } else {
+            WriteError::Io { dir: dest.path().display().to_string(), source }
+        }
+    };
     let places = shard.places(work.len());
     let entries: Vec<(u64, WorkItem, &ReplicationResult)> = results
         .iter()
@@ -137,8 +144,7 @@ fn contradiction(m: &PartManifest) -> Option<(&'static str, String)> {
     if m.total_runs == 0 {
         return Some(("total_runs", "0: a run has at least one variant, cell and replication".into()));
     }
-    // Places K, K + N, K + 2N, … below the total: shard K's slice (see `Shard::slice`).
-    let slice = m.total_runs / u64::from(m.shards) + u64::from(u64::from(m.shard) < m.total_runs % u64::from(m.shards));
+    let slice = m.shard().places(m.total_runs).count();
     if m.runs != slice {
         return Some((
             "runs",

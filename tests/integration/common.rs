@@ -28,6 +28,19 @@ pub fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
+/// Sends `signal` (`INT`, `TERM`) to `child` and waits for it to end, failing the test
+/// should it run on for 30 s: a guard against a hang, not a timing claim.
+pub fn stop_with(signal: &str, mut child: std::process::Child) -> Output {
+    let kill = Command::new("kill").args(["-s", signal, &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let sent = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(sent.elapsed() < std::time::Duration::from_secs(30), "still running 30 s after SIG{signal}");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.wait_with_output().unwrap()
+}
+
 /// The names of the entries of `dir`, sorted: what a command left in a place.
 pub fn names_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> =

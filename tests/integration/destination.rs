@@ -4,10 +4,10 @@
 //! repair what a run killed in its swap left behind.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use super::common::{bin, files, names_in, root, text};
+use super::common::{bin, files, names_in, root, stop_with, text};
 
 /// A quick scenario: one TCP connection for a few seconds.
 const QUICK: &str = r#"name = "quick"
@@ -234,9 +234,7 @@ fn results_a_kill_left_aside_between_the_renames_are_put_back_by_the_next_run_ev
 
     let mut next = long_run(&out);
     wait_for(&tmp.path().join(".out.lock"), &mut next);
-    let kill = Command::new("kill").args(["-s", "INT", &next.id().to_string()]).status().unwrap();
-    assert!(kill.success());
-    let o = next.wait_with_output().unwrap();
+    let o = stop_with("INT", next);
     assert_eq!(o.status.code(), Some(130), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("nothing was written, and"), "{}", text(&o.stderr));
     assert_eq!(files(&out), earlier, "the earlier results are back, byte for byte");

@@ -2,9 +2,9 @@
 //! earlier results byte for byte as they were, and no staging directory left behind.
 
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::common::{bin, files, names_in, root, text};
+use super::common::{bin, files, names_in, root, stop_with, text};
 
 /// Interrupts a long run of a sweep (a shard's run too, with `extra`) with `signal`.
 fn interrupt_a_sweep_with(signal: &str, extra: &[&str]) {
@@ -22,7 +22,7 @@ fn interrupt_a_sweep_with(signal: &str, extra: &[&str]) {
     assert!(first.status.success(), "{}", text(&first.stderr));
     let before = files(&out);
     // The same sweep with 400 replications runs for a minute: interrupt it early.
-    let mut child = bin()
+    let child = bin()
         .args(["run", scenario, "--quiet", "--replications", "400", "--out"])
         .arg(&out)
         .args(extra)
@@ -31,15 +31,7 @@ fn interrupt_a_sweep_with(signal: &str, extra: &[&str]) {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(800));
-    let kill = std::process::Command::new("kill").args(["-s", signal, &child.id().to_string()]).status().unwrap();
-    assert!(kill.success());
-    let sent = Instant::now();
-    // A guard against a hang, not a timing claim: the run stops at its next check.
-    while child.try_wait().unwrap().is_none() {
-        assert!(sent.elapsed() < Duration::from_secs(30), "still running 30 s after SIG{signal}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let o = child.wait_with_output().unwrap();
+    let o = stop_with(signal, child);
     assert_eq!(o.status.code(), Some(130), "SIG{signal}: {}", text(&o.stderr));
     let stderr = text(&o.stderr);
     assert!(stderr.contains("interrupted: nothing was written"), "{stderr}");

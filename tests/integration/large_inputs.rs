@@ -6,7 +6,7 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use super::common::{bin, files, limit_memory, names_in, root, text};
+use super::common::{bin, files, limit_memory, names_in, root, stop_with, text};
 
 /// A TCP scenario whose path goes dark for 100 ms every second, 100,000 times, for
 /// RFC 6298 and Linux: a few seconds of simulation and a summary of 100,000 numbered
@@ -61,14 +61,7 @@ fn interrupted_once_staging_has(file: &str) {
         assert!(started.elapsed() < Duration::from_secs(300), "{file} not staged after 300 s");
         std::thread::sleep(Duration::from_millis(2));
     }
-    let kill = std::process::Command::new("kill").args(["-s", "TERM", &child.id().to_string()]).status().unwrap();
-    assert!(kill.success());
-    let sent = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        assert!(sent.elapsed() < Duration::from_secs(30), "still running 30 s after SIGTERM once {file} was staged");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let o = child.wait_with_output().unwrap();
+    let o = stop_with("TERM", child);
     let stderr = text(&o.stderr);
     assert_eq!(o.status.code(), Some(130), "SIGTERM once {file} was staged: {stderr}");
     assert!(stderr.contains("interrupted: nothing was written"), "{stderr}");
@@ -97,7 +90,7 @@ fn sigterm_while_a_large_scenario_is_loaded_stops_before_anything_is_claimed() {
     let scenario = tmp.path().join("many.toml");
     std::fs::write(&scenario, many_blackouts(250_000)).unwrap();
     let out = tmp.path().join("results");
-    let mut child = bin()
+    let child = bin()
         .args(["run", scenario.to_str().unwrap(), "--quiet", "--out"])
         .arg(&out)
         .stdout(Stdio::null())
@@ -105,14 +98,7 @@ fn sigterm_while_a_large_scenario_is_loaded_stops_before_anything_is_claimed() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(200));
-    let kill = std::process::Command::new("kill").args(["-s", "TERM", &child.id().to_string()]).status().unwrap();
-    assert!(kill.success());
-    let sent = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        assert!(sent.elapsed() < Duration::from_secs(30), "still running 30 s after SIGTERM");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let o = child.wait_with_output().unwrap();
+    let o = stop_with("TERM", child);
     let stderr = text(&o.stderr);
     assert_eq!(o.status.code(), Some(130), "{stderr}");
     // Said only by a stop during the load, before the results' place is known.
