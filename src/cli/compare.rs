@@ -16,7 +16,8 @@ pub struct CompareArgs {
     /// `run1:`, `run2:`, … when names repeat.
     #[arg(required = true, num_args = 1..)]
     pub run_dirs: Vec<PathBuf>,
-    /// The directory the report, its plots and report.html go to (replaced whole).
+    /// The directory the report, its plots and report.html go to. It is replaced whole,
+    /// so it must be new, empty, or a directory backoffsim wrote.
     #[arg(long, short)]
     pub out: PathBuf,
     /// No messages on stderr.

@@ -13,7 +13,8 @@ pub struct MergeArgs {
     /// The part directories, every shard of one run exactly once (a shell glob does).
     #[arg(required = true, value_name = "DIR")]
     pub parts: Vec<PathBuf>,
-    /// Results directory [default: the scenario's name under results/].
+    /// Results directory [default: the scenario's name under results/]. It is replaced
+    /// whole, so it must be new, empty, or a directory backoffsim wrote.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
     /// No messages on stderr.

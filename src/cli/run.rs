@@ -20,7 +20,8 @@ pub struct RunArgs {
     pub file: PathBuf,
     #[command(flatten)]
     pub overrides: OverrideArgs,
-    /// Results directory [default: the scenario's name under results/].
+    /// Results directory [default: the scenario's name under results/]. It is replaced
+    /// whole, so it must be new, empty, or a directory backoffsim wrote.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
     /// Worker threads [default: one per core; at most four per core]. Results do not

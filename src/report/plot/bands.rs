@@ -29,8 +29,11 @@ pub(crate) fn merged(spans: impl IntoIterator<Item = (f64, f64)>, (x0, x1): (f64
     out
 }
 
+/// Pixels kept clear after a label, so that two labels never read as one word.
+const LABEL_GAP: u32 = 6;
+
 /// Which of `bands` (in order of their start) get a label at their left edge: the
-/// first, then each that starts where the last label drawn has ended, `width` giving a
+/// first, then each that starts clear of the last label drawn, `width` giving a
 /// band's label width in pixels (asked only of the bands that could get one). `x` is
 /// the window the panel's `PLOT_WIDTH` pixels show.
 pub(crate) fn labelled<T>(
@@ -48,7 +51,7 @@ pub(crate) fn labelled<T>(
             if at < free_from {
                 return false;
             }
-            free_from = at + f64::from(width(b)) * per_pixel;
+            free_from = at + f64::from(width(b) + LABEL_GAP) * per_pixel;
             true
         })
         .collect()
@@ -82,10 +85,11 @@ mod tests {
     }
 
     #[test]
-    fn labels_are_drawn_only_where_the_last_one_has_ended() {
+    fn labels_are_drawn_only_clear_of_the_last_one() {
         // 890 pixels over 89 s: a pixel is 0.1 s, a 30-pixel label 3 s.
         let window = (0.0, f64::from(PLOT_WIDTH) / 10.0);
-        let starts = [1.0, 2.0, 3.9, 4.0, 7.0, 50.0];
+        // A label and its gap are 36 pixels, 3.6 s.
+        let starts = [1.0, 2.0, 4.5, 4.7, 8.5, 50.0];
         let asked = std::cell::Cell::new(0);
         let width = |_: &f64| {
             asked.set(asked.get() + 1);

@@ -182,11 +182,11 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
             let mut p = panel(&rows, x0, x1);
             let facts = data.facts(name, &s.point);
             p.blackouts = bands::merged(facts.blackouts.iter().copied(), (x0, x1));
-            let inside: Vec<f64> =
-                facts.blackouts.iter().filter(|(a, b)| *b > x0 && *a < x1).map(|(a, _)| a.max(x0)).collect();
+            // A band drawn, not each blackout in it, gets a label: blackouts merged into
+            // one band would otherwise label it over and over.
             let width = text_width(BLACKOUT_LABEL, 12);
-            let labelled = bands::labelled(&inside, |a| *a, |_| width, (x0, x1));
-            p.blackout_labels = inside.into_iter().zip(labelled).filter_map(|(a, l)| l.then_some(a)).collect();
+            let labelled = bands::labelled(&p.blackouts, |b| b.0, |_| width, (x0, x1));
+            p.blackout_labels = p.blackouts.iter().zip(labelled).filter_map(|(b, l)| l.then_some(b.0)).collect();
             if let Some(base) = facts.base_rtt {
                 path_rtt(&mut p, base, &facts.rtt_changes, x0, x1);
             }
