@@ -1,4 +1,4 @@
-//! The README's list of metrics and `backoffsim metrics`, which prints the catalogue the
+//! The user guide's list of metrics (docs/outputs.md) and `backoffsim metrics`, which prints the catalogue the
 //! plots and reports use, name the same metrics for every model.
 
 use std::collections::BTreeSet;
@@ -15,12 +15,10 @@ fn catalogue(model: &str) -> BTreeSet<String> {
     lines.map(|l| l.split_whitespace().next().unwrap().to_string()).collect()
 }
 
-/// The ids in backticks in the README's sub-bullet of `summary.csv` that begins
-/// `  - <label>` in the section "Output files".
-fn readme(label: &str) -> BTreeSet<String> {
-    let text = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let section = text.split("\n## Output files\n").nth(1).expect("README has an Output files section");
-    let section = section.split("\n## ").next().unwrap();
+/// The ids in backticks in the guide's sub-bullet of `summary.csv` that begins
+/// `  - <label>` in docs/outputs.md.
+fn guide(label: &str) -> BTreeSet<String> {
+    let section = std::fs::read_to_string(root().join("docs/outputs.md")).unwrap();
     let mut lines = section.lines().skip_while(|l| !l.starts_with(&format!("  - {label}")));
     let first = lines.next().unwrap_or_else(|| panic!("no `  - {label}` bullet under Output files"));
     let bullet: Vec<&str> = [first].into_iter().chain(lines.take_while(|l| l.starts_with("    "))).collect();
@@ -28,14 +26,17 @@ fn readme(label: &str) -> BTreeSet<String> {
 }
 
 #[test]
-fn the_readme_lists_exactly_the_catalogues_metrics_of_each_model() {
+fn the_guide_lists_exactly_the_catalogues_metrics_of_each_model() {
     for (model, label) in [("tcp", "TCP"), ("grpc", "gRPC"), ("calls", "calls"), ("occ", "OCC"), ("jobs", "jobs")] {
-        let (listed, known) = (readme(label), catalogue(model));
+        let (listed, known) = (guide(label), catalogue(model));
         assert!(known.len() >= 5, "{model}: {known:?}");
         let unknown: Vec<&String> = listed.difference(&known).collect();
-        assert!(unknown.is_empty(), "README lists {unknown:?} for {model}, which `backoffsim metrics` does not know");
+        assert!(
+            unknown.is_empty(),
+            "docs/outputs.md lists {unknown:?} for {model}, which `backoffsim metrics` does not know"
+        );
         let unlisted: Vec<&String> = known.difference(&listed).collect();
-        assert!(unlisted.is_empty(), "README's {label} metrics lack {unlisted:?}");
+        assert!(unlisted.is_empty(), "docs/outputs.md's {label} metrics lack {unlisted:?}");
     }
 }
 

@@ -10,6 +10,7 @@ mod common;
 mod deploy;
 mod destination;
 mod determinism;
+mod docs;
 mod estimates;
 mod golden;
 mod grpc;

@@ -1,4 +1,4 @@
-//! Each shipped scenario, run through the CLI, gives the answer the README states.
+//! Each shipped scenario, run through the CLI, gives the answer the user guide states (docs/shipped-scenarios.md).
 
 use super::common::{metric, run_scenario, summary, trace};
 
