@@ -8,7 +8,6 @@
 //! signal while the first is being honoured ends the process at once, as a user
 //! pressing Ctrl-C twice expects.
 
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static REQUESTED: AtomicBool = AtomicBool::new(false);
@@ -21,9 +20,10 @@ pub const EXIT_CODE: i32 = 130;
 
 /// Routes Ctrl-C and SIGTERM to the flag. Call once, from the binary; a library user
 /// who installs nothing keeps the default behaviour of the signals.
+#[cfg(feature = "cli")]
 pub fn install() -> Result<(), String> {
     // Once per process: a second handler would be refused.
-    static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+    static INSTALLED: std::sync::OnceLock<Result<(), String>> = OnceLock::new();
     INSTALLED
         .get_or_init(|| {
             ctrlc::set_handler(|| {

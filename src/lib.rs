@@ -47,6 +47,7 @@
 //! [`model::rto::RtoEstimator`] wraps this profile and Linux's behind one type, as the
 //! simulated TCP sender uses them; `examples/rto_estimator.rs` drives one through a
 //! sample series, and `examples/run_scenario.rs` runs a whole scenario from code.
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod destination;
 pub mod engine;
@@ -57,8 +58,10 @@ pub mod input;
 pub mod interrupt;
 pub mod metrics;
 pub mod model;
+#[cfg(feature = "cli")]
 pub mod output;
 pub mod replay;
+#[cfg(feature = "cli")]
 pub mod report;
 pub mod scenario;
 pub mod shard;

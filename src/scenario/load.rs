@@ -44,7 +44,7 @@ impl<'a> Document<'a> {
                 source,
                 None,
                 "",
-                "the file is empty: a scenario needs at least `name`, `description`, `horizon` and a model section such as [tcp]",
+                "the file is empty: a scenario needs at least `name`, `horizon` and a model section such as [tcp]",
             )));
         }
         let doc = Document::new(file, source, root);

@@ -17,7 +17,8 @@ use super::occ::OccConfig;
 pub struct RawScenario {
     /// Names the results directory; letters, digits, `-`, `_` and `.`.
     pub name: String,
-    /// The question the scenario asks, shown at the top of its report.
+    /// The question the scenario asks, shown at the top of its report; none by default.
+    #[serde(default)]
     pub description: String,
     #[serde(default = "default_seed")]
     pub seed: u64,

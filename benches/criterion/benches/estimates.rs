@@ -3,9 +3,9 @@
 //! what `backoffsim check` and the guard use) against the events its replications
 //! handled, and the ratio.
 //!
-//! `cargo bench --bench estimates` compares every shipped scenario (`scenarios/*.toml`)
+//! `cargo bench -p backoffsim-benches --bench estimates` compares every shipped scenario (`scenarios/*.toml`)
 //! with the events its committed run recorded (`results/<name>/manifest.json`).
-//! `cargo bench --bench estimates -- FILE…` runs the given scenarios instead (on every
+//! `cargo bench -p backoffsim-benches --bench estimates -- FILE…` runs the given scenarios instead (on every
 //! core, nothing written) and compares with those runs. Each line is one cell: the
 //! estimate, the real events (mean, min and max over its replications), and the estimate
 //! over the mean and over the extremes. Cells outside 0.5–3× of the mean are marked `!`.
@@ -17,7 +17,7 @@ use backoffsim::sim::{RunOptions, run_scenario};
 
 fn main() {
     let files: Vec<PathBuf> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).map(PathBuf::from).collect();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     // (lowest, highest) estimate over the mean, and over any one replication.
     let mut worst: (f64, f64) = (f64::INFINITY, 0.0);
     let mut each: (f64, f64) = (f64::INFINITY, 0.0);
