@@ -23,7 +23,7 @@ pub const EXIT_CODE: i32 = 130;
 #[cfg(feature = "cli")]
 pub fn install() -> Result<(), String> {
     // Once per process: a second handler would be refused.
-    static INSTALLED: std::sync::OnceLock<Result<(), String>> = OnceLock::new();
+    static INSTALLED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     INSTALLED
         .get_or_init(|| {
             ctrlc::set_handler(|| {
