@@ -2,13 +2,16 @@
 //!
 //! Data flows one way: a scenario file is checked into a [`scenario::Scenario`], [`sim`]
 //! runs its models ([`model`]) on the discrete-event [`engine`], [`metrics`] records what
-//! happened, [`output`] writes it, and [`report`] draws plots and reports from what was
-//! written; both write through [`destination`], which replaces only what backoffsim
-//! wrote, lets one writer at a time in, and makes a directory appear whole or not at all.
+//! happened, and [`output`] writes it with the plots and reports drawn from it, through
+//! [`destination`], which replaces only what backoffsim wrote, lets one writer at a time
+//! in, and makes a directory appear whole or not at all.
 //! Two tools use the models without a scenario: [`explain`] follows one policy's calls
 //! that always fail, and [`replay`] drives an RTO estimator from a captured trace.
-//! [`cli`] is the command line on top; [`human`] formats numbers for people, and
-//! [`input`] reads what a user hands in with a bound and escapes it when shown.
+//! The command line sits on top; [`human`] formats numbers for people.
+//!
+//! With `default-features = false` the crate leaves out the command line, its plots,
+//! reports, progress bar and Ctrl-C handling (and clap, plotters, indicatif and ctrlc):
+//! what remains is the engine, the models, scenarios, the simulation and its metrics.
 //!
 //! # The RFC 6298 estimator on its own
 //!
@@ -47,13 +50,19 @@
 //! [`model::rto::RtoEstimator`] wraps this profile and Linux's behind one type, as the
 //! simulated TCP sender uses them; `examples/rto_estimator.rs` drives one through a
 //! sample series, and `examples/run_scenario.rs` runs a whole scenario from code.
+// The command line and what only it needs are the binary's, not API: public only because
+// the binary is a crate of its own.
 #[cfg(feature = "cli")]
+#[doc(hidden)]
 pub mod cli;
 pub mod destination;
 pub mod engine;
 pub mod explain;
-pub mod guard;
+// Its per-run totals serve only the command line; the estimates serve the simulation too.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+pub(crate) mod guard;
 pub mod human;
+#[doc(hidden)]
 pub mod input;
 pub mod interrupt;
 pub mod metrics;
@@ -62,7 +71,9 @@ pub mod model;
 pub mod output;
 pub mod replay;
 #[cfg(feature = "cli")]
-pub mod report;
+pub(crate) mod report;
 pub mod scenario;
-pub mod shard;
+// Splitting a run over machines is the command line's `run --shard` and `merge`.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+pub(crate) mod shard;
 pub mod sim;

@@ -92,55 +92,75 @@ impl SimDuration {
     /// below 2⁶² ns, so that adding a few of them never overflows a `SimTime`.
     pub const MAX_PARSED: SimDuration = SimDuration(876_600 * 3600 * NANOS_PER_SEC);
 
-    /// Parses a human duration: a number and a unit, e.g. `250ms`, `1.5s`, `2min`,
-    /// `100us`, `1h`. A bare number is not accepted: the unit is what makes a scenario
-    /// readable, and guessing it is how off-by-1000 bugs are born.
+    /// Parses a duration as people write them: one or more spans of a number and a
+    /// unit, `250ms`, `1.5s`, `2min`, `1h30m`, `1h 30min`, `2 minutes`, `1.5h` (the
+    /// grammar of the `humantime` crate: ns, us/µs, ms, s/sec/seconds, m/min/minutes,
+    /// h/hr/hours, d/days, w/weeks). A bare number is not accepted: the unit is what
+    /// makes a scenario readable, and guessing it is how off-by-1000 bugs are born.
     pub fn parse(text: &str) -> Result<SimDuration, String> {
+        const UNITS: &str = "units: ns, us, ms, s, min, h, d; spans may be combined, e.g. \"1h 30min\"";
         let t = text.trim();
-        let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+')).unwrap_or(t.len());
-        let (num, unit) = t.split_at(split);
-        let unit = unit.trim();
-        if num.is_empty() {
-            return Err(format!("`{text}` is not a duration: expected a number and a unit, e.g. \"250ms\""));
-        }
-        let value: f64 = num.parse().map_err(|_| format!("`{text}` is not a duration: `{num}` is not a number"))?;
-        let scale = match unit {
-            "ns" => 1.0,
-            "us" | "µs" => NANOS_PER_MICRO as f64,
-            "ms" => NANOS_PER_MILLI as f64,
-            "s" | "sec" => NANOS_PER_SEC as f64,
-            "min" | "m" => 60.0 * NANOS_PER_SEC as f64,
-            "h" => 3600.0 * NANOS_PER_SEC as f64,
-            "" => {
-                return Err(format!(
-                    "`{text}` has no unit: write e.g. \"{num}s\" or \"{num}ms\" (units: ns, us, ms, s, min, h)"
-                ));
-            }
-            other
-                if other.starts_with(['e', 'E'])
-                    && other[1..].starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+') =>
-            {
-                return Err(format!(
-                    "`{text}` uses an exponent: write the number out with a unit that fits, e.g. \"1500ms\" or \"2h\""
-                ));
-            }
-            other => {
-                return Err(format!("`{text}` has an unknown unit `{other}` (units: ns, us, ms, s, min, h)"));
-            }
-        };
-        if value < 0.0 {
+        if t.starts_with('-') {
             return Err(format!("`{text}` is negative: a duration must be zero or more"));
         }
-        let ns = (value * scale).round();
-        if !ns.is_finite() || ns > SimDuration::MAX_PARSED.0 as f64 {
-            return Err(format!(
+        if has_exponent(t) {
+            return Err(match exponent_suggestion(t) {
+                Some(d) => format!("`{text}` uses an exponent, which a duration does not take: write \"{d}\""),
+                None => format!(
+                    "`{text}` uses an exponent: write the number out with a unit that fits, e.g. \"1500ms\" or \"2h\""
+                ),
+            });
+        }
+        let parsed = humantime::parse_duration(t).map_err(|e| match e {
+            humantime::DurationError::UnknownUnit { unit, value, .. } if unit.is_empty() => {
+                format!("`{text}` has no unit: write e.g. \"{value}s\" or \"{value}ms\" ({UNITS})")
+            }
+            humantime::DurationError::UnknownUnit { unit, .. } => format!("`{text}` has an unknown unit `{unit}` ({UNITS})"),
+            humantime::DurationError::NumberOverflow => format!(
+                "`{text}` is finer than a nanosecond or too long: durations count whole nanoseconds, \
+                 at most {} h",
+                SimDuration::MAX_PARSED.0 / NANOS_PER_SEC / 3600
+            ),
+            humantime::DurationError::Empty => format!("`{text}` is not a duration: expected a number and a unit, e.g. \"250ms\""),
+            humantime::DurationError::InvalidCharacter(_) | humantime::DurationError::NumberExpected(_) => {
+                format!("`{text}` is not a duration: expected numbers each followed by a unit, e.g. \"250ms\" or \"1h 30min\"")
+            }
+        })?;
+        match u64::try_from(parsed.as_nanos()) {
+            Ok(ns) if ns <= SimDuration::MAX_PARSED.0 => Ok(SimDuration(ns)),
+            _ => Err(format!(
                 "`{text}` is longer than a scenario may use: at most {} h (about 100 years), so that sums of \
                  durations cannot overflow simulated time",
                 SimDuration::MAX_PARSED.0 / NANOS_PER_SEC / 3600
-            ));
+            )),
         }
-        Ok(SimDuration(ns as u64))
     }
+}
+
+/// Whether a number in the text is written with an exponent (`1e3`, `2.5E-2`).
+fn has_exponent(text: &str) -> bool {
+    let b = text.as_bytes();
+    (1..b.len()).any(|i| {
+        let digit_before = b[i - 1].is_ascii_digit() || b[i - 1] == b'.';
+        let after = &b[i + 1..];
+        let digit_after = match after {
+            [b'+' | b'-', d, ..] | [d, ..] => d.is_ascii_digit(),
+            [] => false,
+        };
+        matches!(b[i], b'e' | b'E') && digit_before && digit_after
+    })
+}
+
+/// What `1e3ms` means, written the way `parse` reads it (`1s`), for the error that refuses
+/// the exponent; `None` when the text is not one number with an exponent and one unit.
+fn exponent_suggestion(text: &str) -> Option<SimDuration> {
+    let unit_at = text.rfind(|c: char| c.is_ascii_digit() || c == '.')? + 1;
+    let (number, unit) = text.split_at(unit_at);
+    let value: f64 = number.trim().parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0)?;
+    let unit = unit.trim();
+    let one = humantime::parse_duration(&format!("1{unit}")).ok()?;
+    let ns = (value * one.as_nanos() as f64).round();
+    (ns <= SimDuration::MAX_PARSED.0 as f64).then_some(SimDuration(ns as u64))
 }
 
 /// Sums saturate at the end of representable time (about 584 years) instead of wrapping
@@ -267,6 +287,20 @@ mod tests {
     }
 
     #[test]
+    fn parses_durations_as_people_write_them() {
+        let ninety_minutes = SimDuration::from_secs(5400);
+        for text in ["1h30m", "1h 30min", "1.5h", "90 minutes", "1 hour 30 minutes", "5400s"] {
+            assert_eq!(SimDuration::parse(text).unwrap(), ninety_minutes, "{text}");
+        }
+        assert_eq!(SimDuration::parse("2 minutes").unwrap(), SimDuration::from_secs(120));
+        assert_eq!(SimDuration::parse("1d").unwrap(), SimDuration::from_secs(86_400));
+        assert_eq!(SimDuration::parse("100µs").unwrap(), SimDuration::from_micros(100));
+        // Decimal fractions are exact, not rounded through a float.
+        assert_eq!(SimDuration::parse("0.1s").unwrap(), SimDuration::from_millis(100));
+        assert_eq!(SimDuration::parse("1.000000001s").unwrap(), SimDuration::from_nanos(1_000_000_001));
+    }
+
+    #[test]
     fn rejects_negative_unitless_and_unknown_units() {
         assert!(SimDuration::parse("-1s").unwrap_err().contains("negative"));
         assert!(SimDuration::parse("5").unwrap_err().contains("no unit"));
@@ -279,11 +313,15 @@ mod tests {
     fn refuses_exponents_nan_infinity_and_anything_longer_than_100_years() {
         assert!(SimDuration::parse("1e30s").unwrap_err().contains("exponent"), "{:?}", SimDuration::parse("1e30s"));
         assert!(SimDuration::parse("1E-3s").unwrap_err().contains("exponent"));
+        // The refusal says what the user meant, in the form a scenario takes.
+        assert!(SimDuration::parse("1e3ms").unwrap_err().contains("write \"1s\""), "{:?}", SimDuration::parse("1e3ms"));
+        assert!(SimDuration::parse("2.5e2 ms").unwrap_err().contains("write \"250ms\""));
         assert!(SimDuration::parse("nan").is_err());
         assert!(SimDuration::parse("inf s").is_err());
         // 100 years is the most; one nanosecond more, or u64::MAX ns in seconds, is refused.
         assert_eq!(SimDuration::parse("876600h").unwrap(), SimDuration::MAX_PARSED);
         assert!(SimDuration::parse("876600.000001h").unwrap_err().contains("at most 876600 h"));
+        assert!(SimDuration::parse("1.0000000001s").unwrap_err().contains("finer than a nanosecond"));
         assert!(SimDuration::parse("18446744073s").unwrap_err().contains("longer than a scenario may use"));
         // Three of the longest still fit a SimTime, so adding durations cannot overflow.
         assert!(SimDuration::MAX_PARSED.0.checked_mul(3).is_some());

@@ -108,7 +108,6 @@ impl Verdict {
 }
 
 pub struct PlotRef {
-    pub kind: Kind,
     /// File name without extension (`rto`).
     pub stem: String,
     pub title: String,
@@ -700,7 +699,7 @@ fn plot_ref(kind: Kind, data: &RunSet) -> Result<PlotRef, Interrupted> {
     };
     let panels = if kind == Kind::Load { super::plot::load::notes(data) } else { Vec::new() };
     crate::interrupt::check()?;
-    Ok(PlotRef { kind, stem: kind.name().to_string(), title: title.to_string(), caption, panels })
+    Ok(PlotRef { stem: kind.name().to_string(), title: title.to_string(), caption, panels })
 }
 
 #[cfg(test)]

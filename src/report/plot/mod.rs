@@ -108,13 +108,6 @@ impl Format {
             _ => None,
         }
     }
-
-    pub fn ext(self) -> &'static str {
-        match self {
-            Format::Svg => "svg",
-            Format::Png => "png",
-        }
-    }
 }
 
 /// What to show; every field narrows the default picture.
