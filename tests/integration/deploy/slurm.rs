@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::super::common::{assert_same_files, text};
+use super::super::common::{assert_same_files, root, text};
 use super::{RESULTS, SWEEP, assert_usage, bash, deploy, ok, stand_in, whole_run};
 
 fn script(name: &str) -> PathBuf {
@@ -198,4 +198,21 @@ fn submit_refuses_bad_arguments_a_bad_scenario_and_parts_of_an_earlier_run_befor
 
 fn output(command: &mut Command) -> std::process::Output {
     command.output().expect("bash starts")
+}
+
+/// tests/slurm/run, which runs these templates on a real Slurm, must never install or
+/// start anything where it cannot: without root it says why and exits 77 (automake's
+/// "skipped", which .ci/run counts as such) before it touches apt.
+#[test]
+fn the_real_slurm_test_parses_and_skips_with_77_before_apt_when_not_root() {
+    let run = root().join("tests/slurm/run");
+    ok(Command::new("bash").arg("-n").arg(&run));
+    let tmp = tempfile::tempdir().unwrap();
+    stand_in(tmp.path(), "id", r#"[[ $* == -u ]] && echo 1000 || exec /usr/bin/id "$@""#);
+    stand_in(tmp.path(), "apt-get", r#"echo "$@" >> "$(dirname "$0")/apt-calls""#);
+    let path = format!("{}:{}", tmp.path().display(), std::env::var("PATH").unwrap());
+    let o = output(bash(&run).env("PATH", path));
+    assert_eq!(o.status.code(), Some(77), "{}{}", text(&o.stdout), text(&o.stderr));
+    assert!(text(&o.stdout).starts_with("skipped: not root"), "{}", text(&o.stdout));
+    assert!(!tmp.path().join("apt-calls").exists(), "apt-get was called");
 }
