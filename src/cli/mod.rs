@@ -12,6 +12,7 @@ pub mod plot;
 pub mod presets;
 pub mod rto;
 pub mod run;
+pub mod table;
 
 use std::path::PathBuf;
 

@@ -5,6 +5,7 @@
 mod handover;
 mod manifest;
 pub mod summary;
+pub mod terminal;
 mod tables;
 
 use std::path::PathBuf;
