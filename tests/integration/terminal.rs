@@ -188,3 +188,18 @@ fn compare_names_a_best_run_only_where_the_difference_is_significant() {
     let row = out.lines().find(|l| l.starts_with("rtt_samples")).unwrap_or_else(|| panic!("{out}"));
     assert!(!row.split_whitespace().last().unwrap().ends_with(":base"), "{out}");
 }
+
+#[test]
+fn json_lines_keep_working_and_take_the_metric_filter() {
+    let (_tmp, o) = run_source(DARK, &["--json", "--metric", "time_to_abort"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let lines: Vec<serde_json::Value> =
+        text(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["data"]["metric"], "time_to_abort");
+    assert_eq!(lines[0]["data"]["mean"], 663.0, "JSON keeps plain numbers");
+    assert_eq!(lines[1]["type"], "run");
+    // A layout is for the table, not for JSON.
+    let (_tmp, o) = run_source(DARK, &["--json", "--layout", "wide"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+}
