@@ -49,10 +49,12 @@ pub fn compare(args: CompareArgs) -> Result<(), CliError> {
         Some(out) => Some(Destination::claim(out, "--out").map_err(|e| CliError::Usage(e.to_string()))?),
         None => None,
     };
-    let stopped = |place: String| move |e| match e {
-        // Also a write that failed because it stopped (see `Staging::write`).
-        _ if crate::interrupt::requested() => CliError::Interrupted(place.clone()),
-        e => usage(e),
+    let stopped = |place: String| {
+        move |e| match e {
+            // Also a write that failed because it stopped (see `Staging::write`).
+            _ if crate::interrupt::requested() => CliError::Interrupted(place.clone()),
+            e => usage(e),
+        }
     };
     let place = args.out.as_ref().map_or("every earlier result".to_string(), |o| o.display().to_string());
     let data = crate::report::compare::load(&args.run_dirs).map_err(stopped(place.clone()))?;

@@ -79,9 +79,10 @@ impl MetricArgs {
 
 /// Whether `metric` belongs to the family `family` (`recovery_lag_blackoutK`).
 fn member(metric: &str, family: &str) -> bool {
-    family.strip_suffix('K').and_then(|prefix| metric.strip_prefix(prefix)).is_some_and(|k| {
-        !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit())
-    })
+    family
+        .strip_suffix('K')
+        .and_then(|prefix| metric.strip_prefix(prefix))
+        .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Prints the summary `rows` as `args` asks: the `--metric`s only, long or wide.

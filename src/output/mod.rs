@@ -5,8 +5,8 @@
 mod handover;
 mod manifest;
 pub mod summary;
-pub mod terminal;
 mod tables;
+pub mod terminal;
 
 use std::path::PathBuf;
 

@@ -67,7 +67,8 @@ pub fn table(data: &RunSet, keeps: &dyn Fn(&str) -> bool) -> Result<Wide, Interr
         let interval = |i: usize, j: usize| {
             let (a, b) = (stats[i]?, stats[j]?);
             let (point, metric) = (row.point.as_slice(), row.metric.as_str());
-            let pair = (values.get(&(names[i].as_str(), point, metric)), values.get(&(names[j].as_str(), point, metric)));
+            let pair =
+                (values.get(&(names[i].as_str(), point, metric)), values.get(&(names[j].as_str(), point, metric)));
             match pair {
                 (Some(x), Some(y)) if data.variants[i].run == data.variants[j].run => significance::paired(x, y),
                 _ => significance::welch((a.n, a.mean, a.sd), (b.n, b.mean, b.sd)),
@@ -101,7 +102,8 @@ pub fn best(
         Better::Higher => mean(b).total_cmp(&mean(a)),
     });
     let top = have[0];
-    let apart: Vec<Option<bool>> = have[1..].iter().map(|&j| interval(top, j).map(significance::excludes_zero)).collect();
+    let apart: Vec<Option<bool>> =
+        have[1..].iter().map(|&j| interval(top, j).map(significance::excludes_zero)).collect();
     if apart.contains(&Some(false)) {
         NOT_SIGNIFICANT.to_string()
     } else if apart.contains(&None) {

@@ -97,7 +97,10 @@ fn metric_filters_keep_only_those_metrics_and_a_typo_exits_2_with_the_nearest_id
     let (tmp, o) = run_source(DARK, &["--metric", "time_to_abrot"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     let err = text(&o.stderr);
-    assert!(err.contains("--metric `time_to_abrot`: no tcp metric has this id; did you mean `time_to_abort`?"), "{err}");
+    assert!(
+        err.contains("--metric `time_to_abrot`: no tcp metric has this id; did you mean `time_to_abort`?"),
+        "{err}"
+    );
     assert!(err.contains("The metrics are: ") && err.contains("rto_mean") && err.contains("recovery_lag_blackoutK"));
     assert!(o.stdout.is_empty() && !tmp.path().join("out").exists(), "refused before it ran");
     // Another model's metric is not this run's.
