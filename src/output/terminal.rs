@@ -189,13 +189,10 @@ impl Wide {
             }
             lines.push(line);
         }
-        // The line over the columns is not measured with them: it may be wider than they.
-        let mut buf = Vec::new();
-        aligned(&mut buf, &lines)?;
-        let text = String::from_utf8(buf).expect("the table is text");
-        let indent = column_start(&lines, lead);
-        writeln!(w, "{}{PLUS_MINUS}:", " ".repeat(indent))?;
-        w.write_all(text.as_bytes())
+        // The line over the variants is not one of the aligned lines: it may be wider
+        // than their columns, and would widen the first of them.
+        writeln!(w, "{}{PLUS_MINUS}:", " ".repeat(column_start(&lines, lead)))?;
+        aligned(w, &lines)
     }
 }
 
