@@ -23,6 +23,8 @@ pub struct MergeArgs {
     /// Print the summary as JSON Lines, as `run --json` does.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub table: super::table::TableArgs,
 }
 
 pub fn merge(args: MergeArgs) -> Result<(), CliError> {
@@ -35,10 +37,11 @@ pub fn merge(args: MergeArgs) -> Result<(), CliError> {
             MergeError::Parts(message) => CliError::Usage(message),
             MergeError::Scenario(e) => CliError::Scenario(e),
         })?;
+    args.table.metrics.check(&super::run::models(&merged.scenario))?;
     let out = args.out.unwrap_or_else(|| PathBuf::from("results").join(&merged.scenario.name));
     let dest = super::run::claim(&out)?;
     if !args.quiet {
         eprintln!("backoffsim: merging {} parts of `{}`", merged.parts, merged.scenario.name);
     }
-    super::run::finish(&merged.scenario, &merged.outcome, &dest, args.quiet, args.json)
+    super::run::finish(&merged.scenario, &merged.outcome, &dest, args.quiet, args.json, &args.table)
 }

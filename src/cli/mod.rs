@@ -12,6 +12,7 @@ pub mod plot;
 pub mod presets;
 pub mod rto;
 pub mod run;
+pub mod table;
 
 use std::path::PathBuf;
 
@@ -53,7 +54,8 @@ pub enum Command {
     },
     /// Re-draw one plot (SVG or PNG) from a finished run directory.
     Plot(plot::PlotArgs),
-    /// One report (Markdown + HTML, with plots) across several finished runs.
+    /// Print finished runs of one model side by side; with `-o`, also write one report
+    /// (Markdown + HTML, with plots) across them.
     Compare(compare::CompareArgs),
     /// Work with the retransmission-timer estimators directly.
     Rto {

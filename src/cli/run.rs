@@ -1,15 +1,15 @@
 //! `backoffsim run FILE`: run a scenario and write its results atomically.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::CliError;
+use super::table::TableArgs;
 use crate::destination::Destination;
 use crate::guard::{self, Limits, Refusal};
-use crate::output::{summary, summary_rows, write_results};
+use crate::output::{summary_rows, write_results};
 use crate::scenario::{Overrides, Scenario, ScenarioError, load_arg_with};
 use crate::shard::{Shard, part};
 use crate::sim::{Outcome, RunOptions, Work, assemble, run_places};
@@ -51,6 +51,8 @@ pub struct RunArgs {
     /// merge`, not results [default --out: results/NAME.shard-K-of-N, NAME the scenario's].
     #[arg(long, value_name = "K/N", conflicts_with = "json")]
     pub shard: Option<Shard>,
+    #[command(flatten)]
+    pub table: TableArgs,
 }
 
 /// The scenario keys a command line may set; `check` takes them too, so that it checks
@@ -83,6 +85,8 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     // Laid over the file before it is checked: a `[trace]` that names a replication the
     // override removes is refused, not silently left empty.
     let scenario = load(&args.file, overrides)?;
+    // Before minutes of simulation: a typo in `--metric` is found at once.
+    args.table.metrics.check(&models(&scenario))?;
     if args.max_events == Some(0) {
         return Err(CliError::Usage("--max-events must be at least 1".into()));
     }
@@ -112,7 +116,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     }
     let results = results.map_err(|e| CliError::Failed(failure(e)))?;
     let Some(shard) = args.shard else {
-        return finish(&scenario, &assemble(&scenario, results), &dest, args.quiet, args.json);
+        return finish(&scenario, &assemble(&scenario, results), &dest, args.quiet, args.json, &args.table);
     };
     let dir = part::write(&scenario, shard, &work, &results, &dest).map_err(|e| match e {
         part::WriteError::Interrupted => interrupted(),
@@ -187,6 +191,7 @@ pub fn finish(
     dest: &Destination,
     quiet: bool,
     json: bool,
+    table: &TableArgs,
 ) -> Result<(), CliError> {
     let out = dest.path();
     let dir = write_results(scenario, outcome, dest).map_err(|e| match e {
@@ -197,7 +202,8 @@ pub fn finish(
         eprintln!("backoffsim: wrote {}", crate::input::escaped(&dir.display().to_string()));
     }
 
-    let rows = summary_rows(scenario, outcome);
+    let mut rows = summary_rows(scenario, outcome);
+    rows.retain(|r| table.metrics.keeps(&r.metric));
     let mut stdout = std::io::stdout().lock();
     if json {
         let files = super::json::manifest_files(&dir)
@@ -211,7 +217,17 @@ pub fn finish(
         };
         return super::json::write(&mut stdout, &scenario.sweep_keys, &rows, run).map_err(CliError::from_stdout);
     }
-    print_table(&mut stdout, &scenario.sweep_keys, &rows).map_err(CliError::from_stdout)
+    let variants: Vec<String> = scenario.variants.iter().map(|v| v.name.clone()).collect();
+    super::table::print(&mut stdout, table, &scenario.sweep_keys, &variants, &rows).map_err(CliError::from_stdout)
+}
+
+/// The models a scenario's variants run, each once, so that `--metric` is checked
+/// against the metrics they write.
+pub fn models(scenario: &Scenario) -> Vec<crate::metrics::catalogue::Model> {
+    let mut models: Vec<_> = scenario.variants.iter().flat_map(|v| v.cells.iter().map(|c| c.spec.model())).collect();
+    models.sort();
+    models.dedup();
+    models
 }
 
 /// The threads a run uses: `--threads`, or rayon's default of one per core.
@@ -230,51 +246,6 @@ pub fn refusal(scenario: &Scenario, r: Refusal) -> CliError {
         }
         Refusal::Run(message) => CliError::Usage(message),
     }
-}
-
-/// The summary as a plain table a person reads in the terminal: one column per swept key
-/// after the variant, so that the cells of a sweep can be told apart.
-fn print_table(w: &mut impl Write, sweep_keys: &[String], rows: &[summary::SummaryRow]) -> std::io::Result<()> {
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            let e = &r.estimate;
-            let ci = e.ci95.map(|(lo, hi)| format!("± {}", short((hi - lo) / 2.0))).unwrap_or_default();
-            let mut c = vec![r.variant.clone()];
-            c.extend(r.sweep.iter().cloned());
-            c.extend([r.metric.clone(), format!("{} {}", short(e.mean), ci), r.unit.clone()]);
-            c
-        })
-        .collect();
-    let mut header: Vec<&str> = vec!["variant"];
-    header.extend(sweep_keys.iter().map(String::as_str));
-    header.extend(["metric", "mean (95% CI)", "unit"]);
-    let widths: Vec<usize> = (0..header.len())
-        .map(|i| cells.iter().map(|c| c[i].chars().count()).chain([header[i].chars().count()]).max().unwrap_or(0))
-        .collect();
-    let line = |w: &mut dyn Write, fields: &[&str]| -> std::io::Result<()> {
-        let last = fields.len() - 1;
-        let padded: Vec<String> = fields
-            .iter()
-            .enumerate()
-            .map(|(i, f)| if i == last { f.to_string() } else { format!("{f:0$}", widths[i]) })
-            .collect();
-        writeln!(w, "{}", padded.join("  "))
-    };
-    line(w, &header)?;
-    for c in &cells {
-        line(w, &c.iter().map(String::as_str).collect::<Vec<_>>())?;
-    }
-    Ok(())
-}
-
-/// Four significant digits: enough to read, not so many that columns explode.
-fn short(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return format!("{v}");
-    }
-    let digits = (3 - v.abs().log10().floor() as i32).max(0) as usize;
-    format!("{v:.digits$}")
 }
 
 /// Claims `out` for the results before minutes of simulation: refused (exit 2) when it

@@ -6,6 +6,7 @@ mod handover;
 mod manifest;
 pub mod summary;
 mod tables;
+pub mod terminal;
 
 use std::path::PathBuf;
 

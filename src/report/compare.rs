@@ -6,25 +6,111 @@
 //! retries included, in `occ`), so a table that put them side by side would mislead: a comparison
 //! is made only of runs that simulate the same model.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use super::data::RunSet;
-use super::{ReportError, write_report};
+use super::data::{RunSet, SummaryRow};
+use super::{Better, ReportError, significance, write_report};
 use crate::destination::Destination;
+use crate::interrupt::Interrupted;
+use crate::metrics::catalogue;
+use crate::output::terminal::{Value, Wide};
 
-/// Loads `runs`, labels each one's variants by run, and writes the plots and reports
-/// into the claimed `dest` (replacing it only once all is written). Returns the files
-/// written.
-pub fn compare(runs: &[PathBuf], dest: &Destination) -> Result<Vec<String>, ReportError> {
-    let out = dest.path();
+/// Loads `runs` (each one's variants labelled by run) and refuses runs of different
+/// models.
+pub fn load(runs: &[PathBuf]) -> Result<RunSet, ReportError> {
     let data = RunSet::load_many(runs)?;
     check_same_model(&data)?;
+    Ok(data)
+}
+
+/// Writes the plots and reports of `data` into the claimed `dest` (replacing it only
+/// once all is written). Returns the files written.
+pub fn write(data: &RunSet, dest: &Destination) -> Result<Vec<String>, ReportError> {
+    let out = dest.path();
     let staging = dest.stage().map_err(|e| ReportError::io(out, e))?;
-    let files = write_report(&data, &mut |name, bytes| staging.write(name, bytes))?;
+    let files = write_report(data, &mut |name, bytes| staging.write(name, bytes))?;
     crate::interrupt::check()?;
     staging.commit().map_err(|e| ReportError::io(out, e))?;
     Ok(files)
+}
+
+/// What the `best` column says where the best mean is not clearly apart from another.
+pub const NOT_SIGNIFICANT: &str = "no significant difference";
+
+/// What it says where a variant has a single replication: no interval, so no test.
+pub const UNTESTED: &str = "— (1 replication)";
+
+/// The runs side by side, as `compare` prints them: a row per metric (and sweep cell)
+/// that `keeps` keeps, a column per labelled variant, and the best variant where its
+/// difference to every other is significant (see [`best`]).
+pub fn table(data: &RunSet, keeps: &dyn Fn(&str) -> bool) -> Result<Wide, Interrupted> {
+    let names: Vec<String> = data.variants.iter().map(|v| v.name.clone()).collect();
+    let entries = data.summary.iter().filter(|r| keeps(&r.metric)).map(|r| {
+        (r.variant.as_str(), r.point.as_slice(), r.metric.as_str(), r.unit.as_str(), Value { mean: r.mean, ci95: r.ci })
+    });
+    let mut wide = Wide::of(&super::plot::short_keys(&data.sweep_keys), &names, entries);
+    wide.ranked = names.len() > 1;
+    let models = super::models(data);
+    let index = data.stats()?;
+    // Each variant's values by replication, to pair the variants of one run.
+    let mut values: BTreeMap<(&str, &[String], &str), BTreeMap<u32, f64>> = BTreeMap::new();
+    for r in data.replications.iter().filter(|r| keeps(&r.metric)) {
+        crate::interrupt::check()?;
+        if let Some(v) = r.value {
+            values.entry((&r.variant, &r.point, &r.metric)).or_default().insert(r.replication, v);
+        }
+    }
+    for row in &mut wide.rows {
+        crate::interrupt::check()?;
+        let stats: Vec<Option<&SummaryRow>> = names.iter().map(|n| index.get(n, &row.point, &row.metric)).collect();
+        let interval = |i: usize, j: usize| {
+            let (a, b) = (stats[i]?, stats[j]?);
+            let (point, metric) = (row.point.as_slice(), row.metric.as_str());
+            let pair =
+                (values.get(&(names[i].as_str(), point, metric)), values.get(&(names[j].as_str(), point, metric)));
+            match pair {
+                (Some(x), Some(y)) if data.variants[i].run == data.variants[j].run => significance::paired(x, y),
+                _ => significance::welch((a.n, a.mean, a.sd), (b.n, b.mean, b.sd)),
+            }
+        };
+        let verdict = best(&names, &stats, catalogue::better(&row.metric, &models), interval);
+        row.best = verdict;
+    }
+    Ok(wide)
+}
+
+/// The variant with the best mean, named only when the 95 % interval of its difference
+/// to every other variant excludes zero; [`NOT_SIGNIFICANT`] when one includes it,
+/// [`UNTESTED`] when one cannot be computed; empty when the metric has no better
+/// direction or fewer than two variants have a value.
+pub fn best(
+    names: &[String],
+    stats: &[Option<&SummaryRow>],
+    better: Option<Better>,
+    interval: impl Fn(usize, usize) -> Option<(f64, f64)>,
+) -> String {
+    let Some(better) = better else { return String::new() };
+    let mut have: Vec<usize> = (0..names.len()).filter(|&i| stats[i].is_some()).collect();
+    if have.len() < 2 {
+        return String::new();
+    }
+    let mean = |i: usize| stats[i].map_or(f64::NAN, |s| s.mean);
+    // Best first; the sort is stable, so equal means keep the variants' order.
+    have.sort_by(|&a, &b| match better {
+        Better::Lower => mean(a).total_cmp(&mean(b)),
+        Better::Higher => mean(b).total_cmp(&mean(a)),
+    });
+    let top = have[0];
+    let apart: Vec<Option<bool>> =
+        have[1..].iter().map(|&j| interval(top, j).map(significance::excludes_zero)).collect();
+    if apart.contains(&Some(false)) {
+        NOT_SIGNIFICANT.to_string()
+    } else if apart.contains(&None) {
+        UNTESTED.to_string()
+    } else {
+        names[top].clone()
+    }
 }
 
 /// The model each run simulated (`tcp`, `grpc`, `occ`, `calls`; several joined by `+`
@@ -77,4 +163,42 @@ pub fn check_same_model(data: &RunSet) -> Result<(), ReportError> {
          (e.g. one scenario with two seeds, or two scenarios of the same model)",
         runs.join(", ")
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(mean: f64) -> SummaryRow {
+        SummaryRow {
+            variant: String::new(),
+            point: vec![],
+            metric: "m".into(),
+            unit: "s".into(),
+            n: 3,
+            mean,
+            sd: Some(1.0),
+            ci: None,
+        }
+    }
+
+    /// A best variant is one whose difference to every other is significant at 95 %:
+    /// the interval of the difference excludes 0. Otherwise none is named.
+    #[test]
+    fn the_best_is_named_only_when_its_difference_to_every_other_excludes_zero() {
+        let names: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        let (a, b, c) = (row(1.0), row(5.0), row(9.0));
+        let stats = [Some(&a), Some(&b), Some(&c)];
+        let apart = |_: usize, _: usize| Some((-5.0, -3.0));
+        assert_eq!(best(&names, &stats, Some(Better::Lower), apart), "a");
+        assert_eq!(best(&names, &stats, Some(Better::Higher), apart), "c");
+        // `a` is apart from `c` but not from `b`: no best.
+        let near = |_: usize, j: usize| Some(if j == 1 { (-5.0, 0.5) } else { (-9.0, -7.0) });
+        assert_eq!(best(&names, &stats, Some(Better::Lower), near), NOT_SIGNIFICANT);
+        // Without an interval (one replication), there is no test.
+        assert_eq!(best(&names, &stats, Some(Better::Lower), |_, _| None), UNTESTED);
+        // No direction, or one value alone: nothing to rank.
+        assert_eq!(best(&names, &stats, None, apart), "");
+        assert_eq!(best(&names, &[Some(&a), None, None], Some(Better::Lower), apart), "");
+    }
 }

@@ -14,6 +14,7 @@ pub mod model;
 pub mod numbered;
 pub mod paired;
 pub mod plot;
+pub mod significance;
 pub mod table;
 
 use std::path::Path;

@@ -360,7 +360,7 @@ fn in_words(message: &str) -> String {
 /// The candidate closest to `word` by edit distance (Levenshtein's, with a swap of two
 /// neighbours counted as one edit: `tiemout`), if it is close enough to be a typo: at
 /// most one edit for short keys, a third of the letters for longer ones.
-fn nearest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn nearest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (word.chars().count() / 3).max(1);
     candidates
         .map(|c| (strsim::osa_distance(word, c), c))

@@ -35,4 +35,5 @@ mod scenario_input;
 mod scenarios;
 mod shards;
 mod sweep;
+mod terminal;
 mod value_rules;

@@ -134,8 +134,9 @@ pub fn finish(
             (c > 0.0).then_some(c)
         };
         let load = |from: usize| capacity(from).map(|c| total(ATTEMPTS, from) / c);
-        out.push(MetricValue::maybe("offered_load", "fraction", load(first)));
-        out.push(MetricValue::maybe("offered_load_end", "fraction", load(tail_from)));
+        // Work offered over capacity: a ratio that exceeds 1 in overload, not a share.
+        out.push(MetricValue::maybe("offered_load", "ratio", load(first)));
+        out.push(MetricValue::maybe("offered_load_end", "ratio", load(tail_from)));
         let busy = total(BUSY, 0);
         out.push(MetricValue::maybe("wasted_work", "fraction", (busy > 0.0).then(|| total(WASTED, 0) / busy)));
     }
