@@ -153,8 +153,12 @@ mod tests {
         let (lambda, mu, end) = (0.5, 1.0, 20.0);
         let exp = |rng: &mut CounterRng, rate: f64| -libm::log(1.0 - rng.random::<f64>()) / rate;
         let ns = |s: f64| (s * 1e9).round() as u64;
-        let brownout =
-            Brownout { at: SimDuration::ZERO, duration: SimDuration::from_secs(20), fail_fraction: 0.0, slowdown: 100.0 };
+        let brownout = Brownout {
+            at: SimDuration::ZERO,
+            duration: SimDuration::from_secs(20),
+            fail_fraction: 0.0,
+            slowdown: 100.0,
+        };
         let runs: u32 = 4_000;
         let (mut sum, mut sum_sq, mut drains, mut backlog) = (0.0, 0.0, 0.0, 0.0);
         for run in 0..runs {

@@ -56,9 +56,7 @@ impl CallServer {
     pub fn new(config: &ServerConfig, rng: CounterRng) -> CallServer {
         CallServer {
             server: Server::new(config),
-            workers: config
-                .concurrency
-                .map(|c| Workers::new(c, config.queue).with_speed(Speed::new(&config.brownout))),
+            workers: config.concurrency.map(|c| Workers::new(c, config.queue).with_speed(Speed::new(&config.brownout))),
             service_time: config.service_time.unwrap_or(SimDuration::ZERO),
             service: config.service,
             brownouts: config.brownout.clone(),
