@@ -43,19 +43,17 @@ impl Series {
 
     /// Adds the nanoseconds of `[from, to)` that fall in each bin to column `col`: busy
     /// time spread over the bins it spans, so a column's sum is the interval's length.
+    /// No bin gets more than its width: the part past the last bin's end is outside the
+    /// series and dropped (a caller whose horizon ends inside the last bin clips there).
     /// Whole nanoseconds add exactly (below 2^53, 104 days); [`Series::to_seconds`] then
     /// converts the column once.
     pub fn add_span(&mut self, col: usize, from: SimTime, to: SimTime) {
-        if to <= from {
-            return;
-        }
         let w = self.width.as_nanos().max(1);
-        let last = self.bins().saturating_sub(1);
-        let (mut t, end) = (from.as_nanos(), to.as_nanos());
+        let end = to.as_nanos().min((self.bins() as u64).saturating_mul(w));
+        let mut t = from.as_nanos();
         while t < end {
-            let i = ((t / w) as usize).min(last);
-            let bin_end = if i == last { end } else { ((t / w) + 1) * w };
-            let upto = bin_end.min(end);
+            let i = (t / w) as usize;
+            let upto = ((t / w) + 1).saturating_mul(w).min(end);
             self.columns[col].1[i] += (upto - t) as f64;
             t = upto;
         }
@@ -91,11 +89,12 @@ mod tests {
         s.add_span(0, SimTime(3_250_000_000), SimTime(3_250_000_001));
         s.to_seconds(0);
         assert_eq!(s.column("busy").unwrap(), [0.5, 1.0, 1.0, 0.250000001, 0.0, 0.0]);
-        // Past the horizon everything lands in the last bin.
+        // Past the last bin's end nothing lands: the last bin holds at most its width.
         let mut s = Series::new(SimDuration::from_secs(1), SimDuration::from_secs(5), &["busy"]);
         s.add_span(0, t(4_500), t(7_000));
+        s.add_span(0, t(6_500), t(9_000));
         s.to_seconds(0);
-        assert_eq!(s.column("busy").unwrap()[4..], [0.5, 2.0]);
+        assert_eq!(s.column("busy").unwrap()[4..], [0.5, 1.0]);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! start = "10s"              # each client's first call (default 0s)
 //! start_spread = "1s"        # first calls uniform over [start, start + spread)
 //! interval = "1s"            # optional: a new call every interval (open loop)
+//! phase = "steady"           # with interval: "steady" or "together" (see below)
 //! calls_per_client = 60      # with interval; default: until the horizon
 //! attempt_time = "100ms"     # a successful attempt, request to reply (default 0s)
 //! fail_time = "50ms"         # an attempt the down server refuses (default attempt_time)
@@ -30,6 +31,12 @@
 //! one has finished (calls overlap while they retry); `poisson` is open with exponential
 //! gaps of mean `interval` (many such clients make Poisson arrivals at the server);
 //! `closed` starts the next call `interval` after the previous one ended (a polling loop).
+//! `phase` with `interval`: `steady` (the default) starts each client at a random point
+//! of its cycle, as if it had been calling for ever: its first call comes after the
+//! stationary residual of its pacing from `start`, uniform over `[0, interval)` for
+//! `open` and `closed`, exponential of mean `interval` for `poisson`. `together` makes
+//! every client's first call at `start` (a synchronized fleet: a deploy, a cron tick).
+//! A `start_spread` spreads the first calls as written instead.
 //! `keep_backoff` needs `closed`: the client's backoff then carries from one call to the
 //! next, reset by a success only if the policy has `reset_after_success`.
 //!
@@ -111,6 +118,9 @@ pub struct CallsConfig {
     /// How calls follow each other with `interval`.
     #[serde(default, skip_serializing_if = "is_default")]
     pub pacing: Pacing,
+    /// With `interval`: where in its cycle each client starts.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub phase: Phase,
     /// The client keeps one backoff across its calls instead of a fresh one per call.
     #[serde(default, skip_serializing_if = "is_default")]
     pub keep_backoff: bool,
@@ -148,6 +158,17 @@ pub enum Pacing {
     Poisson,
     /// The next call `interval` after the previous one ended.
     Closed,
+}
+
+/// `phase`: where in its cycle each client that repeats its calls starts.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// At a random point: the first call after the pacing's stationary residual time.
+    #[default]
+    Steady,
+    /// Every client's first call at `start`.
+    Together,
 }
 
 /// `[calls.monitor]`: the bins of `series.csv` and an alert on the share of attempts
@@ -265,6 +286,15 @@ impl CallsConfig {
         self.fail_time.unwrap_or(self.attempt_time)
     }
 
+    /// How far the first calls spread after `start`: `start_spread` as written, else with
+    /// a steady phase about one interval (the residual's range, or mean for Poisson).
+    pub fn first_calls_spread(&self) -> SimDuration {
+        match self.interval {
+            Some(i) if self.start_spread == SimDuration::ZERO && self.phase == Phase::Steady => i,
+            _ => self.start_spread,
+        }
+    }
+
     /// Checks the type system cannot make; keys relative to `[calls]`.
     pub fn validate(&self) -> ConfigErrors {
         let mut errors = ConfigErrors::new();
@@ -319,6 +349,20 @@ impl CallsConfig {
         }
         if self.pacing != Pacing::Open && self.interval.is_none() {
             err("pacing", "applies to calls repeated at `interval`: set interval or remove pacing".into());
+        }
+        if self.phase == Phase::Together {
+            if self.interval.is_none() {
+                err("phase", "applies to calls repeated at `interval`: set interval or remove phase".into());
+            } else if self.start_spread > SimDuration::ZERO {
+                err(
+                    "phase",
+                    format!(
+                        "\"together\" starts every client at `start`, but start_spread = {} spreads them: \
+                         remove one",
+                        self.start_spread
+                    ),
+                );
+            }
         }
         if !(0.0..=1.0).contains(&self.permanent_fraction) {
             err("permanent_fraction", format!("must be a share between 0 and 1, got {}", self.permanent_fraction));
@@ -430,6 +474,24 @@ mod tests {
         assert_eq!(keys(&c), ["clients", "calls_per_client", "attempt_time", "fail_time", "tiers[1]", "outage"]);
         let deep = parse("clients = 1\ntiers = [100, 100, 2]").unwrap();
         assert_eq!(keys(&deep), ["tiers"]);
+    }
+
+    #[test]
+    fn phase_is_steady_by_default_together_on_request_and_checked_against_its_neighbours() {
+        let c = parse("clients = 1\ninterval = \"2s\"").unwrap();
+        assert_eq!(c.phase, Phase::Steady);
+        assert_eq!(c.first_calls_spread(), SimDuration::from_secs(2));
+        let together = parse("clients = 1\ninterval = \"2s\"\nphase = \"together\"").unwrap();
+        assert_eq!((together.phase, together.first_calls_spread()), (Phase::Together, SimDuration::ZERO));
+        assert!(together.validate().is_empty());
+        // A written spread is the phase: it wins over the steady default.
+        let spread = parse("clients = 1\ninterval = \"2s\"\nstart_spread = \"5s\"").unwrap();
+        assert_eq!(spread.first_calls_spread(), SimDuration::from_secs(5));
+        let both = parse("clients = 1\ninterval = \"2s\"\nstart_spread = \"5s\"\nphase = \"together\"").unwrap();
+        assert_eq!(keys(&both), ["phase"]);
+        assert_eq!(keys(&parse("clients = 1\nphase = \"together\"").unwrap()), ["phase"]);
+        let e = parse("clients = 1\ninterval = \"2s\"\nphase = \"steddy\"").unwrap_err();
+        assert!(e.contains("unknown variant `steddy`, expected `steady` or `together`"), "{e}");
     }
 
     #[test]

@@ -194,3 +194,42 @@ fn the_terminal_table_shows_the_swept_value_of_each_row() {
     assert!(row("100ms").contains("1.000"), "{table}");
     assert!(row("1h").split_whitespace().nth(3) == Some("0"), "{table}");
 }
+
+const PHASE: &str = r#"
+name = "t"
+description = "200 clients calling once a second"
+horizon = "5s"
+replications = 1
+
+[calls]
+clients = 200
+interval = "1s"
+pacing = "poisson"
+"#;
+
+/// The calls started in the first second of replication 0, from series.csv.
+fn first_second_calls(dir: &Path) -> f64 {
+    let mut rows = csv::Reader::from_path(dir.join("series.csv")).unwrap();
+    let headers = rows.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let (start, calls) = (col("bin_start_s"), col("calls"));
+    let row = rows.records().map(Result::unwrap).find(|r| r[start].parse::<f64>().unwrap() == 0.0).unwrap();
+    row[calls].parse().unwrap()
+}
+
+#[test]
+fn calls_start_in_steady_state_unless_phase_says_together_and_a_bad_phase_is_refused() {
+    // Stationary Poisson arrivals of rate 200/s: the first second's count is Poisson(200),
+    // within 4 standard deviations (√200 ≈ 14) of 200; together adds the 200 calls at 0.
+    let (_a, steady) = run_text(PHASE, &[]);
+    let n = first_second_calls(&steady);
+    assert!((143.0..=257.0).contains(&n), "{n}");
+    let (_b, together) = run_text(&format!("{PHASE}phase = \"together\"\n"), &[]);
+    assert!(first_second_calls(&together) > 300.0, "{}", first_second_calls(&together));
+    let err = super::bad_input::refuse(&format!("{PHASE}phase = \"steddy\"\n"));
+    assert!(err.contains("key `calls.phase`") && err.contains("expected `steady` or `together`"), "{err}");
+    let err = super::bad_input::refuse(&format!("{PHASE}phase = \"together\"\nstart_spread = \"1s\"\n"));
+    assert!(err.contains("key `calls.phase`") && err.contains("remove one"), "{err}");
+    let err = super::bad_input::refuse(&format!("{PHASE}phse = \"together\"\n"));
+    assert!(err.contains("did you mean `phase`?"), "{err}");
+}

@@ -42,7 +42,7 @@ use crate::engine::time::SimDuration;
 /// at = "60s"
 /// duration = "10s"
 /// fail_fraction = 0.5          # share of requests failed at once (default 1)
-/// slowdown = 1.0               # service times multiplied by this (default 1)
+/// slowdown = 1.0               # workers work this many times slower in the window (default 1)
 /// ```
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -116,8 +116,9 @@ pub enum ServiceDist {
 }
 
 /// In `[at, at + duration)` each request fails at once with probability `fail_fraction`
-/// (a fast 503, no worker used), and the others' service times are multiplied by
-/// `slowdown`.
+/// (a fast 503, no worker used), and the workers work at `1 / slowdown` of their speed:
+/// whatever request they serve, the part of its work done inside the window takes
+/// `slowdown` times as long, and the part done after it runs at full speed again.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Brownout {

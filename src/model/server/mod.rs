@@ -59,6 +59,7 @@
 mod capacity;
 mod config;
 mod schedule;
+mod speed;
 mod workers;
 
 pub use capacity::{AcceptQueue, Admitted, QueueFull};
@@ -66,6 +67,7 @@ pub use config::{
     Brownout, DownBehavior, MAX_ACCEPT_RATE, MIN_ACCEPT_RATE, Outage, Overload, Restart, ServerConfig, ServiceDist,
 };
 pub use schedule::{DownKind, DownWindow, ServerSchedule};
+pub use speed::Speed;
 pub use workers::{Admit, Workers};
 
 use serde::Serialize;

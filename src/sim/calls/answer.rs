@@ -22,7 +22,7 @@ use rand::RngExt;
 use crate::engine::rng::CounterRng;
 use crate::engine::time::{SimDuration, SimTime};
 use crate::model::retry::Outcome;
-use crate::model::server::{Admit, Brownout, ConnectAnswer, Server, ServerConfig, ServiceDist, Workers};
+use crate::model::server::{Admit, Brownout, ConnectAnswer, Server, ServerConfig, ServiceDist, Speed, Workers};
 use crate::scenario::calls::CallsConfig;
 
 /// The server of a `[calls]` world.
@@ -56,7 +56,7 @@ impl CallServer {
     pub fn new(config: &ServerConfig, rng: CounterRng) -> CallServer {
         CallServer {
             server: Server::new(config),
-            workers: config.concurrency.map(|c| Workers::new(c, config.queue)),
+            workers: config.concurrency.map(|c| Workers::new(c, config.queue).with_speed(Speed::new(&config.brownout))),
             service_time: config.service_time.unwrap_or(SimDuration::ZERO),
             service: config.service,
             brownouts: config.brownout.clone(),
@@ -79,9 +79,10 @@ impl CallServer {
         i.checked_sub(1).map(|i| &self.brownouts[i]).filter(|b| t.0 < b.end().0)
     }
 
-    /// One service time, `slowdown` times the drawn one.
-    fn draw_service(&mut self, slowdown: f64) -> SimDuration {
-        let mean = self.service_time.as_nanos() as f64 * slowdown;
+    /// One request's work at full speed; a brownout's slowdown stretches it only while
+    /// the worker is inside the window ([`Speed`]).
+    fn draw_service(&mut self) -> SimDuration {
+        let mean = self.service_time.as_nanos() as f64;
         let ns = match self.service {
             ServiceDist::Fixed => mean,
             // Inversion, one draw per value; libm's log is the same on every machine.
@@ -123,16 +124,14 @@ impl CallServer {
         if bad {
             return failed(fail_at, cfg.permanent_with.outcome);
         }
-        let mut slowdown = 1.0;
         if let Some(b) = self.brownout_at(now).copied() {
             let fails = b.fail_fraction >= 1.0 || (b.fail_fraction > 0.0 && self.rng.random::<f64>() < b.fail_fraction);
             if fails {
                 return failed(fail_at, cfg.fail_with.outcome);
             }
-            slowdown = b.slowdown;
         }
         let (done, work) = if self.workers.is_some() {
-            let service = self.draw_service(slowdown);
+            let service = self.draw_service();
             match self.workers.as_mut().map(|w| w.on_request(settings_at, service)) {
                 Some(Admit::Served { start, end }) => (end, Some((start, end))),
                 _ => return failed(fail_at, cfg.fail_with.outcome),

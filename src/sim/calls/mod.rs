@@ -54,7 +54,7 @@ use crate::model::config_error::ConfigErrors;
 use crate::model::retry::{Decision, GiveUpReason, Outcome, RetryBudget, RetryPolicy, RetryState, StopRule};
 use crate::model::server::DownBehavior;
 use crate::scenario::CallsSpec;
-use crate::scenario::calls::{CallsConfig, MAX_TIERS, Pacing};
+use crate::scenario::calls::{CallsConfig, MAX_TIERS, Pacing, Phase};
 use crate::scenario::models::{Model, Section, Shared, Use, prefixed};
 
 use super::{Job, start};
@@ -145,6 +145,7 @@ struct CallsWorld<'a> {
     /// Attempts of bad requests after their first: calls that could never succeed.
     bad_retries: u64,
     series: Series,
+    horizon: SimTime,
 }
 
 impl CallsWorld<'_> {
@@ -166,10 +167,7 @@ impl CallsWorld<'_> {
                     sched.at(next, Ev::Start(c));
                 }
                 Pacing::Poisson => {
-                    // Inversion, one draw per gap; libm's log is the same on every machine.
-                    let u: f64 = client.workload.random();
-                    let gap = -libm::log(1.0 - u) * interval.as_nanos() as f64;
-                    sched.at(now.saturating_add(SimDuration(gap.round().min(u64::MAX as f64) as u64)), Ev::Start(c));
+                    sched.at(now.saturating_add(start::exponential(interval, &mut client.workload)), Ev::Start(c));
                 }
                 Pacing::Closed => {}
             }
@@ -263,6 +261,8 @@ impl CallsWorld<'_> {
             self.series.add(TIMED_OUT, end, 1.0);
         }
         if let Some((from, to)) = answer.work {
+            // Work past the horizon is outside the run: the last bin holds only its share.
+            let to = to.min(self.horizon);
             self.series.add_span(BUSY, from, to);
             // The client stopped waiting before the reply: the server works for nobody.
             if !outcome.is_success() {
@@ -438,11 +438,11 @@ fn estimate(spec: &CallsSpec, horizon: SimDuration) -> Estimate {
     let secs = |d: SimDuration| d.as_secs_f64();
     let t0 = secs(cfg.start).min(h);
     let (per_client, t1) = match cfg.interval {
-        None => (1.0, t0 + secs(cfg.start_spread)),
+        None => (1.0, t0 + secs(cfg.first_calls_spread())),
         Some(i) => {
             let until = ((h - t0) / secs(i)).floor() + 1.0;
             let k = cfg.calls_per_client.map_or(until, |c| f64::from(c).min(until)).max(1.0);
-            (k, (t0 + secs(cfg.start_spread) + (k - 1.0) * secs(i)).min(h))
+            (k, (t0 + secs(cfg.first_calls_spread()) + (k - 1.0) * secs(i)).min(h))
         }
     };
     let calls = n * per_client;
@@ -534,6 +534,19 @@ fn estimate(spec: &CallsSpec, horizon: SimDuration) -> Estimate {
     Estimate { events, working, kept, knobs }
 }
 
+/// A client's first call after `start`: spread as `start_spread` says, or with a steady
+/// phase and no spread written, the stationary residual of its pacing (the client has
+/// been calling for ever), so that the run does not open with every client's call at
+/// once.
+fn first_offset(cfg: &CallsConfig, workload: &mut CounterRng) -> SimDuration {
+    match cfg.interval {
+        Some(interval) if cfg.start_spread == SimDuration::ZERO && cfg.phase == Phase::Steady => {
+            start::residual(interval, cfg.pacing == Pacing::Poisson, workload)
+        }
+        _ => start::offset(cfg.start_spread, workload),
+    }
+}
+
 /// Runs one replication of one `[calls]` variant.
 pub fn run_replication(spec: &CallsSpec, job: Job<'_>) -> Result<ReplicationResult, EngineError> {
     let Job { seeds, replication, horizon, budget } = job;
@@ -545,7 +558,7 @@ pub fn run_replication(spec: &CallsSpec, job: Job<'_>) -> Result<ReplicationResu
     let clients = (0..n)
         .map(|c| {
             let mut workload = CounterRng::at(seeds.counter_key(rep, u64::from(c), Purpose::Workload), 0);
-            let offset = start::offset(cfg.start_spread, &mut workload);
+            let offset = first_offset(cfg, &mut workload);
             let at = (SimTime::ZERO + cfg.start).saturating_add(offset);
             first.push(at);
             sched.at(at, Ev::Start(c));
@@ -578,6 +591,7 @@ pub fn run_replication(spec: &CallsSpec, job: Job<'_>) -> Result<ReplicationResu
         sleep_ns: Vec::new(),
         bad_retries: 0,
         series: monitor::new_series(cfg.monitor.bin, horizon, &spec.server),
+        horizon: SimTime::ZERO + horizon,
     };
     let stats = run(&mut world, &mut sched, budget)?;
     Ok(finish(world, stats.events, horizon))

@@ -230,7 +230,10 @@ fn closed_pacing_starts_the_next_call_an_interval_after_the_last_ended() {
     // 5 s calls, 10 s apart after each end: starts at 0, 15 and 30 s before 32 s; open
     // pacing starts them at 0, 10, 20 and 30 s.
     let body = |pacing: &str| {
-        format!("[calls]\nclients = 1\ninterval = \"10s\"\npacing = \"{pacing}\"\nattempt_time = \"5s\"\n")
+        format!(
+            "[calls]\nclients = 1\ninterval = \"10s\"\npacing = \"{pacing}\"\nphase = \"together\"\n\
+             attempt_time = \"5s\"\n"
+        )
     };
     assert_eq!(value(&run_for("32s", &body("closed")), "calls"), Some(3.0));
     assert_eq!(value(&run_for("32s", &body("open")), "calls"), Some(4.0));
@@ -244,7 +247,7 @@ fn a_kept_backoff_never_reset_makes_the_next_short_failure_wait_the_old_backoff(
     let body = |reset: bool| {
         format!(
             "[calls]\nclients = 1\ninterval = \"10s\"\npacing = \"closed\"\nkeep_backoff = true\n\
-             calls_per_client = 2\n\
+             calls_per_client = 2\nphase = \"together\"\n\
              [calls.policy]\njitter = \"none\"\nmax_attempts = \"none\"\nreset_after_success = {reset}\n\
              [server]\n[[server.outage]]\nat = \"0s\"\nduration = \"6.5s\"\n\
              [[server.outage]]\nat = \"17s\"\nduration = \"500ms\"\n"
@@ -278,4 +281,84 @@ fn without_a_budget_a_short_slowdown_becomes_a_lasting_storm_and_a_budget_ends_i
     assert_eq!(value(&budget, "recovered"), Some(1.0));
     assert!(value(&budget, "time_to_recover").unwrap() < 20.0);
     assert!(value(&budget, "goodput_end").unwrap() > 180.0);
+}
+
+#[test]
+fn a_slowdown_slows_the_work_done_in_the_window_not_the_requests_that_arrived_in_it() {
+    // One worker, 100 ms of work per request, three requests at 0 and a brownout from 0
+    // to 1 s slowing the worker a hundredfold. The first request's work is consumed at
+    // 1/100 speed inside the window (1 s does 10 ms of it) and at full speed after:
+    // done at 1.09 s; the next two at 1.19 and 1.29 s. Were the slowdown stamped on the
+    // requests that arrived in the window, each would take 10 s: done at 10, 20 and 30 s.
+    let r = run_for(
+        "60s",
+        "[calls]\nclients = 3\ntimeout = \"60s\"\n[calls.policy]\nmax_attempts = 1\n\
+         [server]\nconcurrency = 1\nservice_time = \"100ms\"\nservice = \"fixed\"\n\
+         [[server.brownout]]\nat = \"0s\"\nduration = \"1s\"\nfail_fraction = 0\nslowdown = 100\n",
+    );
+    assert_eq!(value(&r, "success_rate"), Some(1.0));
+    assert!(close(value(&r, "time_to_success_max").unwrap(), 1.29));
+    assert!(close(value(&r, "time_to_success").unwrap(), (1.09 + 1.19 + 1.29) / 3.0));
+    // The worker was busy from 0 to 1.29 s.
+    let busy = column(&r, "busy_s");
+    assert!(close(busy[0], 1.0) && close(busy[1], 0.29), "{:?}", &busy[..3]);
+}
+
+#[test]
+fn no_bin_holds_more_busy_time_than_the_workers_can_give_the_last_bin_included() {
+    // A storm that keeps 5 workers busy to the horizon, with work queued past it: every
+    // bin holds at most workers × the part of its width before the horizon. A horizon
+    // on a bin edge leaves the last bin (which holds only the horizon's instant) empty.
+    let body = "[calls]\nclients = 20\ninterval = \"100ms\"\npacing = \"poisson\"\ntimeout = \"1s\"\n\
+                fail_with = 503\nfail_time = \"5ms\"\n\
+                [calls.policy]\npreset = \"aws-standard\"\nbudget = \"none\"\n\
+                [server]\nconcurrency = 5\nservice_time = \"20ms\"\nqueue = 400\n\
+                [[server.brownout]]\nat = \"20s\"\nduration = \"10s\"\nfail_fraction = 0\nslowdown = 5\n";
+    for (horizon, h) in [("60s", 60.0), ("60.5s", 60.5)] {
+        let r = run_for(horizon, body);
+        let busy = column(&r, "busy_s");
+        for (i, &b) in busy.iter().enumerate() {
+            let width = (h - i as f64).clamp(0.0, 1.0);
+            assert!(b <= 5.0 * width + 1e-9, "horizon {horizon}: bin {i} holds {b} s of 5 × {width} s");
+        }
+        // Saturated to the end: the bins before the horizon are full.
+        assert!(close(busy[58], 5.0), "{horizon}: {}", busy[58]);
+        assert!(close(*busy.last().unwrap(), 5.0 * (h - 60.0)), "{horizon}: {:?}", busy.last());
+    }
+}
+
+/// The calls started in `[0, until)` of a 1 ms series.
+fn calls_before(r: &ReplicationResult, until_ms: usize) -> f64 {
+    column(r, "calls")[..until_ms].iter().sum()
+}
+
+#[test]
+fn clients_start_in_steady_state_unless_told_to_start_together() {
+    // 200 clients, one call a second each: in steady state the fleet makes 200 calls in
+    // any second (a Poisson process of rate 200 for Poisson pacing), the first included.
+    let body = |pacing: &str, phase: &str| {
+        format!(
+            "[calls]\nclients = 200\ninterval = \"1s\"\npacing = \"{pacing}\"\n{phase}\
+             [calls.monitor]\nbin = \"1ms\"\n"
+        )
+    };
+    // Open pacing in steady state: each client calls once in every interval, so exactly
+    // once in the first second, and the first millisecond holds about 0.2 of them.
+    let open = run_for("3s", &body("open", ""));
+    assert_eq!(calls_before(&open, 1000), 200.0);
+    assert_eq!(calls_before(&open, 2000) - calls_before(&open, 1000), 200.0);
+    assert!(calls_before(&open, 1) <= 3.0, "{}", calls_before(&open, 1));
+    // Poisson in steady state: the first second's count is Poisson(200), sd √200 ≈ 14;
+    // 4 sd either side.
+    let poisson = run_for("3s", &body("poisson", ""));
+    let first = calls_before(&poisson, 1000);
+    assert!((143.0..=257.0).contains(&first), "{first}");
+    assert!(calls_before(&poisson, 1) <= 3.0, "{}", calls_before(&poisson, 1));
+    // Together: every client's first call at 0 (a gap under 1 ms may add one), and the
+    // Poisson clients' next calls on top in the first second (about 200 more).
+    let together = run_for("3s", &body("poisson", "phase = \"together\"\n"));
+    assert!((200.0..=203.0).contains(&column(&together, "calls")[0]));
+    assert!(calls_before(&together, 1000) > 300.0, "{}", calls_before(&together, 1000));
+    let open_together = run_for("3s", &body("open", "phase = \"together\"\n"));
+    assert_eq!(column(&open_together, "calls")[0], 200.0);
 }
