@@ -84,12 +84,11 @@ pub enum Verdict {
     Unranked,
     /// Fewer than two variants have a value.
     NoContest,
-    /// `clear` is false when the best and the runner-up's intervals overlap, `None`
-    /// when there are no intervals.
-    Best {
-        name: String,
-        clear: Option<bool>,
-    },
+    /// The best mean is not apart from another beyond chance.
+    NotApart,
+    /// Apart from every other variant beyond chance, or, with one replication and so no
+    /// intervals, best by the mean alone.
+    Best { name: String },
     Tie(Vec<String>),
 }
 
@@ -98,10 +97,8 @@ impl Verdict {
         match self {
             Verdict::Unranked => "not ranked".into(),
             Verdict::NoContest => String::new(),
-            Verdict::Best { name, clear } => match clear {
-                Some(false) => format!("{name} ≈"),
-                _ => name.clone(),
-            },
+            Verdict::NotApart => super::compare::NOT_SIGNIFICANT.to_string(),
+            Verdict::Best { name } => name.clone(),
             Verdict::Tie(names) => format!("tie: {}", names.join(", ")),
         }
     }
@@ -365,7 +362,7 @@ fn metric_tables(
         let base = stats.first().copied().flatten();
         let better = catalogue::better(metric, &models);
         let verdict = verdict(names, &stats, better);
-        if let Verdict::Best { clear: Some(false), .. } = verdict {
+        if let Verdict::NotApart = verdict {
             any_overlap = true;
         }
         if stats.iter().flatten().any(|s| s.ci.is_none()) {
@@ -373,7 +370,7 @@ fn metric_tables(
         }
         // A set: every one of thousands of variants can tie.
         let best_names: BTreeSet<&str> = match &verdict {
-            Verdict::Best { name, .. } => BTreeSet::from([name.as_str()]),
+            Verdict::Best { name } => BTreeSet::from([name.as_str()]),
             Verdict::Tie(n) => n.iter().map(String::as_str).collect(),
             _ => BTreeSet::new(),
         };
@@ -447,8 +444,9 @@ fn metric_tables(
     }
     if ranked {
         notes.push(
-            "Best: the best mean among the variants, for metrics where lower or higher is clearly \
-             better (as the table says); others are not ranked."
+            "Best: the variant with the best mean, for metrics where lower or higher is clearly \
+             better (as the table says), named only where the 95 % interval of its difference \
+             to every other variant (Welch's) excludes zero; others are not ranked."
                 .to_string(),
         );
     }
@@ -460,8 +458,8 @@ fn metric_tables(
             "variants of one run share random numbers, so each run's own report pairs them more sharply"
         };
         notes.push(format!(
-            "≈ after a best variant: the runner-up's 95 % interval overlaps the best one's, so at \
-             this number of replications the two are not clearly apart ({paired})."
+            "No significant difference: the best mean is within chance of another variant's at \
+             this number of replications ({paired})."
         ));
     }
     if any_no_ci {
@@ -508,28 +506,38 @@ fn verdict(names: &[String], stats: &[Option<&super::data::SummaryRow>], better:
     let Some(better) = better else {
         return Verdict::Unranked;
     };
-    let mut have: Vec<(&String, &super::data::SummaryRow)> =
+    let have: Vec<(&String, &super::data::SummaryRow)> =
         names.iter().zip(stats).filter_map(|(n, s)| s.map(|s| (n, s))).collect();
     if have.len() < 2 {
         return Verdict::NoContest;
     }
-    // Best first; the sort is stable, so equal means keep the variants' order.
-    have.sort_by(|a, b| match better {
-        Better::Lower => a.1.mean.total_cmp(&b.1.mean),
-        Better::Higher => b.1.mean.total_cmp(&a.1.mean),
-    });
-    let best = have[0].1.mean;
+    let best = have
+        .iter()
+        .map(|(_, s)| s.mean)
+        .reduce(|a, b| match better {
+            Better::Lower => a.min(b),
+            Better::Higher => a.max(b),
+        })
+        .unwrap_or(f64::NAN);
     let same = |v: f64| (v - best).abs() <= 1e-12 * best.abs().max(1e-300);
     let tied: Vec<String> = have.iter().filter(|(_, s)| same(s.mean)).map(|(n, _)| (*n).clone()).collect();
     if tied.len() > 1 {
         return Verdict::Tie(tied);
     }
-    let (a, b) = (have[0].1, have[1].1);
-    let clear = match (a.ci, b.ci) {
-        (Some((alo, ahi)), Some((blo, bhi))) => Some(ahi < blo || bhi < alo),
-        _ => None,
+    // The same rule as `compare`'s table: a variant is best only where the 95 % interval
+    // of its difference to every other excludes zero. Welch's unpaired interval ignores
+    // that one run's variants share random numbers, so it never claims more than the
+    // paired differences would.
+    let interval = |i: usize, j: usize| {
+        let (a, b) = (stats[i]?, stats[j]?);
+        super::significance::welch((a.n, a.mean, a.sd), (b.n, b.mean, b.sd))
     };
-    Verdict::Best { name: have[0].0.clone(), clear }
+    let text = super::compare::best(names, stats, Some(better), interval);
+    match text.as_str() {
+        super::compare::NOT_SIGNIFICANT => Verdict::NotApart,
+        super::compare::UNTESTED => Verdict::Best { name: tied.into_iter().next().unwrap_or_default() },
+        _ => Verdict::Best { name: text },
+    }
 }
 
 /// What the RTO plot shows, naming only the marks that appear in it.
