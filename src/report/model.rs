@@ -714,6 +714,33 @@ fn plot_ref(kind: Kind, data: &RunSet) -> Result<PlotRef, Interrupted> {
 mod tests {
     use super::*;
 
+    fn row(variant: &str, n: u64, mean: f64, sd: f64) -> super::super::data::SummaryRow {
+        super::super::data::SummaryRow {
+            variant: variant.into(),
+            point: Vec::new(),
+            metric: "m".into(),
+            unit: "s".into(),
+            n,
+            mean,
+            sd: Some(sd),
+            ci: None,
+        }
+    }
+
+    /// The report names a best variant only where `compare`'s table would: a difference of
+    /// 3 with spreads 2 and 1 is within chance at 4 replications and beyond it at 40
+    /// (Welch's interval, as `significance::welch` computes by hand).
+    #[test]
+    fn a_best_variant_is_named_only_where_the_difference_is_significant() {
+        let names = ["a".to_string(), "b".to_string()];
+        let (a4, b4) = (row("a", 4, 7.0, 1.0), row("b", 4, 10.0, 2.0));
+        let text = verdict(&names, &[Some(&a4), Some(&b4)], Some(Better::Lower)).text();
+        assert_eq!(text, super::super::compare::NOT_SIGNIFICANT);
+        let (a40, b40) = (row("a", 40, 7.0, 1.0), row("b", 40, 10.0, 2.0));
+        assert_eq!(verdict(&names, &[Some(&a40), Some(&b40)], Some(Better::Lower)).text(), "a");
+        assert_eq!(verdict(&names, &[Some(&a40), Some(&b40)], Some(Better::Higher)).text(), "b");
+    }
+
     #[test]
     fn directories_are_quoted_for_the_shell_only_when_they_need_it() {
         assert_eq!(shell_word("results/tcp-blackout"), "results/tcp-blackout");
