@@ -66,3 +66,4 @@ pub mod report;
 pub mod scenario;
 pub mod shard;
 pub mod sim;
+pub mod suggest;

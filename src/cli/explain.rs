@@ -77,6 +77,21 @@ pub struct ExplainArgs {
 const GRPC_CONNECTION: &[&str] =
     &["grpc-connection-spec", "grpc-connection-core", "grpc-connection-go", "grpc-connection-java"];
 
+#[cfg(test)]
+mod names_tests {
+    use super::*;
+
+    #[test]
+    fn a_profile_name_without_connection_points_to_its_connection_profile() {
+        let m = unknown_policy("grpc-go");
+        assert!(m.starts_with("unknown preset `grpc-go`; did you mean `grpc-connection-go`?"), "{m}");
+        let m = unknown_policy("gcs-pyton");
+        assert!(m.starts_with("unknown preset `gcs-pyton`; did you mean `gcs-python-api-core-2.11+`?"), "{m}");
+        let listed: Vec<&str> = super::super::presets::CONNECTION_PROFILES.iter().map(|p| p.0).collect();
+        assert_eq!(listed, GRPC_CONNECTION, "`presets` lists what `explain` takes");
+    }
+}
+
 pub fn explain(args: ExplainArgs) -> Result<(), CliError> {
     if let Some(name) = args.policy.as_deref().filter(|n| GRPC_CONNECTION.contains(n)) {
         return explain_connection(&args, name);
@@ -121,6 +136,21 @@ pub fn explain(args: ExplainArgs) -> Result<(), CliError> {
     }
     .map_err(CliError::from_stdout)?;
     out.flush().map_err(CliError::from_stdout)
+}
+
+/// What is said of a name that is neither a preset nor a connection profile.
+fn unknown_policy(name: &str) -> String {
+    if presets::find(name).is_none()
+        && crate::suggest::nearest(name, presets::all_names()).is_none()
+        && let Some(profile) = crate::suggest::nearest(name, GRPC_CONNECTION.iter().copied())
+    {
+        return format!(
+            "unknown preset `{name}`; did you mean `{profile}`? (gRPC connection profiles: {}); \
+             `backoffsim presets` describes them",
+            GRPC_CONNECTION.join(", ")
+        );
+    }
+    presets::unknown(name)
 }
 
 /// A gRPC connection-backoff profile: a channel whose every attempt is refused at once.
@@ -250,10 +280,7 @@ fn resolve_policy(args: &ExplainArgs) -> Result<RetryPolicy, CliError> {
         }
         (Some(name), None) => {
             if presets::find(name).is_none() {
-                return Err(CliError::Usage(format!(
-                    "unknown preset `{name}` (known: {}); `backoffsim presets` describes them",
-                    presets::names().join(", ")
-                )));
+                return Err(CliError::Usage(unknown_policy(name)));
             }
             format!("preset = {}", toml::Value::String(name.clone()))
         }

@@ -10,7 +10,8 @@ use backoffsim::scenario::load_file;
 use backoffsim::sim::{RunOptions, run_scenario};
 
 fn storm(c: &mut Criterion) {
-    let file = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("benches/scenarios/grpc-restart-storm-100k.toml");
+    let file =
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("benches/scenarios/grpc-restart-storm-100k.toml");
     let scenario = load_file(&file).expect("the bench scenario checks");
     let once = || run_scenario(&scenario, RunOptions { threads: 1, max_events: None }, &|| {}).expect("the storm runs");
     let events: u64 = once().results.iter().flatten().flatten().map(|r| r.events).sum();
@@ -24,7 +25,8 @@ fn storm(c: &mut Criterion) {
 /// The retry storm that does not recover: 100,000 clients, 5 simulated minutes, every
 /// call making its three attempts against a queue longer than the timeout.
 fn calls_storm(c: &mut Criterion) {
-    let file = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("benches/scenarios/calls-retry-storm-100k.toml");
+    let file =
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("benches/scenarios/calls-retry-storm-100k.toml");
     let scenario = load_file(&file).expect("the bench scenario checks");
     let once = || run_scenario(&scenario, RunOptions { threads: 1, max_events: None }, &|| {}).expect("the storm runs");
     let events: u64 = once().results.iter().flatten().flatten().map(|r| r.events).sum();
