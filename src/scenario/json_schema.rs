@@ -88,8 +88,12 @@ fn value(key: &Key) -> Value {
 /// variants share are not among them.
 fn variant() -> Value {
     let mut properties = Map::new();
-    properties.insert("name".into(), json!({ "type": "string", "description": "The variant's name in results and plots." }));
-    properties.insert("description".into(), json!({ "type": "string", "description": "What the variant changes, for the report." }));
+    properties
+        .insert("name".into(), json!({ "type": "string", "description": "The variant's name in results and plots." }));
+    properties.insert(
+        "description".into(),
+        json!({ "type": "string", "description": "What the variant changes, for the report." }),
+    );
     let top = TABLES.iter().find(|t| t.prefix.is_empty()).map_or(&[][..], |t| t.keys);
     for key in top.iter().filter(|k| k.ty == Type::Table && !SHARED_KEYS.iter().any(|(s, _)| *s == k.name)) {
         properties.insert(key.name.to_string(), property("", key));

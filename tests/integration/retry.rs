@@ -97,7 +97,11 @@ fn an_old_preset_name_still_explains_the_same_policy_and_a_near_miss_is_pointed_
     }
     let o = run(&["explain", "grpc-go"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("unknown preset `grpc-go`; did you mean `grpc-connection-go`?"), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("unknown preset `grpc-go`; did you mean `grpc-connection-go`?"),
+        "{}",
+        text(&o.stderr)
+    );
     let o = run(&["explain", "aws-standrd"]);
     assert!(text(&o.stderr).contains("did you mean `botocore-standard-1.44+`?"), "{}", text(&o.stderr));
 }
