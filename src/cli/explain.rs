@@ -77,21 +77,6 @@ pub struct ExplainArgs {
 const GRPC_CONNECTION: &[&str] =
     &["grpc-connection-spec", "grpc-connection-core", "grpc-connection-go", "grpc-connection-java"];
 
-#[cfg(test)]
-mod names_tests {
-    use super::*;
-
-    #[test]
-    fn a_profile_name_without_connection_points_to_its_connection_profile() {
-        let m = unknown_policy("grpc-go");
-        assert!(m.starts_with("unknown preset `grpc-go`; did you mean `grpc-connection-go`?"), "{m}");
-        let m = unknown_policy("gcs-pyton");
-        assert!(m.starts_with("unknown preset `gcs-pyton`; did you mean `gcs-python-api-core-2.11+`?"), "{m}");
-        let listed: Vec<&str> = super::super::presets::CONNECTION_PROFILES.iter().map(|p| p.0).collect();
-        assert_eq!(listed, GRPC_CONNECTION, "`presets` lists what `explain` takes");
-    }
-}
-
 pub fn explain(args: ExplainArgs) -> Result<(), CliError> {
     if let Some(name) = args.policy.as_deref().filter(|n| GRPC_CONNECTION.contains(n)) {
         return explain_connection(&args, name);
@@ -388,4 +373,19 @@ fn parse_file(label: &str, source: &str) -> Result<(RetryPolicyConfig, String), 
     };
     let config: RetryPolicyConfig = doc.deserialize(table, &prefix).map_err(single)?;
     Ok((config, prefix))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_profile_name_without_connection_points_to_its_connection_profile() {
+        let m = unknown_policy("grpc-go");
+        assert!(m.starts_with("unknown preset `grpc-go`; did you mean `grpc-connection-go`?"), "{m}");
+        let m = unknown_policy("gcs-pyton");
+        assert!(m.starts_with("unknown preset `gcs-pyton`; did you mean `gcs-python-api-core-2.11+`?"), "{m}");
+        let listed: Vec<&str> = super::super::presets::CONNECTION_PROFILES.iter().map(|p| p.0).collect();
+        assert_eq!(listed, GRPC_CONNECTION, "`presets` lists what `explain` takes");
+    }
 }

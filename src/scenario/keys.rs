@@ -142,21 +142,8 @@ mod tests {
     /// (serde's `deny_unknown_fields` list, "expected one of `a`, `b`"), with `lines`
     /// written in that table first; `None` when it reported no unknown key there.
     fn loader_keys(prefix: &str, lines: &str) -> Option<Vec<String>> {
-        let mut toml = String::from("name = \"k\"\nhorizon = \"1s\"\n");
-        let segments: Vec<&str> = prefix.trim_end_matches('.').split('.').filter(|s| !s.is_empty()).collect();
-        let mut path = Vec::new();
-        for (i, seg) in segments.iter().enumerate() {
-            path.push(seg.trim_end_matches("[]"));
-            if seg.ends_with("[]") {
-                toml += &format!("[[{}]]\n", path.join("."));
-            } else if i + 1 == segments.len() {
-                toml += &format!("[{}]\n", path.join("."));
-            }
-        }
-        toml += lines;
-        toml += "zz_not_a_key = 1\n";
-        let err = crate::scenario::load_str("k.toml", &toml).err()?;
-        let d = err.diagnostics.iter().find(|d| d.message.starts_with("unknown key `zz_not_a_key`"))?;
+        let found = diagnostics(prefix, &format!("{lines}zz_not_a_key = 1\n"));
+        let d = found.iter().find(|d| d.message.starts_with("unknown key `zz_not_a_key`"))?;
         let listed = d.message.split("expected").nth(1).unwrap_or("");
         let listed = listed.split("; did you mean").next().unwrap_or("");
         Some(listed.split('`').skip(1).step_by(2).map(String::from).collect())
@@ -170,7 +157,7 @@ mod tests {
             let tag = table.keys.iter().find(|k| k.required && matches!(k.ty, Type::Choice(_)));
             let tagged = tag.filter(|_| table.keys.iter().all(|k| k.ty != Type::Table && k.ty != Type::Tables));
             let theirs: Vec<String> = match tagged.or(table.keys.iter().find(|k| k.name == "model")) {
-                Some(tag @ Key { ty: Type::Choice(values), .. }) if table.prefix != "" => {
+                Some(tag @ Key { ty: Type::Choice(values), .. }) if !table.prefix.is_empty() => {
                     let mut all = vec![tag.name.to_string()];
                     for v in *values {
                         let found = loader_keys(table.prefix, &format!("{} = \"{v}\"\n", tag.name));
@@ -194,8 +181,59 @@ mod tests {
         }
     }
 
+    /// The diagnostics the loader gives for `key = value` in the table at `prefix`.
+    fn diagnostics(prefix: &str, line: &str) -> Vec<crate::scenario::Diagnostic> {
+        let mut toml = String::from("name = \"k\"\nhorizon = \"1s\"\n");
+        let segments: Vec<&str> = prefix.trim_end_matches('.').split('.').filter(|s| !s.is_empty()).collect();
+        let mut path = Vec::new();
+        for (i, seg) in segments.iter().enumerate() {
+            path.push(seg.trim_end_matches("[]"));
+            if seg.ends_with("[]") {
+                toml += &format!("[[{}]]\n", path.join("."));
+            } else if i + 1 == segments.len() {
+                toml += &format!("[{}]\n", path.join("."));
+            }
+        }
+        toml += line;
+        crate::scenario::load_str("k.toml", &toml).err().map_or(Vec::new(), |e| e.diagnostics)
+    }
+
     #[test]
-    fn every_key_has_a_one_line_doc_and_a_type_that_is_not_free_text_where_it_is_a_choice() {
+    fn every_choice_is_one_the_loader_takes_and_every_one_it_takes_is_listed() {
+        for table in TABLES {
+            for key in table.keys {
+                let (Type::Choice(values) | Type::Choices(values)) = key.ty else { continue };
+                let write = |v: &str| match key.ty {
+                    Type::Choices(_) => format!("{} = [\"{v}\"]\n", key.name),
+                    _ => format!("{} = \"{v}\"\n", key.name),
+                };
+                let path = format!("{}{}", table.prefix, key.name).replace("[]", "[0]");
+                let at_key = |d: &&crate::scenario::Diagnostic| d.key.starts_with(&path);
+                for v in values.iter() {
+                    let found = diagnostics(table.prefix, &write(v));
+                    let wrong: Vec<_> =
+                        found.iter().filter(at_key).filter(|d| d.message.contains("unknown variant")).collect();
+                    assert!(wrong.is_empty(), "`{path} = {v}`: {wrong:?}");
+                }
+                let found = diagnostics(table.prefix, &write("zz-not-a-value"));
+                let refusal = found.iter().find(at_key).unwrap_or_else(|| panic!("`{path}` took a bogus value"));
+                if let Some(listed) = refusal.message.split("expected").nth(1) {
+                    let listed = listed.split("; did you mean").next().unwrap_or("");
+                    let theirs: Vec<&str> = listed.split('`').skip(1).step_by(2).collect();
+                    if !theirs.is_empty() {
+                        let mut ours: Vec<&str> = values.to_vec();
+                        let mut theirs = theirs;
+                        ours.sort_unstable();
+                        theirs.sort_unstable();
+                        assert_eq!(ours, theirs, "`{path}`");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_key_has_a_one_line_doc_and_is_listed_once() {
         for (path, key) in all() {
             assert!(!key.doc.trim().is_empty(), "`{path}` has no doc");
             assert!(!key.doc.contains('\n'), "`{path}`: one line");
