@@ -44,14 +44,14 @@ fn property(prefix: &str, key: &Key) -> Value {
     };
     let Value::Object(obj) = &mut p else { unreachable!("every schema here is an object") };
     let mut description = key.doc.to_string();
-    if key.default.len() > 1 {
+    if key.default.len() > 1 && key.single_default().is_none() {
         description += &format!(" Default: {}.", key.default_text());
     }
     if !key.range_text().is_empty() {
         description += &format!(" Range: {}.", key.range_text());
     }
     obj.insert("description".into(), json!(description));
-    if let [("", v)] = key.default {
+    if let Some(v) = key.single_default() {
         obj.insert("default".into(), default_value(key.ty, v));
     }
     p
@@ -108,7 +108,7 @@ fn number(x: f64) -> Value {
 /// A default as the JSON value of its type; a duration or word stays a string.
 fn default_value(ty: Type, text: &str) -> Value {
     let parsed = match ty {
-        Type::Integer | Type::Number | Type::Fraction | Type::Bool | Type::Integers => {
+        Type::Integer | Type::Number | Type::Fraction | Type::Bool | Type::Integers | Type::CountOrNone => {
             serde_json::from_str::<Value>(text).ok()
         }
         _ => None,

@@ -79,12 +79,22 @@ pub struct Key {
 }
 
 impl Key {
+    /// The default when every profile has the same one.
+    pub fn single_default(&self) -> Option<&'static str> {
+        match self.default {
+            [(_, v), rest @ ..] if rest.iter().all(|(_, w)| w == v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// The default as `keys` shows it: one value, or one per profile.
     pub fn default_text(&self) -> String {
+        if let Some(v) = self.single_default() {
+            return v.to_string();
+        }
         match self.default {
             [] if self.required => "required".into(),
             [] => "-".into(),
-            [("", v)] => v.to_string(),
             many => many.iter().map(|(p, v)| format!("{p}: {v}")).collect::<Vec<_>>().join(", "),
         }
     }
