@@ -77,3 +77,4 @@ pub mod scenario;
 #[cfg_attr(not(feature = "cli"), allow(dead_code))]
 pub(crate) mod shard;
 pub mod sim;
+pub mod suggest;

@@ -123,6 +123,21 @@ pub fn explain(args: ExplainArgs) -> Result<(), CliError> {
     out.flush().map_err(CliError::from_stdout)
 }
 
+/// What is said of a name that is neither a preset nor a connection profile.
+fn unknown_policy(name: &str) -> String {
+    if presets::find(name).is_none()
+        && crate::suggest::nearest(name, presets::all_names()).is_none()
+        && let Some(profile) = crate::suggest::nearest(name, GRPC_CONNECTION.iter().copied())
+    {
+        return format!(
+            "unknown preset `{name}`; did you mean `{profile}`? (gRPC connection profiles: {}); \
+             `backoffsim presets` describes them",
+            GRPC_CONNECTION.join(", ")
+        );
+    }
+    presets::unknown(name)
+}
+
 /// A gRPC connection-backoff profile: a channel whose every attempt is refused at once.
 fn explain_connection(args: &ExplainArgs, name: &str) -> Result<(), CliError> {
     if args.file.is_some() || args.fail_with.is_some() || args.retry_after.is_some() {
@@ -250,10 +265,7 @@ fn resolve_policy(args: &ExplainArgs) -> Result<RetryPolicy, CliError> {
         }
         (Some(name), None) => {
             if presets::find(name).is_none() {
-                return Err(CliError::Usage(format!(
-                    "unknown preset `{name}` (known: {}); `backoffsim presets` describes them",
-                    presets::names().join(", ")
-                )));
+                return Err(CliError::Usage(unknown_policy(name)));
             }
             format!("preset = {}", toml::Value::String(name.clone()))
         }
@@ -361,4 +373,19 @@ fn parse_file(label: &str, source: &str) -> Result<(RetryPolicyConfig, String), 
     };
     let config: RetryPolicyConfig = doc.deserialize(table, &prefix).map_err(single)?;
     Ok((config, prefix))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_profile_name_without_connection_points_to_its_connection_profile() {
+        let m = unknown_policy("grpc-go");
+        assert!(m.starts_with("unknown preset `grpc-go`; did you mean `grpc-connection-go`?"), "{m}");
+        let m = unknown_policy("gcs-pyton");
+        assert!(m.starts_with("unknown preset `gcs-pyton`; did you mean `gcs-python-api-core-2.11+`?"), "{m}");
+        let listed: Vec<&str> = super::super::presets::CONNECTION_PROFILES.iter().map(|p| p.0).collect();
+        assert_eq!(listed, GRPC_CONNECTION, "`presets` lists what `explain` takes");
+    }
 }

@@ -20,7 +20,7 @@ pub struct MetricsArgs {
 fn model(s: &str) -> Result<Model, String> {
     Model::from_name(s).ok_or_else(|| {
         let names: Vec<&str> = Model::ALL.iter().map(|m| m.name()).collect();
-        format!("`{s}` is not a model; the models are {}", names.join(", "))
+        crate::suggest::unknown("model", s, names, None)
     })
 }
 

@@ -6,6 +6,7 @@ pub mod compare;
 pub mod completions;
 pub mod explain;
 pub mod json;
+pub mod keys;
 pub mod merge;
 pub mod metrics;
 pub mod plot;
@@ -68,6 +69,11 @@ pub enum Command {
     Metrics(metrics::MetricsArgs),
     /// Explain a retry policy: delays per attempt, worst cases, cap, attempts.
     Explain(explain::ExplainArgs),
+    /// List every scenario key: type, default (per profile where it depends on one),
+    /// range and meaning.
+    Keys(keys::KeysArgs),
+    /// Print a JSON Schema (draft-07) of scenario files, for editors (taplo, Even Better TOML).
+    Schema,
     /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
     Completions(completions::CompletionsArgs),
     /// Print the man page (roff), e.g. `backoffsim man > backoffsim.1`.
@@ -123,6 +129,8 @@ pub fn dispatch(cli: Cli) -> Result<(), CliError> {
         Command::Presets => presets::presets(),
         Command::Explain(args) => explain::explain(args),
         Command::Metrics(args) => metrics::metrics(args),
+        Command::Keys(args) => keys::keys(args),
+        Command::Schema => keys::schema(),
         Command::Plot(args) => plot::plot(args),
         Command::Compare(args) => compare::compare(args),
         Command::Completions(args) => completions::completions(args),

@@ -13,7 +13,7 @@ use crate::report::plot::{Format, Kind, PlotOptions, render};
 #[derive(Debug, Args)]
 pub struct PlotArgs {
     /// What to draw.
-    #[arg(value_enum)]
+    #[arg(value_parser = KindParser)]
     pub kind: Kind,
     /// A run directory (what `backoffsim run` wrote, e.g. results/tcp-blackout).
     pub run_dir: PathBuf,
@@ -43,6 +43,32 @@ pub struct PlotArgs {
     /// last segment) is VALUE; repeat for several values or keys [default: all cells].
     #[arg(long = "cell", value_name = "KEY=VALUE", value_parser = cell)]
     pub cells: Vec<(String, String)>,
+}
+
+/// A plot kind by name; a typo is told the nearest kind, as a scenario key is. Clap's
+/// own message for a value enum reads differently from every other unknown name.
+#[derive(Clone)]
+struct KindParser;
+
+impl clap::builder::TypedValueParser for KindParser {
+    type Value = Kind;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Kind, clap::Error> {
+        let s = value.to_string_lossy();
+        Kind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            let m = crate::suggest::unknown("plot kind", &s, Kind::ALL.map(Kind::name), None);
+            clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{m}\n")).with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(Kind::ALL.into_iter().filter_map(|k| clap::ValueEnum::to_possible_value(&k))))
+    }
 }
 
 /// `--cell key=value`.

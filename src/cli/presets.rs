@@ -5,6 +5,7 @@
 use std::io::Write;
 
 use super::CliError;
+use crate::model::grpc::{GrpcBackoffConfig, GrpcBackoffParams, GrpcProfile};
 use crate::model::retry::presets::PRESETS;
 use crate::model::retry::{AttemptLimit, BudgetPolicy, CapApplies, Jitter, RetryPolicy, RetryPolicyConfig};
 
@@ -46,28 +47,71 @@ pub fn key_numbers(p: &RetryPolicy) -> String {
     s
 }
 
-pub fn presets() -> Result<(), CliError> {
-    let mut rows: Vec<[String; 4]> = vec![["NAME".into(), "WHAT".into(), "KEY NUMBERS".into(), "SOURCE".into()]];
+/// The gRPC connection-backoff profiles `explain` takes besides the retry presets:
+/// name, what, scenario profile and where the arithmetic was read.
+pub const CONNECTION_PROFILES: &[(&str, &str, GrpcProfile, &str)] = &[
+    (
+        "grpc-connection-spec",
+        "gRPC connection backoff as specified",
+        GrpcProfile::Spec,
+        "grpc/grpc doc/connection-backoff.md",
+    ),
+    (
+        "grpc-connection-core",
+        "gRPC C core subchannel reconnects (C++, Python, Ruby, …)",
+        GrpcProfile::GrpcCore,
+        "grpc/grpc src/core/client_channel/subchannel.cc, src/core/util/backoff.cc",
+    ),
+    ("grpc-connection-go", "grpc-go reconnects", GrpcProfile::GrpcGo, "grpc/grpc-go internal/backoff/backoff.go"),
+    (
+        "grpc-connection-java",
+        "grpc-java reconnects",
+        GrpcProfile::GrpcJava,
+        "grpc/grpc-java core/src/main/java/io/grpc/internal/ExponentialBackoffPolicy.java",
+    ),
+];
+
+/// A connection profile's numbers, in the words `key_numbers` uses for a retry policy.
+pub fn connection_numbers(p: &GrpcBackoffParams) -> String {
+    let mut s = format!("{} ×{}, cap {}, ±{}%", p.initial_backoff, p.multiplier, p.max_backoff, p.jitter * 100.0);
+    match p.min_connect_timeout {
+        Some(t) => s += &format!("; attempts get ≥ {t}"),
+        None => s += "; no attempt deadline",
+    }
+    s + "; never gives up"
+}
+
+/// The table's rows, header first: the retry presets, then the connection profiles.
+pub fn rows() -> Result<Vec<[String; 5]>, CliError> {
+    let mut rows: Vec<[String; 5]> =
+        vec![["NAME".into(), "ALIAS".into(), "WHAT".into(), "KEY NUMBERS".into(), "SOURCE".into()]];
     for pr in PRESETS {
         let policy = RetryPolicyConfig::preset(pr.name)
             .resolve()
             .map_err(|e| CliError::Failed(format!("preset {} does not resolve: {e:?}", pr.name)))?;
-        rows.push([pr.name.to_string(), pr.what.to_string(), key_numbers(&policy), pr.source.to_string()]);
+        let aliases = pr.aliases.join(", ");
+        rows.push([pr.name.into(), aliases, pr.what.into(), key_numbers(&policy), pr.source.into()]);
     }
-    let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
-    let widths = [width(0), width(1), width(2)];
+    for &(name, what, profile, source) in CONNECTION_PROFILES {
+        let params = GrpcBackoffConfig { profile, ..GrpcBackoffConfig::default() }
+            .resolve()
+            .map_err(|e| CliError::Failed(format!("profile {name} does not resolve: {e:?}")))?;
+        rows.push([name.into(), String::new(), what.into(), connection_numbers(&params), source.into()]);
+    }
+    Ok(rows)
+}
+
+pub fn presets() -> Result<(), CliError> {
+    let rows = rows()?;
+    let last = rows[0].len() - 1;
+    let widths: Vec<usize> = (0..last).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for r in &rows {
         let mut line = String::new();
-        for (i, cell) in r.iter().enumerate() {
-            if i < 3 {
-                let pad = widths[i] - cell.chars().count();
-                line += cell;
-                line += &" ".repeat(pad + 2);
-            } else {
-                line += cell;
-            }
+        for (cell, width) in r.iter().zip(&widths) {
+            line += &format!("{cell:width$}  ");
         }
+        line += &r[last];
         writeln!(out, "{}", line.trim_end()).map_err(CliError::from_stdout)?;
     }
     out.flush().map_err(CliError::from_stdout)
@@ -88,5 +132,20 @@ mod tests {
         assert_eq!(numbers("gcloud"), "1s ×2, cap 32s after jitter, +U(0, 1s); 23 retries");
         assert_eq!(numbers("aws-standard"), "50ms ×2, cap 20s, full jitter; 3 attempts; quota 500/14");
         assert_eq!(numbers("finagle-budget"), "0s fixed, no jitter; budget 20%");
+    }
+
+    #[test]
+    fn the_list_holds_every_preset_with_its_aliases_and_every_connection_profile() {
+        let rows = rows().unwrap();
+        assert_eq!(rows.len(), 1 + PRESETS.len() + CONNECTION_PROFILES.len());
+        let aws = rows.iter().find(|r| r[0] == "botocore-standard-1.44+").unwrap();
+        assert_eq!(aws[1], "aws-standard");
+        // gRPC doc/connection-backoff.md: INITIAL_BACKOFF 1 s, MULTIPLIER 1.6, MAX_BACKOFF
+        // 120 s, JITTER 0.2, MIN_CONNECT_TIMEOUT 20 s.
+        let spec = rows.iter().find(|r| r[0] == "grpc-connection-spec").unwrap();
+        assert_eq!(spec[3], "1s ×1.6, cap 2min, ±20%; attempts get ≥ 20s; never gives up");
+        // grpc-java's InternalSubchannel gives a connection attempt no deadline.
+        let java = rows.iter().find(|r| r[0] == "grpc-connection-java").unwrap();
+        assert!(java[3].contains("no attempt deadline"), "{java:?}");
     }
 }

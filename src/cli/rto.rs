@@ -79,6 +79,6 @@ fn parse_profile(name: &str) -> Result<RtoProfile, CliError> {
     match name {
         "rfc6298" => Ok(RtoProfile::Rfc6298),
         "linux" => Ok(RtoProfile::Linux),
-        other => Err(CliError::Usage(format!("unknown profile `{other}`: expected `rfc6298` or `linux`"))),
+        other => Err(CliError::Usage(crate::suggest::unknown("profile", other, ["rfc6298", "linux"], None))),
     }
 }

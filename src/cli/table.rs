@@ -59,7 +59,7 @@ impl MetricArgs {
                 continue;
             }
             let names: Vec<&str> = models.iter().map(|m| m.name()).collect();
-            let hint = crate::scenario::load::nearest(id, known.iter().map(String::as_str))
+            let hint = crate::suggest::nearest(id, known.iter().map(String::as_str))
                 .map(|n| format!("; did you mean `{n}`?"))
                 .unwrap_or_else(|| ".".to_string());
             return Err(CliError::Usage(format!(

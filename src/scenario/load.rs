@@ -327,10 +327,19 @@ fn explain(message: &str) -> String {
         // `timout`, expected one of `clients`, …, `timeout`, …: the first quoted word is
         // the key written, the others the keys there are.
         let mut quoted = rest.split('`').skip(1).step_by(2);
-        let suggestion = quoted.next().and_then(|key| nearest(key, quoted));
+        let suggestion = quoted.next().and_then(|key| crate::suggest::nearest(key, quoted));
         return match suggestion {
             Some(s) => format!("unknown key {rest}; did you mean `{s}`?"),
             None => format!("unknown key {rest}"),
+        };
+    }
+    if m.starts_with("unknown variant ") {
+        // A name from a fixed list (a profile, a mode): `grpc_go`, expected one of
+        // `spec`, `grpc-core`, `grpc-go`, ….
+        let mut quoted = m.split('`').skip(1).step_by(2);
+        return match quoted.next().and_then(|word| crate::suggest::nearest(word, quoted)) {
+            Some(s) => format!("{m}; did you mean `{s}`?"),
+            None => m.to_string(),
         };
     }
     if let Some(rest) = m.strip_prefix("missing field ") {
@@ -357,18 +366,6 @@ fn in_words(message: &str) -> String {
         .unwrap_or_else(|| message.to_string())
 }
 
-/// The candidate closest to `word` by edit distance (Levenshtein's, with a swap of two
-/// neighbours counted as one edit: `tiemout`), if it is close enough to be a typo: at
-/// most one edit for short keys, a third of the letters for longer ones.
-pub(crate) fn nearest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (word.chars().count() / 3).max(1);
-    candidates
-        .map(|c| (strsim::osa_distance(word, c), c))
-        .filter(|&(d, _)| d <= limit)
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, c)| c)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -381,7 +378,17 @@ mod tests {
         assert!(m("client").ends_with("did you mean `clients`?"));
         assert!(!m("banana").contains("did you mean"), "{}", m("banana"));
         assert!(m("banana").starts_with("unknown key `banana`, expected one of `clients`"));
-        assert_eq!(strsim::osa_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn a_near_miss_among_a_fixed_list_of_names_gets_a_did_you_mean() {
+        let m = explain("unknown variant `grpc_go`, expected one of `spec`, `grpc-core`, `grpc-go`, `grpc-java`");
+        assert!(
+            m.ends_with("expected one of `spec`, `grpc-core`, `grpc-go`, `grpc-java`; did you mean `grpc-go`?"),
+            "{m}"
+        );
+        let m = explain("unknown variant `bsd`, expected `rfc6298` or `linux`");
+        assert_eq!(m, "unknown variant `bsd`, expected `rfc6298` or `linux`");
     }
 
     #[derive(serde::Deserialize, Debug)]

@@ -14,6 +14,8 @@ pub mod calls;
 pub mod diag;
 pub mod grpc;
 pub mod jobs;
+pub mod json_schema;
+pub mod keys;
 pub mod load;
 pub mod models;
 pub mod occ;

@@ -45,8 +45,11 @@ fn metrics_refuses_an_unknown_model_with_exit_2() {
     let o = run(&["metrics", "--model", "udp"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o.stderr).contains("`udp` is not a model; the models are tcp, grpc, calls, occ"),
+        text(&o.stderr).contains("unknown model `udp` (known: `tcp`, `grpc`, `calls`, `occ`, `jobs`)"),
         "{}",
         text(&o.stderr)
     );
+    let o = run(&["metrics", "--model", "tpc"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("unknown model `tpc`; did you mean `tcp`?"), "{}", text(&o.stderr));
 }

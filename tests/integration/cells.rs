@@ -191,7 +191,7 @@ fn plot_cell_that_matches_nothing_names_the_keys_and_values_there_are() {
     let o = plot("window=8");
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o.stderr).contains("no sweep key `window` (keys: `grpc.backoff.max_backoff`)"),
+        text(&o.stderr).contains("unknown sweep key `window` (keys: `grpc.backoff.max_backoff`)"),
         "{}",
         text(&o.stderr)
     );

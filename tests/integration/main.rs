@@ -24,6 +24,7 @@ mod malformed_inputs;
 mod metrics;
 mod models;
 mod mutated_scenarios;
+mod names;
 mod occ;
 mod paired;
 mod redraw;

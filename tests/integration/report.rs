@@ -180,12 +180,12 @@ fn a_directory_that_is_not_a_run_or_lacks_the_data_is_refused_with_exit_2() {
     assert_refused(&["plot", "rto", &fixture("grpc-restart"), "-o", out], &["trace.csv"]);
     assert_refused(
         &["plot", "rto", "results/tcp-blackout", "--variant", "bbr", "-o", out],
-        &["no variant `bbr`", "rfc6298, linux"],
+        &["unknown variant `bbr`", "`rfc6298`, `linux`"],
     );
     assert_refused(&["plot", "rto", "results/tcp-blackout", "-o", "x.pdf"], &[".svg or .png"]);
     assert_refused(
         &["plot", "sweep", &fixture("contention-sweep"), "--metric", "nope", "-o", out],
-        &["no metric `nope`", "calls"],
+        &["unknown metric `nope`", "summary.csv"],
     );
     assert!(!Path::new(out).exists());
     // compare replaces its output directory whole: not one that holds something else.

@@ -5,23 +5,27 @@ use std::process::Stdio;
 
 use super::common::{bin, run, text};
 
-const PRESETS: &[&str] = &[
-    "seed-loop",
-    "gcs-python",
-    "gcs-python-legacy",
-    "gcs-cpp",
-    "gcloud",
-    "aws-standard",
-    "aws-standard-2025",
-    "aws-legacy",
-    "aws-adaptive",
-    "tenacity-random-exp",
-    "python-backoff",
-    "backon",
-    "grpc-retry",
-    "envoy",
-    "finagle-budget",
+/// Each preset's name and the earlier name it still answers to.
+const PRESETS: &[(&str, &str)] = &[
+    ("seed-loop", ""),
+    ("gcs-python-api-core-2.11+", "gcs-python"),
+    ("gcs-python-api-core-pre-2.11", "gcs-python-legacy"),
+    ("gcs-cpp-limited-time", "gcs-cpp"),
+    ("gcloud-storage-528", "gcloud"),
+    ("botocore-standard-1.44+", "aws-standard"),
+    ("botocore-standard-pre-1.44", "aws-standard-2025"),
+    ("botocore-legacy", "aws-legacy"),
+    ("botocore-adaptive-1.44+", "aws-adaptive"),
+    ("tenacity-random-exp-9.2", "tenacity-random-exp"),
+    ("backoff-expo-2.2", "python-backoff"),
+    ("backon-exponential-1.6", "backon"),
+    ("grpc-java-retry-a6", "grpc-retry"),
+    ("envoy-router-5xx", "envoy"),
+    ("finagle-requeue-budget", "finagle-budget"),
 ];
+
+const CONNECTION_PROFILES: &[&str] =
+    &["grpc-connection-spec", "grpc-connection-core", "grpc-connection-go", "grpc-connection-java"];
 
 fn ok(args: &[&str]) -> String {
     let o = run(args);
@@ -70,14 +74,36 @@ fn presets_lists_every_name_with_its_numbers_and_source() {
     let out = ok(&["presets"]);
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].starts_with("NAME") && lines[0].contains("KEY NUMBERS") && lines[0].contains("SOURCE"));
-    assert_eq!(lines.len(), 1 + PRESETS.len());
-    for (line, name) in lines[1..].iter().zip(PRESETS) {
+    assert_eq!(lines.len(), 1 + PRESETS.len() + CONNECTION_PROFILES.len());
+    let alias_col = lines[0].find("ALIAS").unwrap();
+    for (line, (name, alias)) in lines[1..].iter().zip(PRESETS) {
+        assert!(line.starts_with(&format!("{name} ")), "{line}");
+        assert!(line[alias_col..].starts_with(&format!("{alias} ")), "{line}");
+    }
+    for (line, name) in lines[1 + PRESETS.len()..].iter().zip(CONNECTION_PROFILES) {
         assert!(line.starts_with(&format!("{name} ")), "{line}");
     }
     // Aligned: the second column starts at the same place on every line.
     let col = lines[0].find("WHAT").unwrap();
     assert!(lines.iter().all(|l| l.chars().nth(col - 1) == Some(' ')));
     assert!(out.contains("23 retries") && out.contains("botocore/retries/standard.py"));
+}
+
+#[test]
+fn an_old_preset_name_still_explains_the_same_policy_and_a_near_miss_is_pointed_to() {
+    for (name, alias) in PRESETS.iter().filter(|(_, a)| !a.is_empty()).take(3) {
+        let args = |p| ["explain", p, "--runs", "50", "--csv", "runs"];
+        assert_eq!(ok(&args(name)), ok(&args(alias)), "{name} and {alias}");
+    }
+    let o = run(&["explain", "grpc-go"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("unknown preset `grpc-go`; did you mean `grpc-connection-go`?"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = run(&["explain", "aws-standrd"]);
+    assert!(text(&o.stderr).contains("did you mean `botocore-standard-1.44+`?"), "{}", text(&o.stderr));
 }
 
 #[test]

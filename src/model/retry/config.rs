@@ -804,7 +804,12 @@ mod tests {
     fn unknown_preset_lists_the_known_ones() {
         let errs = RetryPolicyConfig::preset("gcs-pyhton").resolve().unwrap_err();
         assert_eq!(keys(&errs), ["preset"]);
-        assert!(errs.pairs()[0].1.contains("gcs-python, gcs-python-legacy"), "{errs:?}");
+        let message = &errs.pairs()[0].1;
+        assert!(
+            message.starts_with("unknown preset `gcs-pyhton`; did you mean `gcs-python-api-core-2.11+`?"),
+            "{errs:?}"
+        );
+        assert!(message.contains("gcs-python-api-core-2.11+, gcs-python-api-core-pre-2.11"), "{errs:?}");
     }
 
     #[test]

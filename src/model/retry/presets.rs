@@ -18,7 +18,11 @@ use crate::engine::time::SimDuration;
 /// A named library behaviour.
 #[derive(Clone, Copy, Debug)]
 pub struct Preset {
+    /// The library, its mode and the versions whose behaviour it reproduces.
     pub name: &'static str,
+    /// Earlier names, still accepted wherever a preset is named, so that existing
+    /// scenarios keep working (and keep their results: the name is kept as written).
+    pub aliases: &'static [&'static str],
     /// One line: what it is.
     pub what: &'static str,
     /// Where the facts were read: repository, file, version.
@@ -37,102 +41,133 @@ impl Preset {
 pub const PRESETS: &[Preset] = &[
     Preset {
         name: "seed-loop",
+        aliases: &[],
         what: "the seed article's Python loop",
         source: "the article's loop: 5 tries, sleep uniform(0, min(30, 1 * 2**attempt))",
         build: seed_loop,
     },
     Preset {
-        name: "gcs-python",
+        name: "gcs-python-api-core-2.11+",
+        aliases: &["gcs-python"],
         what: "Cloud Storage Python (api-core >= 2.11)",
         source: "googleapis/python-api-core google/api_core/retry/retry_base.py, retry_unary.py",
         build: gcs_python,
     },
     Preset {
-        name: "gcs-python-legacy",
+        name: "gcs-python-api-core-pre-2.11",
+        aliases: &["gcs-python-legacy"],
         what: "Cloud Storage Python (api-core <= 2.10)",
         source: "googleapis/python-api-core google/api_core/retry.py (<= 2.10)",
         build: gcs_python_legacy,
     },
     Preset {
-        name: "gcs-cpp",
+        name: "gcs-cpp-limited-time",
+        aliases: &["gcs-cpp"],
         what: "Cloud Storage C++ (google-cloud-cpp)",
         source: "googleapis/google-cloud-cpp google/cloud/internal/backoff_policy.cc, retry_policy.h, storage/client_options.cc",
         build: gcs_cpp,
     },
     Preset {
-        name: "gcloud",
+        name: "gcloud-storage-528",
+        aliases: &["gcloud"],
         what: "gcloud storage transfers (cli 528)",
         source: "google-cloud-cli googlecloudsdk/core/util/retry.py, command_lib/storage/retry_util.py",
         build: gcloud,
     },
     Preset {
-        name: "aws-standard",
+        name: "botocore-standard-1.44+",
+        aliases: &["aws-standard"],
         what: "AWS standard mode 2.1 (botocore >= 1.44)",
         source: "boto/botocore botocore/retries/standard.py (STANDARD_RETRY_MODE_VERSION 2.1), quota.py",
         build: aws_standard,
     },
     Preset {
-        name: "aws-standard-2025",
+        name: "botocore-standard-pre-1.44",
+        aliases: &["aws-standard-2025"],
         what: "AWS standard mode 2.0 (botocore <= 1.43)",
         source: "boto/botocore botocore/retries/standard.py (STANDARD_RETRY_MODE_VERSION 2.0), quota.py",
         build: aws_standard_2025,
     },
     Preset {
-        name: "aws-legacy",
+        name: "botocore-legacy",
+        aliases: &["aws-legacy"],
         what: "AWS legacy mode (botocore _retry.json)",
         source: "boto/botocore botocore/data/_retry.json, botocore/retryhandler.py",
         build: aws_legacy,
     },
     Preset {
-        name: "aws-adaptive",
+        name: "botocore-adaptive-1.44+",
+        aliases: &["aws-adaptive"],
         what: "AWS adaptive mode (rate limiter simplified)",
         source: "boto/botocore botocore/retries/adaptive.py, bucket.py, throttling.py",
         build: aws_adaptive,
     },
     Preset {
-        name: "tenacity-random-exp",
+        name: "tenacity-random-exp-9.2",
+        aliases: &["tenacity-random-exp"],
         what: "tenacity 9.2 random exponential, 120 s",
         source: "jd/tenacity tenacity/wait.py, stop.py, __init__.py",
         build: tenacity_random_exp,
     },
     Preset {
-        name: "python-backoff",
+        name: "backoff-expo-2.2",
+        aliases: &["python-backoff"],
         what: "backoff 2.2 expo + full jitter, 120 s",
         source: "litl/backoff backoff/_wait_gen.py, _jitter.py, _sync.py, _common.py (2.2)",
         build: python_backoff,
     },
     Preset {
-        name: "backon",
+        name: "backon-exponential-1.6",
+        aliases: &["backon"],
         what: "backon 1.6 ExponentialBuilder::default()",
         source: "Xuanwo/backon backon/src/backoff/exponential.rs",
         build: backon,
     },
     Preset {
-        name: "grpc-retry",
+        name: "grpc-java-retry-a6",
+        aliases: &["grpc-retry"],
         what: "gRPC retries, gRFC A6 example (grpc-java)",
         source: "grpc/proposal A6-client-retries.md; grpc/grpc-java core/src/main/java/io/grpc/internal/RetriableStream.java",
         build: grpc_retry,
     },
     Preset {
-        name: "envoy",
+        name: "envoy-router-5xx",
+        aliases: &["envoy"],
         what: "envoy router, retry_on 5xx, defaults",
         source: "envoyproxy/envoy source/common/common/backoff_strategy.cc, source/common/router/retry_state_impl.cc",
         build: envoy,
     },
     Preset {
-        name: "finagle-budget",
+        name: "finagle-requeue-budget",
+        aliases: &["finagle-budget"],
         what: "finagle requeues, default RetryBudget",
         source: "twitter/finagle finagle-core/.../service/RetryBudget.scala, RequeueFilter.scala, Retries.scala",
         build: finagle_budget,
     },
 ];
 
+/// The preset `name` names, by its name or an alias.
 pub fn find(name: &str) -> Option<&'static Preset> {
-    PRESETS.iter().find(|p| p.name == name)
+    PRESETS.iter().find(|p| p.name == name || p.aliases.contains(&name))
 }
 
 pub fn names() -> Vec<&'static str> {
     PRESETS.iter().map(|p| p.name).collect()
+}
+
+/// Every name a preset answers to, aliases included: what a typo is matched against.
+pub fn all_names() -> Vec<&'static str> {
+    PRESETS.iter().flat_map(|p| std::iter::once(p.name).chain(p.aliases.iter().copied())).collect()
+}
+
+/// What is said of a name no preset answers to: the nearest name or alias (as the
+/// preset's name), then the names.
+pub fn unknown(name: &str) -> String {
+    let mut m = format!("unknown preset `{name}`");
+    if let Some(near) = crate::suggest::nearest(name, all_names()).and_then(find) {
+        m += &format!("; did you mean `{}`?", near.name);
+    }
+    m + &format!(" (known: {}); `backoffsim presets` describes them", names().join(", "))
 }
 
 fn d(text: &str) -> SimDuration {
@@ -599,5 +634,49 @@ fn finagle_budget() -> RetryPolicyConfig {
         budget_percent_can_retry: Some(0.2),
         budget_max_retries_per_request: Some(0.2),
         ..common()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_earlier_name_is_an_alias_of_the_same_behaviour() {
+        for (old, new) in [
+            ("gcs-python", "gcs-python-api-core-2.11+"),
+            ("gcs-python-legacy", "gcs-python-api-core-pre-2.11"),
+            ("aws-standard", "botocore-standard-1.44+"),
+            ("aws-standard-2025", "botocore-standard-pre-1.44"),
+            ("aws-adaptive", "botocore-adaptive-1.44+"),
+        ] {
+            assert_eq!(find(old).map(|p| p.name), Some(new), "{old}");
+        }
+        for p in PRESETS {
+            for a in p.aliases {
+                assert_eq!(find(a).map(|q| q.config()), Some(p.config()), "{a}");
+            }
+        }
+    }
+
+    #[test]
+    fn names_and_aliases_are_unique_and_say_the_library_first() {
+        let all = all_names();
+        let mut sorted = all.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), all.len(), "{all:?}");
+        // The botocore presets name the STANDARD_RETRY_MODE_VERSION's botocore range
+        // (2.1 from 1.44, 2.0 before), read in botocore/retries/standard.py.
+        assert!(find("botocore-standard-1.44+").unwrap().what.contains("botocore >= 1.44"));
+        assert!(find("botocore-standard-pre-1.44").unwrap().what.contains("botocore <= 1.43"));
+    }
+
+    #[test]
+    fn an_unknown_name_points_to_the_preset_a_near_alias_names() {
+        let m = unknown("aws-standrd");
+        assert!(m.starts_with("unknown preset `aws-standrd`; did you mean `botocore-standard-1.44+`?"), "{m}");
+        assert!(m.ends_with("`backoffsim presets` describes them"), "{m}");
+        assert!(!unknown("banana").contains("did you mean"));
     }
 }

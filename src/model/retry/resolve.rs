@@ -17,7 +17,7 @@ impl RetryPolicyConfig {
             Some(p) => Ok(self.over(p.config())),
             None => {
                 let mut errs = ConfigErrors::new();
-                errs.push("preset", format!("unknown preset `{name}` (known: {})", presets::names().join(", ")));
+                errs.push("preset", presets::unknown(name));
                 Err(errs)
             }
         }

@@ -116,7 +116,11 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
     }
     if let Some(m) = &opts.metric {
         if !metrics.contains(m) {
-            return Err(ReportError::Missing(format!("cdf.csv has no metric `{m}` (it has: {})", metrics.join(", "))));
+            let names = metrics.iter().map(String::as_str);
+            return Err(ReportError::Missing(format!(
+                "cdf.csv: {}",
+                crate::suggest::unknown("metric", m, names, None)
+            )));
         }
         metrics = vec![m.clone()];
     }

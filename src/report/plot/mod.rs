@@ -139,10 +139,8 @@ pub fn render(kind: Kind, data: &RunSet, opts: &PlotOptions, format: Format) -> 
     }
     for v in &opts.variants {
         if data.variant(v).is_none() {
-            return Err(ReportError::Missing(format!(
-                "no variant `{v}` in this run (variants: {})",
-                data.variant_names().join(", ")
-            )));
+            let names = data.variant_names();
+            return Err(ReportError::Missing(crate::suggest::unknown("variant", v, names, None)));
         }
     }
     if let (Some(a), Some(b)) = (opts.from, opts.to)
@@ -733,8 +731,13 @@ pub fn select_cells(data: &RunSet, wanted: &[(String, String)]) -> Result<Vec<Ve
         let i = match hits.as_slice() {
             [i] => *i,
             [] => {
+                // A near miss of the whole key or of its last segment.
+                let mut names: Vec<&str> = keys.iter().map(String::as_str).collect();
+                names.extend(keys.iter().filter_map(|k| k.rsplit_once('.').map(|(_, last)| last)));
+                let known = crate::suggest::unknown("sweep key", k, names, None);
+                let known = known.split(" (known: ").next().unwrap_or_default();
                 return Err(ReportError::Missing(format!(
-                    "--cell {k}={v}: no sweep key `{k}` (keys: {})",
+                    "--cell {k}={v}: {known} (keys: {})",
                     keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
                 )));
             }

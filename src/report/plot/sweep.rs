@@ -300,6 +300,10 @@ pub(crate) struct Selection {
     pub footer: String,
 }
 
+/// Where the metrics of a run are listed, when there are too many to show after a typo.
+pub(crate) const NOT_IN_RUN: &str =
+    "summary.csv has every metric the run wrote, `backoffsim metrics` what each measures";
+
 /// The metrics to show: `--metric` (any metric, even a constant or internal one), or
 /// by default the headline metrics of the runs' models that vary across the plot, so
 /// the figure answers the model's question instead of listing every counter. Runs whose
@@ -310,10 +314,8 @@ pub(crate) fn chosen_metrics(data: &RunSet, opts: &PlotOptions, kind: &str) -> R
     let models = crate::report::models(data);
     if let Some(m) = &opts.metric {
         let one = all.iter().find(|(n, _)| n == m).map(|x| vec![x.clone()]).ok_or_else(|| {
-            ReportError::Missing(format!(
-                "summary.csv has no metric `{m}` (it has: {})",
-                all.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
-            ))
+            let names = all.iter().map(|(n, _)| n.as_str());
+            ReportError::Missing(crate::suggest::unknown("metric", m, names, Some(NOT_IN_RUN)))
         })?;
         return Ok(Selection { metrics: one, models, footer: String::new() });
     }
