@@ -60,6 +60,40 @@ impl Bins {
     }
 }
 
+/// The first burst after the server is back (`first_burst_peak`): the attempts that
+/// reach the server in the one-second window `[return, return + 1 s)` after its first
+/// return from being down, a count in 1 s and so a rate in attempts/s. Counted from the
+/// attempt times, not from the bins, whose edges need not fall on the return.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FirstBurst {
+    from: SimTime,
+    count: u32,
+}
+
+impl FirstBurst {
+    pub const WINDOW: SimDuration = SimDuration::from_secs(1);
+
+    /// The window after `back`, the server's first return (see
+    /// `ServerSchedule::first_return`); `None` without one, or when the window does not
+    /// end by `horizon`, where a second the run did not see would be counted short.
+    pub fn after(back: Option<SimTime>, horizon: SimDuration) -> Option<FirstBurst> {
+        let from = back?;
+        (from.saturating_add(Self::WINDOW).as_nanos() <= horizon.as_nanos()).then_some(FirstBurst { from, count: 0 })
+    }
+
+    /// An attempt reaching the server at `t`.
+    pub fn add(&mut self, t: SimTime) {
+        if t >= self.from && t.saturating_since(self.from) < Self::WINDOW {
+            self.count += 1;
+        }
+    }
+
+    /// Attempts per second in the window.
+    pub fn peak(&self) -> f64 {
+        f64::from(self.count) / Self::WINDOW.as_secs_f64()
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BurstStats {
     pub peak_rate: f64,
@@ -117,6 +151,23 @@ mod tests {
         let f = flat.burst_stats().unwrap();
         assert_eq!((f.peak_to_mean, f.cv), (1.0, 0.0));
         assert!(Bins::new(SimDuration::from_secs(1), SimDuration::from_secs(1)).burst_stats().is_none());
+    }
+
+    #[test]
+    fn the_first_burst_counts_the_attempts_in_the_second_after_the_return() {
+        let ms = |m: u64| SimTime(m * 1_000_000);
+        let horizon = SimDuration::from_secs(60);
+        let mut b = FirstBurst::after(Some(ms(20_000)), horizon).unwrap();
+        // Before the return, at it, inside the window, at its open end, and after.
+        for t in [19_999, 20_000, 20_000, 20_400, 20_999, 21_000, 30_000] {
+            b.add(ms(t));
+        }
+        // [20 s, 21 s) holds 20.000, 20.000, 20.400 and 20.999: 4 attempts in 1 s.
+        assert_eq!(b.peak(), 4.0);
+        // No return, or a window that would run past the horizon: no value.
+        assert_eq!(FirstBurst::after(None, horizon), None);
+        assert!(FirstBurst::after(Some(ms(59_000)), horizon).is_some());
+        assert_eq!(FirstBurst::after(Some(ms(59_001)), horizon), None);
     }
 
     #[test]

@@ -109,6 +109,21 @@ impl ServerSchedule {
         self.restarts.get(i).copied()
     }
 
+    /// When the server first comes back after being down: the end of the first window
+    /// that has any length, or of the run of windows back to back with it (an outage
+    /// right after a restart keeps the server down). `None` when it is never down.
+    pub fn first_return(&self) -> Option<SimTime> {
+        let first = self.windows.iter().position(|w| w.end > w.start)?;
+        let mut end = self.windows[first].end;
+        for w in &self.windows[first + 1..] {
+            if w.start > end {
+                break;
+            }
+            end = end.max(w.end);
+        }
+        Some(end)
+    }
+
     /// Bytes on the heap: fixed at construction, whatever the number of calls.
     pub fn heap_bytes(&self) -> usize {
         std::mem::size_of_val(&*self.windows)
@@ -159,6 +174,17 @@ mod tests {
         assert_eq!(down(at(45)), None);
         assert_eq!(down(at(50)), None);
         assert_eq!(down(at(60)), None);
+    }
+
+    #[test]
+    fn the_first_return_ends_a_run_of_back_to_back_windows() {
+        // Restart at 10 s down 30 s, then an outage from 40 s to 45 s: up again at 45 s.
+        assert_eq!(schedule().first_return(), Some(at(45)));
+        // A restart with no down time never finds the server down: no return.
+        let s = SimDuration::from_secs;
+        let c = ServerConfig { restart: vec![Restart { at: s(5), down: s(0) }], ..ServerConfig::default() };
+        assert_eq!(ServerSchedule::new(&c).first_return(), None);
+        assert_eq!(ServerSchedule::new(&ServerConfig::default()).first_return(), None);
     }
 
     #[test]

@@ -53,6 +53,11 @@ pub struct Answer {
 }
 
 impl CallServer {
+    /// When the server first comes back after being down (see `ServerSchedule::first_return`).
+    pub fn first_return(&self) -> Option<SimTime> {
+        self.server.schedule().first_return()
+    }
+
     pub fn new(config: &ServerConfig, rng: CounterRng) -> CallServer {
         CallServer {
             server: Server::new(config),
