@@ -177,7 +177,7 @@ pub static CATALOGUE: &[Entry] = &[
     e("reconnect_after_up_all", "Reconnect after the server is back, all channels", "s", L, &[Grpc], false,
         "Time from the server's return until the last channel is connected."),
     e("first_burst_peak", "First burst after the server is back", "attempts/s", L, &[Grpc, Calls], false,
-        "Attempts reaching the server in the first second after its first return from a restart or outage (absent without one, or when that second ends after the horizon)."),
+        "The most attempts reaching the server in any one second from its first return after a restart or outage until it next goes down: the herd it meets (absent when it is never down)."),
     e("spread_attempt{k}", "Spread of attempt {k}", "s", N, &[Grpc], false,
         "Standard deviation over channels of when attempt k starts after a disconnect."),
     // ---- OCC: Brooker's contention study ---------------------------------------------

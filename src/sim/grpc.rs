@@ -526,7 +526,7 @@ pub fn run_replication(spec: &GrpcSpec, job: Job<'_>) -> Result<ReplicationResul
     } else {
         BTreeMap::new()
     };
-    let first_burst = FirstBurst::after(server.schedule().first_return(), horizon);
+    let first_burst = FirstBurst::after(server.schedule().first_up(), horizon);
     let mut world = GrpcWorld {
         spec,
         params: &spec.backoff,

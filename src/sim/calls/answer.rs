@@ -53,9 +53,9 @@ pub struct Answer {
 }
 
 impl CallServer {
-    /// When the server first comes back after being down (see `ServerSchedule::first_return`).
-    pub fn first_return(&self) -> Option<SimTime> {
-        self.server.schedule().first_return()
+    /// The server's first up period after being down (see `ServerSchedule::first_up`).
+    pub fn first_up(&self) -> Option<(SimTime, SimTime)> {
+        self.server.schedule().first_up()
     }
 
     pub fn new(config: &ServerConfig, rng: CounterRng) -> CallServer {

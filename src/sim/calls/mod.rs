@@ -567,7 +567,7 @@ pub fn run_replication(spec: &CallsSpec, job: Job<'_>) -> Result<ReplicationResu
     let mut world = CallsWorld {
         spec,
         policy: &spec.policy,
-        first_burst: FirstBurst::after(server.first_return(), horizon),
+        first_burst: FirstBurst::after(server.first_up(), horizon),
         server,
         clients,
         slots: Vec::new(),
