@@ -673,7 +673,8 @@ fn plot_ref(kind: Kind, data: &RunSet) -> Result<PlotRef, Interrupted> {
                  refused (orange) stacked; one panel per variant{} on the same scales, with the \
                  accepted attempts alone in a strip under each panel. Grey bands are the server's \
                  down time. A tall narrow spike is a synchronized herd; jitter turns it into a \
-                 lower, wider hump.",
+                 lower, wider hump. When the end of the run is empty, the time axis stops a \
+                 little after the last attempt or down time, and the plot's subtitle says where.",
                 if data.sweep_keys.is_empty() { "" } else { " and sweep cell" }
             ),
         ),

@@ -232,10 +232,10 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
         // In seconds, as the time axis counts.
         let s = |x: f64| format!("{} s", fmt_num(x, 4));
         subtitle.push_str(&format!(
-            " · time axis trimmed at {}: nothing happens from {} to the end at {}",
+            " · time axis trimmed at {} of {}: nothing after {}",
             s(t.axis_end),
-            s(t.active_until),
-            s(end)
+            s(end),
+            s(t.active_until)
         ));
     }
     if let Some(note) = omitted_note(chosen.len(), total_series, "panels") {
@@ -398,7 +398,8 @@ impl AttemptsFigure {
             }))
             .d()?;
         let note = TextStyle::from((FONT, 12)).color(&MUTED).pos(Pos::new(HPos::Right, VPos::Top));
-        chart.draw_series(std::iter::once(Text::new(self.strip_note.clone(), (self.x.1, self.accepted_max), note))).d()?;
+        let at = (self.x.1 - 0.005 * (self.x.1 - self.x.0), self.accepted_max);
+        chart.draw_series(std::iter::once(Text::new(self.strip_note.clone(), at, note))).d()?;
         Ok(())
     }
 
@@ -467,7 +468,7 @@ mod tests {
         assert!(f.strip_note.starts_with("accepted per 375 ms"), "{}", f.strip_note);
         assert!(f.subtitle.contains("3 bins of 125 ms merged into bars of 375 ms"), "{}", f.subtitle);
         assert_eq!(f.x.1, 154.0);
-        assert!(f.subtitle.contains("time axis trimmed at 154 s: nothing happens from 140 s to the end at 600 s"), "{}", f.subtitle);
+        assert!(f.subtitle.contains("time axis trimmed at 154 s of 600 s: nothing after 140 s"), "{}", f.subtitle);
         // An axis the user bounded is kept.
         let opts = PlotOptions { to: Some(600.0), ..PlotOptions::default() };
         let f = figure(&data, &opts).unwrap();
