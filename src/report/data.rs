@@ -592,7 +592,8 @@ fn read_summary(
     // A swept duration's column in seconds sits beside its label: the label is the key.
     let columns = &t.headers[variant + 1..metric];
     let keys = crate::output::columns::keys_of(columns);
-    let at: Vec<usize> = keys.iter().filter_map(|k| columns.iter().position(|c| c == k)).map(|c| variant + 1 + c).collect();
+    let at: Vec<usize> =
+        keys.iter().filter_map(|k| columns.iter().position(|c| c == k)).map(|c| variant + 1 + c).collect();
     let (unit, n, mean, sd, lo, hi) =
         (t.col("unit")?, t.col("replications")?, t.col("mean")?, t.col("sd")?, t.col("ci95_low")?, t.col("ci95_high")?);
     let most = bounds.replications.unwrap_or(u64::MAX);

@@ -772,15 +772,13 @@ mod tests {
     fn a_set_valued_parameter_is_one_row_of_set_differences() {
         use super::super::data::{RunInfo, VariantInfo};
         let params = |codes: &[&str]| -> Vec<(String, String)> {
-            let mut p: Vec<(String, String)> = codes
-                .iter()
-                .enumerate()
-                .map(|(i, c)| (format!("policy.retry_on[{i}]"), c.to_string()))
-                .collect();
+            let mut p: Vec<(String, String)> =
+                codes.iter().enumerate().map(|(i, c)| (format!("policy.retry_on[{i}]"), c.to_string())).collect();
             p.extend([("calls.tiers[0]".to_string(), "3".to_string()), ("model".to_string(), "calls".to_string())]);
             p
         };
-        let variant = |name: &str, codes: &[&str]| VariantInfo { name: name.into(), params: params(codes), ..Default::default() };
+        let variant =
+            |name: &str, codes: &[&str]| VariantInfo { name: name.into(), params: params(codes), ..Default::default() };
         let data = RunSet {
             runs: vec![RunInfo::default()],
             variants: vec![

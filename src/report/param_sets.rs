@@ -113,7 +113,11 @@ mod tests {
         assert!(differ(&sets));
         assert_eq!(
             cells(&sets, &names),
-            [Some("{500, 503}".into()), Some("only in cautious {408}, only in base {500}".into()), Some("{500, 503}".into())]
+            [
+                Some("{500, 503}".into()),
+                Some("only in cautious {408}, only in base {500}".into()),
+                Some("{500, 503}".into())
+            ]
         );
         assert!(!differ(&[set(&["a", "b"]), set(&["b", "a"])]));
         // A superset says only what it adds; a variant without the parameter has no cell.

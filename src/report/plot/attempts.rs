@@ -268,7 +268,7 @@ struct Trimmed {
 /// least a fifth of it: a 10-minute run whose herd is over at 140 s would otherwise
 /// draw it in the first quarter of the width and leave the rest blank.
 fn trim(x0: f64, x1: f64, active_until: f64, bin: f64) -> Option<Trimmed> {
-    if !(active_until > x0) {
+    if active_until.is_nan() || active_until <= x0 {
         return None;
     }
     let after = active_until + 0.1 * (active_until - x0);
@@ -451,7 +451,12 @@ mod tests {
             })
             .collect();
         RunSet {
-            runs: vec![RunInfo { scenario: "s".into(), horizon: "10min".into(), horizon_s: Some(600.0), ..Default::default() }],
+            runs: vec![RunInfo {
+                scenario: "s".into(),
+                horizon: "10min".into(),
+                horizon_s: Some(600.0),
+                ..Default::default()
+            }],
             variants: vec![VariantInfo { name: "v".into(), ..Default::default() }],
             attempts: Some(attempts),
             ..Default::default()
