@@ -404,8 +404,7 @@ fn load_run(dir: &Path, label: String) -> Result<RunSet, ReportError> {
         if summary_path.is_file() { read_summary(&summary_path, &bounds, &prefix)? } else { (Vec::new(), Vec::new()) };
     // The sweep keys are read from the CSV header (the columns between `variant` and
     // `metric`, less the swept durations' columns in seconds), which is what the rows are
-    // read by; the manifest's `sweep_keys` lists the
-    // same names.
+    // read by; the manifest's `sweep_keys` lists the same names.
     let keys = &sweep_keys;
     let replications_path = dir.join("replications.csv");
     let replications = if replications_path.is_file() {
