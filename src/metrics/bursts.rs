@@ -1,6 +1,8 @@
 //! What a server sees of a herd: attempts per time bin, how peaked they are, how fast
 //! jitter spreads the clients apart, and how long until they are all back.
 
+use std::collections::VecDeque;
+
 use crate::engine::time::{SimDuration, SimTime};
 
 /// Attempts per time bin, from time 0 to the horizon.
@@ -57,6 +59,53 @@ impl Bins {
             peak_to_mean: peak / mean,
             cv: var.sqrt() / mean,
         })
+    }
+}
+
+/// The first burst after the server is back (`first_burst_peak`): the most attempts
+/// reaching the server within any one second of its first up period, from its first
+/// return from being down until it next goes down (or the horizon). A count in a 1 s
+/// window, so a rate in attempts/s. Counted from the attempt times, not from the bins:
+/// a sliding window finds the herd wherever it lands, where bins may cut it in two, and
+/// the herd need not land in the first second (clients whose timers are in step come
+/// back together when the next one fires, seconds later).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FirstBurst {
+    /// The up period `[from, until)`.
+    from: SimTime,
+    until: SimTime,
+    /// The attempts of the last second, in time order.
+    recent: VecDeque<SimTime>,
+    peak: usize,
+}
+
+impl FirstBurst {
+    pub const WINDOW: SimDuration = SimDuration::from_secs(1);
+
+    /// The burst of the up period `[back, until)` after the server's first return (see
+    /// `ServerSchedule::first_up`); `None` without a return, or when the return is less
+    /// than a second before the horizon, where no whole second of it is seen.
+    pub fn after(up: Option<(SimTime, SimTime)>, horizon: SimDuration) -> Option<FirstBurst> {
+        let (from, until) = up?;
+        let seen = from.saturating_add(Self::WINDOW).as_nanos() <= horizon.as_nanos();
+        seen.then(|| FirstBurst { from, until, recent: VecDeque::new(), peak: 0 })
+    }
+
+    /// An attempt reaching the server at `t`; attempts come in time order.
+    pub fn add(&mut self, t: SimTime) {
+        if t < self.from || t >= self.until {
+            return;
+        }
+        while self.recent.front().is_some_and(|&s| t.saturating_since(s) >= Self::WINDOW) {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(t);
+        self.peak = self.peak.max(self.recent.len());
+    }
+
+    /// The most attempts in one second, as attempts/s.
+    pub fn peak(&self) -> f64 {
+        self.peak as f64 / Self::WINDOW.as_secs_f64()
     }
 }
 
@@ -117,6 +166,29 @@ mod tests {
         let f = flat.burst_stats().unwrap();
         assert_eq!((f.peak_to_mean, f.cv), (1.0, 0.0));
         assert!(Bins::new(SimDuration::from_secs(1), SimDuration::from_secs(1)).burst_stats().is_none());
+    }
+
+    #[test]
+    fn the_first_burst_is_the_busiest_second_of_the_first_up_period() {
+        let ms = |m: u64| SimTime(m * 1_000_000);
+        let horizon = SimDuration::from_secs(60);
+        // Up again at 20 s, down again at 40 s.
+        let mut b = FirstBurst::after(Some((ms(20_000), ms(40_000))), horizon).unwrap();
+        let attempts = [
+            19_000, 19_100, 19_200, 19_300, 19_400, // while down: not counted
+            20_000, 20_500, // two in the first second
+            25_000, 25_300, 25_999, 26_000, // 25.000–25.999: three; 26.000 is a second after 25.000
+            26_100, // 25.300, 25.999, 26.000, 26.100: four within one second
+            39_999, 40_000, 40_000, 40_000, 40_000, 40_000, // down again from 40 s: not counted
+        ];
+        for t in attempts {
+            b.add(ms(t));
+        }
+        assert_eq!(b.peak(), 4.0);
+        // No return, or one less than a second before the horizon: no value.
+        assert_eq!(FirstBurst::after(None, horizon), None);
+        assert!(FirstBurst::after(Some((ms(59_000), SimTime::MAX)), horizon).is_some());
+        assert_eq!(FirstBurst::after(Some((ms(59_001), SimTime::MAX)), horizon), None);
     }
 
     #[test]

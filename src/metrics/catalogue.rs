@@ -176,6 +176,8 @@ pub static CATALOGUE: &[Entry] = &[
         "Time from the server's return until a channel is connected: the 99th percentile."),
     e("reconnect_after_up_all", "Reconnect after the server is back, all channels", "s", L, &[Grpc], false,
         "Time from the server's return until the last channel is connected."),
+    e("first_burst_peak", "First burst after the server is back", "attempts/s", L, &[Grpc, Calls], false,
+        "The most attempts reaching the server in any one second from its first return after a restart or outage until it next goes down: the herd it meets (absent when it is never down)."),
     e("spread_attempt{k}", "Spread of attempt {k}", "s", N, &[Grpc], false,
         "Standard deviation over channels of when attempt k starts after a disconnect."),
     // ---- OCC: Brooker's contention study ---------------------------------------------

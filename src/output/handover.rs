@@ -192,12 +192,16 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
         std::fs::write(dir.join("manifest.json"), manifest.to_string()).unwrap();
-        std::fs::write(dir.join("summary.csv"), super::super::summary::write_csv(&keys, &rows).unwrap()).unwrap();
-        std::fs::write(dir.join("series.csv"), tables::series(&keys, &groups).unwrap()).unwrap();
+        // The swept durations get columns in seconds, which the reader must not take for keys.
+        let columns = super::super::columns::SweepColumns::of(&keys, groups.iter().map(|g| g.sweep));
+        assert_eq!(columns.header(), ["calls.outage", "calls.outage_s"]);
+        std::fs::write(dir.join("summary.csv"), super::super::summary::write_csv(&columns, &rows).unwrap()).unwrap();
+        std::fs::write(dir.join("series.csv"), tables::series(&columns, &groups).unwrap()).unwrap();
 
         let (run, variants) = data::of_manifest(&manifest, dir, String::new());
         let handed = run_set(run, variants, &keys, &groups, &rows, Written { attempts: false, cdf: false }).unwrap();
         let read = RunSet::load(dir).unwrap();
+        assert_eq!(read.sweep_keys, keys);
         let series = handed.series.as_ref().unwrap();
         assert_eq!(series[0].rows.len(), 3 * 7, "three replications of seven bins");
         assert!(series[0].rows.iter().any(|r| r.values[2].is_none()), "NaN goes over as an empty cell");

@@ -2,6 +2,7 @@
 //! produced (`trace.csv`, `attempts.csv`, `cdf.csv`, `connections.csv`), written together
 //! and swapped in atomically.
 
+pub(crate) mod columns;
 mod handover;
 mod manifest;
 pub mod summary;
@@ -76,9 +77,10 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dest: &Destination)
     // small allocations must not hold up the way out of an interrupted run.
     let rows = Aside::new(summary::summarize_or_stop(&groups)?);
     let keys = &scenario.sweep_keys;
+    let columns = columns::SweepColumns::of(keys, groups.iter().map(|g| g.sweep));
     let mut files = vec!["manifest.json", "summary.csv", "replications.csv"];
-    staging.write("summary.csv", &summary::write_csv(keys, &rows)?).map_err(io)?;
-    staging.write("replications.csv", &tables::replications(keys, &groups)?).map_err(io)?;
+    staging.write("summary.csv", &summary::write_csv(&columns, &rows)?).map_err(io)?;
+    staging.write("replications.csv", &tables::replications(&columns, &groups)?).map_err(io)?;
     let tcp = scenario.variants.iter().any(|v| v.cells.iter().any(|c| matches!(c.spec, ModelSpec::Tcp(_))));
     let has = |f: &dyn Fn(&crate::metrics::ReplicationResult) -> bool| groups.iter().any(|g| g.reps.iter().any(f));
     let written = handover::Written { attempts: has(&|r| r.bins.is_some()), cdf: has(&|r| !r.quantiles.is_empty()) };
@@ -91,7 +93,7 @@ pub fn write_results(scenario: &Scenario, outcome: &Outcome, dest: &Destination)
     ];
     for (name, wanted, write) in tables {
         if wanted {
-            staging.write(name, &write(keys, &groups)?).map_err(io)?;
+            staging.write(name, &write(&columns, &groups)?).map_err(io)?;
             files.push(name);
         }
     }

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use super::columns::SweepColumns;
 use crate::interrupt::Interrupted;
 use crate::metrics::ReplicationResult;
 use crate::metrics::stats::Estimate;
@@ -97,19 +98,28 @@ pub fn num(v: Option<f64>) -> String {
     }
 }
 
-/// `summary.csv`: `variant, <sweep keys…>, metric, unit, replications, mean, sd,
+/// `summary.csv`: `variant, <sweep columns…>, metric, unit, replications, mean, sd,
 /// ci95_low, ci95_high`.
-pub fn write_csv(sweep_keys: &[String], rows: &[SummaryRow]) -> Result<Vec<u8>, super::OutputError> {
+pub fn write_csv(columns: &SweepColumns, rows: &[SummaryRow]) -> Result<Vec<u8>, super::OutputError> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header = vec!["variant"];
-    header.extend(sweep_keys.iter().map(String::as_str));
-    header.extend(["metric", "unit", "replications", "mean", "sd", "ci95_low", "ci95_high"]);
+    let mut header = vec!["variant".to_string()];
+    header.extend(columns.header());
+    header.extend(["metric", "unit", "replications", "mean", "sd", "ci95_low", "ci95_high"].map(String::from));
     w.write_record(&header)?;
+    // Rows come cell by cell: a cell's sweep values are worked out once.
+    let mut cell: Option<(&[String], Vec<String>)> = None;
     for r in rows {
         crate::interrupt::check()?;
         let e = &r.estimate;
         let mut record = vec![r.variant.clone()];
-        record.extend(r.sweep.iter().cloned());
+        match &cell {
+            Some((c, values)) if *c == r.sweep.as_slice() => record.extend(values.iter().cloned()),
+            _ => {
+                let values = columns.values(&r.sweep);
+                record.extend(values.iter().cloned());
+                cell = Some((&r.sweep, values));
+            }
+        }
         record.extend([
             r.metric.clone(),
             r.unit.clone(),
@@ -144,7 +154,8 @@ mod tests {
         assert_eq!(rows.len(), 2);
         assert_eq!((rows[0].metric.as_str(), rows[0].estimate.n, rows[0].estimate.mean), ("x", 2, 2.0));
         assert_eq!((rows[1].metric.as_str(), rows[1].estimate.n), ("y", 1));
-        let csv = String::from_utf8(write_csv(&["k".into()], &rows).unwrap()).unwrap();
+        let cols = SweepColumns::of(&["k".into()], [sweep.as_slice()]);
+        let csv = String::from_utf8(write_csv(&cols, &rows).unwrap()).unwrap();
         assert_eq!(csv.lines().next().unwrap(), "variant,k,metric,unit,replications,mean,sd,ci95_low,ci95_high");
         assert!(csv.contains("\na,7,y,s,1,5,,,\n"), "{csv}");
     }

@@ -2,29 +2,35 @@
 //! `variant` and the sweep columns so that pandas or R can join them with `summary.csv`.
 
 use super::OutputError;
+use super::columns::SweepColumns;
 use super::summary::{Group, num};
 use crate::interrupt::Interrupted;
 use crate::metrics::trace::{TraceRow, opt_secs, secs};
 use crate::metrics::{MetricValue, QUANTILE_STEP};
 
 /// Renders one table of a run from its groups of replications.
-pub type Writer = fn(&[String], &[Group<'_>]) -> Result<Vec<u8>, OutputError>;
+pub type Writer = fn(&SweepColumns, &[Group<'_>]) -> Result<Vec<u8>, OutputError>;
 
-/// A CSV table whose rows all start with `variant, <sweep keys…>`. It looks at the
+/// A CSV table whose rows all start with `variant, <sweep columns…>` (see
+/// [`SweepColumns`]). It looks at the
 /// interrupt flag before every row: a table of millions of rows stops at once.
-struct Table {
+struct Table<'c> {
     w: csv::Writer<Vec<u8>>,
+    columns: &'c SweepColumns,
+    /// The last row's cell and its sweep values: rows come group by group, so a cell's
+    /// durations are turned into seconds once, not once per row.
+    cell: Option<(Vec<String>, Vec<String>)>,
 }
 
-impl Table {
-    fn new(sweep_keys: &[String], lead: &[&str], rest: &[&str]) -> Result<Self, OutputError> {
+impl<'c> Table<'c> {
+    fn new(columns: &'c SweepColumns, lead: &[&str], rest: &[&str]) -> Result<Self, OutputError> {
         let mut w = csv::Writer::from_writer(Vec::new());
-        let mut header: Vec<&str> = lead.to_vec();
-        header.push("variant");
-        header.extend(sweep_keys.iter().map(String::as_str));
-        header.extend(rest);
+        let mut header: Vec<String> = lead.iter().map(|s| s.to_string()).collect();
+        header.push("variant".into());
+        header.extend(columns.header());
+        header.extend(rest.iter().map(|s| s.to_string()));
         w.write_record(&header)?;
-        Ok(Table { w })
+        Ok(Table { w, columns, cell: None })
     }
 
     fn row(
@@ -36,7 +42,14 @@ impl Table {
         crate::interrupt::check()?;
         let mut record: Vec<String> = lead.to_vec();
         record.push(g.variant.to_string());
-        record.extend(g.sweep.iter().cloned());
+        match &self.cell {
+            Some((cell, values)) if cell.as_slice() == g.sweep => record.extend(values.iter().cloned()),
+            _ => {
+                let values = self.columns.values(g.sweep);
+                record.extend(values.iter().cloned());
+                self.cell = Some((g.sweep.to_vec(), values));
+            }
+        }
         record.extend(rest);
         Ok(self.w.write_record(&record)?)
     }
@@ -61,23 +74,23 @@ pub fn measured<'g, 'a>(groups: &'g [Group<'a>]) -> impl Iterator<Item = (&'g Gr
         .flat_map(|g| g.reps.iter().enumerate().flat_map(move |(r, rep)| rep.metrics.iter().map(move |m| (g, r, m))))
 }
 
-/// `replications.csv`: `variant, <sweep keys…>, replication, metric, unit, value`, the
+/// `replications.csv`: `variant, <sweep columns…>, replication, metric, unit, value`, the
 /// values `summary.csv` is computed from, so that a user (or a merge of shards) has them
 /// and the variants can be paired replication by replication. A metric without a value
 /// in a replication (a convergence that never happened) has an empty `value`.
-pub fn replications(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
-    let mut t = Table::new(sweep_keys, &[], &["replication", "metric", "unit", "value"])?;
+pub fn replications(columns: &SweepColumns, groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
+    let mut t = Table::new(columns, &[], &["replication", "metric", "unit", "value"])?;
     for (g, r, m) in measured(groups) {
         t.row(g, &[], [r.to_string(), m.name.clone(), m.unit.to_string(), num(m.value)])?;
     }
     t.finish()
 }
 
-/// `trace.csv`: `time_s, client, variant, <sweep keys…>, replication, event, segment,
+/// `trace.csv`: `time_s, client, variant, <sweep columns…>, replication, event, segment,
 /// sample_s, srtt_s, rttvar_s, rto_s, backoffs`.
-pub fn trace(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
+pub fn trace(columns: &SweepColumns, groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
     let rest = ["replication", "event", "segment", "sample_s", "srtt_s", "rttvar_s", "rto_s", "backoffs"];
-    let mut t = Table::new(sweep_keys, &["time_s", "client"], &rest)?;
+    let mut t = Table::new(columns, &["time_s", "client"], &rest)?;
     for (g, r, row) in traced(groups) {
         let lead = [secs(row.time.as_nanos()), row.client.to_string()];
         t.row(
@@ -136,12 +149,12 @@ pub fn bins<'g, 'a>(groups: &'g [Group<'a>]) -> Result<Vec<Bin<'g, 'a>>, Interru
     Ok(out)
 }
 
-/// `attempts.csv`: `variant, <sweep keys…>, replication, bin_start_s, bin_width_s,
+/// `attempts.csv`: `variant, <sweep columns…>, replication, bin_start_s, bin_width_s,
 /// attempts, refused` — connection attempts reaching the server per time bin, from 0 to
 /// the last bin of the group that saw an attempt.
-pub fn attempts(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
+pub fn attempts(columns: &SweepColumns, groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
     let rest = ["replication", "bin_start_s", "bin_width_s", "attempts", "refused"];
-    let mut t = Table::new(sweep_keys, &[], &rest)?;
+    let mut t = Table::new(columns, &[], &rest)?;
     for b in bins(groups)? {
         t.row(
             b.group,
@@ -152,10 +165,10 @@ pub fn attempts(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, 
     t.finish()
 }
 
-/// `series.csv`: `variant, <sweep keys…>, replication, bin_start_s, bin_width_s,
+/// `series.csv`: `variant, <sweep columns…>, replication, bin_start_s, bin_width_s,
 /// <the model's columns…>` — quantities per time bin from 0 to the horizon (see
 /// [`crate::metrics::series`]); an undefined value is an empty cell.
-pub fn series(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
+pub fn series(columns: &SweepColumns, groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
     let names: Vec<&str> = groups
         .iter()
         .flat_map(|g| g.reps.iter())
@@ -164,7 +177,7 @@ pub fn series(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, Ou
         .unwrap_or_default();
     let mut rest = vec!["replication", "bin_start_s", "bin_width_s"];
     rest.extend(&names);
-    let mut t = Table::new(sweep_keys, &[], &rest)?;
+    let mut t = Table::new(columns, &[], &rest)?;
     for g in groups {
         for (r, rep) in g.reps.iter().enumerate() {
             let Some(s) = &rep.series else { continue };
@@ -220,24 +233,24 @@ pub fn quantiles<'g, 'a>(groups: &'g [Group<'a>]) -> Result<Vec<Quantile<'g, 'a>
     Ok(out)
 }
 
-/// `cdf.csv`: `variant, <sweep keys…>, metric, fraction, value_s` — per-client
+/// `cdf.csv`: `variant, <sweep columns…>, metric, fraction, value_s` — per-client
 /// distributions as quantiles, each the mean over replications of that replication's
 /// quantile (quantile averaging keeps every replication's weight equal).
-pub fn cdf(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
-    let mut t = Table::new(sweep_keys, &[], &["metric", "fraction", "value_s"])?;
+pub fn cdf(columns: &SweepColumns, groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
+    let mut t = Table::new(columns, &[], &["metric", "fraction", "value_s"])?;
     for q in quantiles(groups)? {
         t.row(q.group, &[], [q.metric.to_string(), q.fraction, num(Some(q.value))])?;
     }
     t.finish()
 }
 
-/// `connections.csv`: `variant, <sweep keys…>, replication, client, attempt, start_s,
+/// `connections.csv`: `variant, <sweep columns…>, replication, client, attempt, start_s,
 /// end_s, outcome, backoff_s, delay_s, deadline_s` — one row per connection attempt of a
 /// recorded client.
-pub fn connections(sweep_keys: &[String], groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
+pub fn connections(columns: &SweepColumns, groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
     let rest =
         ["replication", "client", "attempt", "start_s", "end_s", "outcome", "backoff_s", "delay_s", "deadline_s"];
-    let mut t = Table::new(sweep_keys, &[], &rest)?;
+    let mut t = Table::new(columns, &[], &rest)?;
     for g in groups {
         for (r, rep) in g.reps.iter().enumerate() {
             let mut rows = rep.connections.clone();
@@ -277,11 +290,27 @@ mod tests {
         };
         let reps = [rep(1.5, Some(2.0)), rep(3.0, None)];
         let sweep = ["10".to_string()];
-        let csv = replications(&["tcp.window".into()], &[Group { variant: "a", sweep: &sweep, reps: &reps }]).unwrap();
+        let cols = SweepColumns::of(&["tcp.window".into()], [sweep.as_slice()]);
+        let csv = replications(&cols, &[Group { variant: "a", sweep: &sweep, reps: &reps }]).unwrap();
         assert_eq!(
             String::from_utf8(csv).unwrap(),
             "variant,tcp.window,replication,metric,unit,value\n\
              a,10,0,x,s,1.5\na,10,0,y,count,2\na,10,1,x,s,3\na,10,1,y,count,\n"
+        );
+    }
+
+    #[test]
+    fn every_row_carries_a_swept_duration_in_seconds_beside_its_label() {
+        let reps = [ReplicationResult { metrics: vec![MetricValue::new("x", "s", 1.0)], ..Default::default() }];
+        let (early, late) = (["10s".to_string()], ["2min".to_string()]);
+        let groups =
+            [Group { variant: "a", sweep: &early, reps: &reps }, Group { variant: "a", sweep: &late, reps: &reps }];
+        let cols = SweepColumns::of(&["server.restart_at".into()], groups.iter().map(|g| g.sweep));
+        let csv = String::from_utf8(replications(&cols, &groups).unwrap()).unwrap();
+        assert_eq!(
+            csv,
+            "variant,server.restart_at,server.restart_at_s,replication,metric,unit,value\n\
+             a,10s,10,0,x,s,1\na,2min,120,0,x,s,1\n"
         );
     }
 }

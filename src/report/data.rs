@@ -403,8 +403,8 @@ fn load_run(dir: &Path, label: String) -> Result<RunSet, ReportError> {
     let (sweep_keys, summary) =
         if summary_path.is_file() { read_summary(&summary_path, &bounds, &prefix)? } else { (Vec::new(), Vec::new()) };
     // The sweep keys are read from the CSV header (the columns between `variant` and
-    // `metric`), which is what the rows are read by; the manifest's `sweep_keys` lists the
-    // same names.
+    // `metric`, less the swept durations' columns in seconds), which is what the rows are
+    // read by; the manifest's `sweep_keys` lists the same names.
     let keys = &sweep_keys;
     let replications_path = dir.join("replications.csv");
     let replications = if replications_path.is_file() {
@@ -588,7 +588,11 @@ fn read_summary(
     if metric <= variant {
         return Err(ReportError::Bad { file: t.file.clone(), why: "`variant` must come before `metric`".into() });
     }
-    let keys: Vec<String> = t.headers[variant + 1..metric].to_vec();
+    // A swept duration's column in seconds sits beside its label: the label is the key.
+    let columns = &t.headers[variant + 1..metric];
+    let keys = crate::output::columns::keys_of(columns);
+    let at: Vec<usize> =
+        keys.iter().filter_map(|k| columns.iter().position(|c| c == k)).map(|c| variant + 1 + c).collect();
     let (unit, n, mean, sd, lo, hi) =
         (t.col("unit")?, t.col("replications")?, t.col("mean")?, t.col("sd")?, t.col("ci95_low")?, t.col("ci95_high")?);
     let most = bounds.replications.unwrap_or(u64::MAX);
@@ -614,7 +618,7 @@ fn read_summary(
         };
         rows.push(SummaryRow {
             variant: prefix(t.str(i, variant)),
-            point: (variant + 1..metric).map(|c| t.str(i, c).to_string()).collect(),
+            point: at.iter().map(|&c| t.str(i, c).to_string()).collect(),
             metric: t.str(i, metric).to_string(),
             unit: t.str(i, unit).to_string(),
             n: count,

@@ -13,6 +13,7 @@ pub mod markdown;
 pub mod model;
 pub mod numbered;
 pub mod paired;
+pub mod param_sets;
 pub mod plot;
 pub mod significance;
 pub mod table;

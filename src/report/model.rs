@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::Better;
 use super::data::RunSet;
+use super::param_sets::{self, Members};
 use super::plot::{Kind, fmt_num};
 use crate::interrupt::Interrupted;
 use crate::metrics::catalogue;
@@ -305,23 +306,47 @@ fn param_rows(data: &RunSet) -> Result<Vec<ParamRow>, Interrupted> {
     // Every variant's parameters by key, the first value of a key where it has several,
     // and every key in order of first appearance: a path with 100,000 blackouts has
     // 200,000 keys, each looked up once per variant.
+    // A list that is a set (`retry_on[0]`, `retry_on[1]`…) is one row, its members
+    // gathered per variant (see `param_sets`).
     let mut keys: Vec<&str> = Vec::new();
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     let mut by_key: Vec<BTreeMap<&str, &str>> = Vec::new();
+    let mut sets: Vec<BTreeMap<&str, Members<'_>>> = Vec::new();
     for v in &data.variants {
         let mut m = BTreeMap::new();
+        let mut own_sets: BTreeMap<&str, Members<'_>> = BTreeMap::new();
         for (k, value) in runs.get(v.run).into_iter().flatten().chain(&v.params) {
             crate::interrupt::check()?;
+            let (k, member) = match param_sets::member_of(k) {
+                Some(base) => (base, Some(value.as_str())),
+                // An empty list is flattened to `[]`: a set without members.
+                None if value == "[]" && param_sets::is_set(k) => (k.as_str(), None),
+                None => (k.as_str(), Some(value.as_str())),
+            };
             if seen.insert(k) {
                 keys.push(k);
             }
-            m.entry(k.as_str()).or_insert(value.as_str());
+            if param_sets::is_set(k) {
+                let set = own_sets.entry(k).or_default();
+                member.into_iter().for_each(|x| set.add(x));
+            } else if let Some(value) = member {
+                m.entry(k).or_insert(value);
+            }
         }
         by_key.push(m);
+        sets.push(own_sets);
     }
+    let names: Vec<&str> = data.variants.iter().map(|v| v.name.as_str()).collect();
     let mut rows = Vec::new();
     for key in keys {
         crate::interrupt::check()?;
+        if param_sets::is_set(key) {
+            let of: Vec<Option<Members<'_>>> = sets.iter().map(|s| s.get(key).cloned()).collect();
+            if param_sets::differ(&of) {
+                rows.push(ParamRow { key: key.to_string(), values: param_sets::cells(&of, &names) });
+            }
+            continue;
+        }
         let values: Vec<Option<&str>> = by_key.iter().map(|p| p.get(key).copied()).collect();
         if values.iter().any(|v| *v != values[0]) {
             rows.push(ParamRow {
@@ -655,7 +680,8 @@ fn plot_ref(kind: Kind, data: &RunSet) -> Result<PlotRef, Interrupted> {
                  refused (orange) stacked; one panel per variant{} on the same scales, with the \
                  accepted attempts alone in a strip under each panel. Grey bands are the server's \
                  down time. A tall narrow spike is a synchronized herd; jitter turns it into a \
-                 lower, wider hump.",
+                 lower, wider hump. When the end of the run is empty, the time axis stops a \
+                 little after the last attempt or down time, and the plot's subtitle says where.",
                 if data.sweep_keys.is_empty() { "" } else { " and sweep cell" }
             ),
         ),
@@ -774,6 +800,40 @@ mod tests {
         assert_eq!(r.params[0].values, [Some("0s".to_string()), Some("1s".to_string())]);
         let md = super::super::markdown::render(&r).unwrap();
         assert!(md.contains("50 more parameters differ between the variants"), "{md}");
+    }
+
+    #[test]
+    fn a_set_valued_parameter_is_one_row_of_set_differences() {
+        use super::super::data::{RunInfo, VariantInfo};
+        let params = |codes: &[&str]| -> Vec<(String, String)> {
+            let mut p: Vec<(String, String)> =
+                codes.iter().enumerate().map(|(i, c)| (format!("policy.retry_on[{i}]"), c.to_string())).collect();
+            p.extend([("calls.tiers[0]".to_string(), "3".to_string()), ("model".to_string(), "calls".to_string())]);
+            p
+        };
+        let variant =
+            |name: &str, codes: &[&str]| VariantInfo { name: name.into(), params: params(codes), ..Default::default() };
+        let data = RunSet {
+            runs: vec![RunInfo::default()],
+            variants: vec![
+                variant("a", &["timeout", "500", "503"]),
+                variant("b", &["timeout", "408", "503"]),
+                variant("c", &["503", "timeout", "500"]),
+            ],
+            ..Default::default()
+        };
+        let r = build(&data, &[]).unwrap();
+        assert_eq!(r.params.len(), 1, "one row for the set, none for the equal tiers");
+        assert_eq!(r.params[0].key, "policy.retry_on");
+        assert_eq!(
+            r.params[0].values,
+            [
+                Some("{timeout, 500, 503}".to_string()),
+                Some("only in b {408}, only in a {500}".to_string()),
+                Some("{timeout, 500, 503}".to_string())
+            ]
+        );
+        assert!(r.params[0].differs(1) && !r.params[0].differs(2), "the same set in another order is no difference");
     }
 
     #[test]

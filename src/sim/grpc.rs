@@ -22,7 +22,7 @@ use crate::engine::rng::{CounterRng, Purpose, Seeds};
 use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::guard::{self, Estimate};
-use crate::metrics::bursts::{Bins, Running};
+use crate::metrics::bursts::{Bins, FirstBurst, Running};
 use crate::metrics::catalogue;
 use crate::metrics::quantile::{cdf_secs, quantile_of};
 use crate::metrics::{ConnectionRow, MetricValue, ReplicationResult};
@@ -103,6 +103,7 @@ struct GrpcWorld<'a> {
     paths: Vec<Path>,
     server: Server,
     bins: Bins,
+    first_burst: Option<FirstBurst>,
     /// Per attempt index after a disconnect: the spread of (start − disconnect) times.
     spread: Vec<Running>,
     reconnect_ns: Vec<u64>,
@@ -196,6 +197,9 @@ impl GrpcWorld<'_> {
         let answer = self.server.on_connect(now);
         let refused = matches!(answer, ConnectAnswer::Refused { .. });
         self.bins.add(now, refused);
+        if let Some(b) = &mut self.first_burst {
+            b.add(now);
+        }
         self.attempts += 1;
         if refused {
             self.refused += 1;
@@ -522,6 +526,7 @@ pub fn run_replication(spec: &GrpcSpec, job: Job<'_>) -> Result<ReplicationResul
     } else {
         BTreeMap::new()
     };
+    let first_burst = FirstBurst::after(server.schedule().first_up(), horizon);
     let mut world = GrpcWorld {
         spec,
         params: &spec.backoff,
@@ -531,6 +536,7 @@ pub fn run_replication(spec: &GrpcSpec, job: Job<'_>) -> Result<ReplicationResul
         paths,
         server,
         bins: Bins::new(spec.grpc.bin, horizon),
+        first_burst,
         spread: vec![Running::default(); spec.grpc.spread_attempts as usize],
         reconnect_ns: Vec::new(),
         after_up_ns: Vec::new(),
@@ -580,6 +586,10 @@ fn finish(mut w: GrpcWorld<'_>, events: u64, end: SimTime) -> ReplicationResult 
         MetricValue::maybe("reconnect_after_up_p99", "s", quantile_of(&w.after_up_ns, w.disconnects, 0.99).map(secs)),
         MetricValue::maybe("reconnect_after_up_all", "s", quantile_of(&w.after_up_ns, w.disconnects, 1.0).map(secs)),
     ];
+    // Fixed by the server's schedule, so every replication of a cell lists it or none does.
+    if let Some(b) = &w.first_burst {
+        metrics.push(MetricValue::new("first_burst_peak", "attempts/s", b.peak()));
+    }
     for (k, r) in w.spread.iter().enumerate() {
         metrics.push(MetricValue::maybe(&format!("spread_attempt{}", k + 1), "s", r.sd()));
     }

@@ -7,13 +7,14 @@ use std::path::Path;
 
 use super::common::{run, run_scenario, run_text, text};
 
-/// `summary.csv` (with or without one sweep column) as (variant, cell, metric) → mean.
+/// `summary.csv` (with or without one swept key, which may have its seconds column beside
+/// it) as (variant, cell label, metric) → mean.
 fn summary(dir: &Path) -> BTreeMap<(String, String, String), f64> {
     let mut r = csv::Reader::from_path(dir.join("summary.csv")).unwrap();
     let h = r.headers().unwrap().clone();
     let col = |name: &str| h.iter().position(|c| c == name).unwrap();
     let (metric, mean) = (col("metric"), col("mean"));
-    let cell = (metric == 2).then_some(1);
+    let cell = (metric >= 2).then_some(1);
     r.records()
         .map(|rec| {
             let rec = rec.unwrap();

@@ -76,10 +76,13 @@ fn svg_polylines(svg: &str) -> Vec<(String, Vec<(f64, f64)>)> {
 /// `summary.csv`'s mean of `metric` in each cell of the one sweep key.
 fn cell_means(dir: &Path, metric: &str) -> Vec<(String, f64)> {
     let mut r = csv::Reader::from_path(dir.join("summary.csv")).unwrap();
+    let h = r.headers().unwrap().clone();
+    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let (m, mean) = (col("metric"), col("mean"));
     r.records()
         .map(Result::unwrap)
-        .filter(|rec| &rec[2] == metric)
-        .map(|rec| (rec[1].to_string(), rec[5].parse().unwrap()))
+        .filter(|rec| &rec[m] == metric)
+        .map(|rec| (rec[1].to_string(), rec[mean].parse().unwrap()))
         .collect()
 }
 

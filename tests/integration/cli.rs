@@ -84,18 +84,23 @@ fn run_json_prints_the_summary_as_json_lines_then_the_run() {
     assert_eq!(last["data"]["files"], manifest["files"]);
 
     let mut csv = csv::Reader::from_path(tmp.path().join("out dir/summary.csv")).unwrap();
+    let h = csv.headers().unwrap().clone();
+    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let (metric, unit, n, mean) = (col("metric"), col("unit"), col("replications"), col("mean"));
     let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
     assert_eq!(summaries.len(), rows.len());
     for ((line, row), raw) in summaries.iter().zip(&rows).zip(stdout.lines()) {
         assert_eq!(line["type"], "summary");
         let d = &line["data"];
         assert_eq!(d["variant"], row[0]);
-        assert_eq!(d["sweep"], serde_json::json!({ "calls.outage": &row[1] }));
-        assert_eq!((d["metric"].as_str().unwrap(), d["unit"].as_str().unwrap()), (&row[2], &row[3]));
-        assert_eq!(d["replications"].as_u64().unwrap().to_string(), row[4]);
+        // The label as written; the CSV's `calls.outage_s` beside it is for sorting.
+        assert_eq!(d["sweep"], serde_json::json!({ "calls.outage": &row[col("calls.outage")] }));
+        assert_eq!((d["metric"].as_str().unwrap(), d["unit"].as_str().unwrap()), (&row[metric], &row[unit]));
+        assert_eq!(d["replications"].as_u64().unwrap().to_string(), row[n]);
         // The very digits of the CSV (serde_json's reader may be an ulp off, so the text
         // of the line is compared): both are the shortest round-trip form.
-        let mean = if row[5].contains(['.', 'e']) { row[5].to_string() } else { format!("{}.0", &row[5]) };
+        let mean = &row[mean];
+        let mean = if mean.contains(['.', 'e']) { mean.to_string() } else { format!("{mean}.0") };
         assert!(raw.contains(&format!("\"mean\":{mean},")), "{raw} vs {mean}");
     }
     assert!(summaries.iter().any(|l| l["data"]["sweep"]["calls.outage"] == "20s"));

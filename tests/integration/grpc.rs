@@ -115,6 +115,21 @@ first_clients = 50
 }
 
 #[test]
+fn the_first_burst_is_the_busiest_second_after_the_return_and_absent_without_one() {
+    // grpc-go (backoff.go): attempt 1 at the restart (1 s), attempt 2 one unjittered
+    // second later, still refused; attempt 3 after 1.6 s ± 20 %, from 3.3 s to 3.95 s:
+    // all 50 channels within one second of the server's return at 3 s.
+    let back = failing_fast("grpc-go").replace("down = \"1h\"", "down = \"2s\"");
+    let (_t, dir) = run_text(&back, &[]);
+    assert_eq!(metric(&summary(&dir), "base", "first_burst_peak"), 50.0);
+    // Down for longer than the run: it never comes back, and the metric is not written.
+    let (_t, dir) = run_text(&failing_fast("grpc-go"), &[]);
+    assert!(summary(&dir).iter().all(|(_, m, _)| m != "first_burst_peak"));
+    let replications = std::fs::read_to_string(dir.join("replications.csv")).unwrap();
+    assert!(!replications.contains("first_burst_peak"));
+}
+
+#[test]
 fn restart_storm_without_jitter_stays_a_herd_and_jitter_spreads_it() {
     let (_t, dir) = run_scenario("grpc-restart-storm", &[]);
     let s = summary(&dir);
@@ -127,6 +142,10 @@ fn restart_storm_without_jitter_stays_a_herd_and_jitter_spreads_it() {
     assert!(metric(&s, "jitter-0.2", "reconnect_all") < 100.0);
     // The server is down until 40 s: nobody is back in less than 30 s.
     assert!(metric(&s, "jitter-0.2", "reconnect_p50") > 30.0);
+    // Without jitter the 10,000 channels' timers fire together: the first burst after
+    // the return is all of them in one instant; jitter spreads it over seconds.
+    assert_eq!(metric(&s, "no-jitter", "first_burst_peak"), 10_000.0);
+    assert!(metric(&s, "jitter-0.2", "first_burst_peak") < 0.2 * 10_000.0);
 }
 
 #[test]

@@ -80,3 +80,54 @@ fn shared_keys_cannot_be_swept() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("key `sweep.seed`: only model parameters can be swept"), "{}", text(&o.stderr));
 }
+
+const SWEPT_OUTAGE: &str = r#"
+name = "swept-outage"
+seed = 1
+replications = 2
+horizon = "5min"
+
+[calls]
+clients = 20
+attempt_time = "100ms"
+fail_time = "50ms"
+fail_with = "503"
+
+[sweep]
+"calls.outage" = ["30s", "2min"]
+
+[[variant]]
+name = "aws"
+calls.policy.preset = "aws-standard"
+"#;
+
+#[test]
+fn a_swept_duration_has_a_column_in_seconds_beside_its_label_in_every_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("swept.toml");
+    std::fs::write(&file, SWEPT_OUTAGE).unwrap();
+    let out = tmp.path().join("out");
+    let o = run(&["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // SimDuration::parse: `30s` is 30 s, `2min` is 120 s.
+    let seconds = |label: &str| match label {
+        "30s" => "30",
+        "2min" => "120",
+        other => panic!("unexpected label {other}"),
+    };
+    for table in ["summary.csv", "replications.csv", "series.csv", "cdf.csv"] {
+        let mut r = csv::Reader::from_path(out.join(table)).unwrap();
+        let headers: Vec<String> = r.headers().unwrap().iter().map(str::to_string).collect();
+        assert_eq!(&headers[..3], ["variant", "calls.outage", "calls.outage_s"], "{table}");
+        let mut labels = std::collections::BTreeSet::new();
+        for row in r.records().map(Result::unwrap) {
+            assert_eq!(&row[2], seconds(&row[1]), "{table}: {row:?}");
+            labels.insert(row[1].to_string());
+        }
+        assert_eq!(labels.len(), 2, "{table}: both cells");
+    }
+    // `plot` reads the files back: the seconds column is not a swept key of its own.
+    let png = tmp.path().join("sweep.png");
+    let o = run(&["plot", "sweep", out.to_str().unwrap(), "--metric", "calls", "-o", png.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}

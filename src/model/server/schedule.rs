@@ -109,6 +109,25 @@ impl ServerSchedule {
         self.restarts.get(i).copied()
     }
 
+    /// The server's first up period after being down: from the end of the first window
+    /// with any length (or of the windows back to back with it: an outage right after a
+    /// restart keeps the server down) to the start of the next window with any length,
+    /// or `SimTime::MAX`. `None` when it is never down.
+    pub fn first_up(&self) -> Option<(SimTime, SimTime)> {
+        let first = self.windows.iter().position(|w| w.end > w.start)?;
+        let mut back = self.windows[first].end;
+        let mut until = SimTime::MAX;
+        for w in &self.windows[first + 1..] {
+            if w.start <= back {
+                back = back.max(w.end);
+            } else if w.end > w.start {
+                until = w.start;
+                break;
+            }
+        }
+        Some((back, until))
+    }
+
     /// Bytes on the heap: fixed at construction, whatever the number of calls.
     pub fn heap_bytes(&self) -> usize {
         std::mem::size_of_val(&*self.windows)
@@ -159,6 +178,23 @@ mod tests {
         assert_eq!(down(at(45)), None);
         assert_eq!(down(at(50)), None);
         assert_eq!(down(at(60)), None);
+    }
+
+    #[test]
+    fn the_first_up_period_runs_from_the_end_of_back_to_back_windows_to_the_next() {
+        // Restart at 10 s down 30 s, then an outage from 40 s to 45 s: up from 45 s; the
+        // restart at 50 s has no down time, so the server stays up.
+        assert_eq!(schedule().first_up(), Some((at(45), SimTime::MAX)));
+        let s = SimDuration::from_secs;
+        let c = ServerConfig {
+            restart: vec![Restart { at: s(5), down: s(0) }, Restart { at: s(10), down: s(2) }],
+            outage: vec![Outage { at: s(30), duration: s(5) }],
+            ..ServerConfig::default()
+        };
+        assert_eq!(ServerSchedule::new(&c).first_up(), Some((at(12), at(30))));
+        let c = ServerConfig { restart: vec![Restart { at: s(5), down: s(0) }], ..ServerConfig::default() };
+        assert_eq!(ServerSchedule::new(&c).first_up(), None);
+        assert_eq!(ServerSchedule::new(&ServerConfig::default()).first_up(), None);
     }
 
     #[test]

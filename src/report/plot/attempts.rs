@@ -50,6 +50,8 @@ pub(crate) struct AttemptsFigure {
     /// Whether each panel has the strip of accepted attempts under it.
     strip: bool,
     y_desc: String,
+    /// What the strip's scale counts, written in it: its axis has no room for the words.
+    strip_note: String,
 }
 
 struct Panel {
@@ -112,7 +114,23 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
     let first = rows.iter().map(|r| r.bin_start).fold(f64::MAX, f64::min);
     let last = rows.iter().map(|r| r.bin_start + r.bin_width).fold(f64::MIN, f64::max);
     let x0 = opts.from.unwrap_or(first.min(0.0));
-    let x1 = opts.to.unwrap_or(data.horizon_s().unwrap_or(last).max(last));
+    let end = opts.to.unwrap_or(data.horizon_s().unwrap_or(last).max(last));
+    // The last attempt, down time or blackout of the panels drawn: a time axis given
+    // with --to is the user's; otherwise one whose last stretch is empty is trimmed.
+    let mut active = f64::MIN;
+    for s in &chosen {
+        crate::interrupt::check()?;
+        let facts = data.facts(&s.variant, &s.point);
+        let bands = facts.down.iter().map(|d| d.to).chain(facts.blackouts.iter().map(|b| b.1));
+        active = bands.fold(active, f64::max);
+    }
+    for r in rows.iter().filter(|r| r.attempts > 0.0) {
+        if chosen.iter().any(|s| s.variant == r.variant && s.point == r.point) {
+            active = active.max(r.bin_start + r.bin_width);
+        }
+    }
+    let trimmed = if opts.to.is_some() { None } else { trim(x0, end, active.min(end), width) };
+    let x1 = trimmed.map_or(end, |t| t.axis_end);
     let bins_in_window = ((x1 - x0) / width).ceil().max(1.0) as usize;
     let merge = bins_in_window.div_ceil(MAX_BARS).max(1);
     let bar = width * merge as f64;
@@ -210,11 +228,21 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
     if merge > 1 {
         subtitle.push_str(&format!(" · {} bins of {} merged into bars of {}", merge, fmt_secs(width), fmt_secs(bar)));
     }
+    if let Some(t) = &trimmed {
+        // In seconds, as the time axis counts.
+        let s = |x: f64| format!("{} s", fmt_num(x, 4));
+        subtitle.push_str(&format!(
+            " · time axis trimmed at {} of {}: nothing after {}",
+            s(t.axis_end),
+            s(end),
+            s(t.active_until)
+        ));
+    }
     if let Some(note) = omitted_note(chosen.len(), total_series, "panels") {
         subtitle.push_str(&format!(" · {note}"));
     }
     Ok(AttemptsFigure {
-        title: "Connection attempts at the server per time bin".into(),
+        title: format!("Connection attempts at the server per {}", fmt_secs(bar)),
         subtitle,
         legend,
         panels,
@@ -223,7 +251,29 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
         accepted_max: if accepted_max > 0.0 { accepted_max * 1.1 } else { 1.0 },
         strip,
         y_desc: format!("attempts per {}", fmt_secs(bar)),
+        strip_note: format!("accepted per {}, on this strip's own scale", fmt_secs(bar)),
     })
+}
+
+/// Where a time axis was cut short of the end.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Trimmed {
+    /// The time of the last attempt, down time or blackout.
+    active_until: f64,
+    /// Where the axis ends: a little after that, on a bin's edge.
+    axis_end: f64,
+}
+
+/// The axis `[x0, x1)` trimmed to a tenth past the last activity, when that cuts at
+/// least a fifth of it: a 10-minute run whose herd is over at 140 s would otherwise
+/// draw it in the first quarter of the width and leave the rest blank.
+fn trim(x0: f64, x1: f64, active_until: f64, bin: f64) -> Option<Trimmed> {
+    if active_until.is_nan() || active_until <= x0 {
+        return None;
+    }
+    let after = active_until + 0.1 * (active_until - x0);
+    let axis_end = x0 + ((after - x0) / bin).ceil() * bin;
+    (axis_end <= x0 + 0.8 * (x1 - x0)).then_some(Trimmed { active_until, axis_end })
 }
 
 impl Figure for AttemptsFigure {
@@ -347,6 +397,9 @@ impl AttemptsFigure {
                 Rectangle::new([(a, 0.0), (b, (att - refused).max(0.0))], ACCEPTED.filled())
             }))
             .d()?;
+        let note = TextStyle::from((FONT, 12)).color(&MUTED).pos(Pos::new(HPos::Right, VPos::Top));
+        let at = (self.x.1 - 0.005 * (self.x.1 - self.x.0), self.accepted_max);
+        chart.draw_series(std::iter::once(Text::new(self.strip_note.clone(), at, note))).d()?;
         Ok(())
     }
 
@@ -365,5 +418,66 @@ impl AttemptsFigure {
             .d()?;
         chart.draw_series(p.down.iter().map(|&(a, b)| Rectangle::new([(a, 0.0), (b, top)], DOWN.filled()))).d()?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::data::{AttemptRow, RunInfo, VariantInfo};
+
+    #[test]
+    fn an_axis_whose_end_is_empty_is_trimmed_a_tenth_past_the_last_activity() {
+        // A 10-minute horizon whose activity ends at 140 s: the axis ends at 154 s.
+        assert_eq!(trim(0.0, 600.0, 140.0, 1.0), Some(Trimmed { active_until: 140.0, axis_end: 154.0 }));
+        // On a bin's edge: 154 s rounds up to the 5 s bins' 155 s.
+        assert_eq!(trim(0.0, 600.0, 140.0, 5.0).map(|t| t.axis_end), Some(155.0));
+        // Activity up to near the end, or none at all: the whole axis.
+        assert_eq!(trim(0.0, 600.0, 500.0, 1.0), None);
+        assert_eq!(trim(0.0, 600.0, f64::MIN, 1.0), None);
+    }
+
+    fn run_set(bins: &[(f64, f64)]) -> RunSet {
+        let attempts = bins
+            .iter()
+            .map(|&(start, n)| AttemptRow {
+                variant: "v".into(),
+                point: Vec::new(),
+                replication: 0,
+                bin_start: start,
+                bin_width: 0.125,
+                attempts: n,
+                refused: 0.0,
+            })
+            .collect();
+        RunSet {
+            runs: vec![RunInfo {
+                scenario: "s".into(),
+                horizon: "10min".into(),
+                horizon_s: Some(600.0),
+                ..Default::default()
+            }],
+            variants: vec![VariantInfo { name: "v".into(), ..Default::default() }],
+            attempts: Some(attempts),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_title_states_the_bar_width_drawn_and_the_subtitle_where_the_axis_was_trimmed() {
+        let data = run_set(&[(0.0, 5.0), (139.875, 2.0)]);
+        let f = figure(&data, &PlotOptions::default()).unwrap();
+        // 125 ms bins up to 154 s are 1232 bins: merged by 3 into 375 ms bars (at most 500).
+        assert_eq!(f.title, "Connection attempts at the server per 375 ms");
+        assert_eq!(f.y_desc, "attempts per 375 ms");
+        assert!(f.strip_note.starts_with("accepted per 375 ms"), "{}", f.strip_note);
+        assert!(f.subtitle.contains("3 bins of 125 ms merged into bars of 375 ms"), "{}", f.subtitle);
+        assert_eq!(f.x.1, 154.0);
+        assert!(f.subtitle.contains("time axis trimmed at 154 s of 600 s: nothing after 140 s"), "{}", f.subtitle);
+        // An axis the user bounded is kept.
+        let opts = PlotOptions { to: Some(600.0), ..PlotOptions::default() };
+        let f = figure(&data, &opts).unwrap();
+        assert_eq!(f.x.1, 600.0);
+        assert!(!f.subtitle.contains("trimmed"), "{}", f.subtitle);
     }
 }

@@ -53,6 +53,11 @@ pub struct Answer {
 }
 
 impl CallServer {
+    /// The server's first up period after being down (see `ServerSchedule::first_up`).
+    pub fn first_up(&self) -> Option<(SimTime, SimTime)> {
+        self.server.schedule().first_up()
+    }
+
     pub fn new(config: &ServerConfig, rng: CounterRng) -> CallServer {
         CallServer {
             server: Server::new(config),

@@ -46,6 +46,7 @@ use crate::engine::rng::{CounterRng, Purpose};
 use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::guard::{self, Estimate};
+use crate::metrics::bursts::FirstBurst;
 use crate::metrics::catalogue;
 use crate::metrics::quantile::{cdf_secs, quantile};
 use crate::metrics::series::Series;
@@ -146,6 +147,7 @@ struct CallsWorld<'a> {
     bad_retries: u64,
     series: Series,
     horizon: SimTime,
+    first_burst: Option<FirstBurst>,
 }
 
 impl CallsWorld<'_> {
@@ -254,6 +256,9 @@ impl CallsWorld<'_> {
             self.bad_retries += u64::from(bad);
         }
         self.series.add(ATTEMPTS, now, 1.0);
+        if let Some(b) = &mut self.first_burst {
+            b.add(now);
+        }
         if answer.rejected {
             self.series.add(REJECTED, now, 1.0);
         }
@@ -571,10 +576,12 @@ pub fn run_replication(spec: &CallsSpec, job: Job<'_>) -> Result<ReplicationResu
             }
         })
         .collect();
+    let server = CallServer::new(&spec.server, CounterRng::at(seeds.counter_key(rep, 0, Purpose::Server), 0));
     let mut world = CallsWorld {
         spec,
         policy: &spec.policy,
-        server: CallServer::new(&spec.server, CounterRng::at(seeds.counter_key(rep, 0, Purpose::Server), 0)),
+        first_burst: FirstBurst::after(server.first_up(), horizon),
+        server,
         clients,
         slots: Vec::new(),
         free: Vec::new(),
@@ -645,6 +652,10 @@ fn finish(mut w: CallsWorld<'_>, events: u64, horizon: SimDuration) -> Replicati
     // to recover to.
     let steady = cfg.interval.is_some() && cfg.pacing != Pacing::Closed;
     metrics.extend(monitor::finish(&mut w.series, &w.spec.server, first_start, horizon, cfg.timeout, alert, steady));
+    // Fixed by the server's schedule, so every replication of a cell lists it or none does.
+    if let Some(b) = &w.first_burst {
+        metrics.push(MetricValue::new("first_burst_peak", "attempts/s", b.peak()));
+    }
 
     let started = w.started as usize;
     w.success_ns.sort_unstable();
