@@ -89,7 +89,9 @@ pub enum Verdict {
     NotApart,
     /// Apart from every other variant beyond chance, or, with one replication and so no
     /// intervals, best by the mean alone.
-    Best { name: String },
+    Best {
+        name: String,
+    },
     Tie(Vec<String>),
 }
 
