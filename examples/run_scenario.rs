@@ -7,6 +7,7 @@
 
 use backoffsim::output::summary_rows;
 use backoffsim::scenario::{Scenario, load_file, load_str};
+use backoffsim::engine::progress::Progress;
 use backoffsim::sim::{RunOptions, run_scenario};
 
 const INLINE: &str = r#"
@@ -60,7 +61,7 @@ fn main() {
 fn report(scenario: &Scenario, only: Option<&[&str]>) -> Result<Vec<String>, String> {
     // Threads do not change the results: 0 lets rayon use every core.
     let outcome =
-        run_scenario(scenario, RunOptions { threads: 0, max_events: None }, &|| {}).map_err(|e| e.to_string())?;
+        run_scenario(scenario, RunOptions { threads: 0, max_events: None }, &Progress::new()).map_err(|e| e.to_string())?;
     let mut lines = vec![format!(
         "{}: {} variants × {} replications",
         scenario.name,

@@ -8,6 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::CliError;
 use crate::destination::Destination;
+use crate::engine::progress::Progress;
 use crate::guard::{self, Limits, Refusal};
 use crate::output::{summary, summary_rows, write_results};
 use crate::scenario::{Overrides, Scenario, ScenarioError, load_arg_with};
@@ -102,11 +103,14 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     // Held from here to the end: nobody else writes there while this run works.
     let dest = claim(&out)?;
 
-    let bar = progress_bar(args.quiet, places.count(), &scenario.name);
     let opts = RunOptions { threads: args.threads.unwrap_or(0), max_events: Some(total_events) };
     let interrupted = || CliError::Interrupted(dest.path().display().to_string());
-    let results = run_places(&scenario, &work, places, opts, &|| bar.inc(1));
-    bar.finish_and_clear();
+    let progress = Progress::new();
+    let runs = places.count();
+    let whole = scenario.horizon.as_nanos() as f64 * runs as f64;
+    let results = with_progress_bar(args.quiet, &scenario.name, runs, whole, &progress, || {
+        run_places(&scenario, &work, places, opts, &progress)
+    });
     if crate::interrupt::requested() {
         return Err(interrupted());
     }
@@ -164,19 +168,61 @@ fn check_threads(threads: Option<usize>) -> Result<(), CliError> {
     }
 }
 
-/// A bar on stderr counting finished runs; hidden with `--quiet`.
-fn progress_bar(quiet: bool, runs: u64, name: &str) -> ProgressBar {
+/// Steps of the bar: parts per million of the run's simulated time, so that neither a
+/// long horizon times many runs overflows it nor a short one moves it in jumps.
+const BAR_STEPS: u64 = 1_000_000;
+
+/// How often the bar reads the run's progress and redraws: a replication of a million
+/// channels takes seconds, and a bar that stands still that long looks hung.
+const BAR_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Runs `work` under a bar on stderr showing the simulated time reached over all `runs`
+/// (`whole` nanoseconds in all), the runs finished and an estimate of the time left; no
+/// bar with `--quiet`, nor where stderr is not a terminal (indicatif draws nothing there).
+/// The bar only reads `progress`, on a thread of its own, so it cannot change a result.
+fn with_progress_bar<T>(
+    quiet: bool,
+    name: &str,
+    runs: u64,
+    whole: f64,
+    progress: &Progress,
+    work: impl FnOnce() -> T,
+) -> T {
     if quiet {
-        return ProgressBar::hidden();
+        return work();
     }
-    let bar = ProgressBar::with_draw_target(Some(runs), ProgressDrawTarget::stderr());
+    let bar = ProgressBar::with_draw_target(Some(BAR_STEPS), ProgressDrawTarget::stderr());
+    if bar.is_hidden() {
+        return work();
+    }
     bar.set_style(
-        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} runs, {elapsed}")
-            .expect("valid template")
-            .progress_chars("=> "),
+        ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {percent:>3}% of simulated time, {msg} runs, {elapsed}, about {eta} left",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
     );
     bar.set_prefix(name.to_string());
-    bar
+    let show = |bar: &ProgressBar| {
+        let share = if whole > 0.0 { progress.reached().as_nanos() as f64 / whole } else { 0.0 };
+        bar.set_position((share.min(1.0) * BAR_STEPS as f64) as u64);
+        bar.set_message(format!("{}/{runs}", progress.finished()));
+    };
+    show(&bar);
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    let (bar_ref, show) = (&bar, &show);
+    let result = std::thread::scope(|s| {
+        s.spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(BAR_EVERY) {
+                show(bar_ref);
+            }
+        });
+        let result = work();
+        drop(done);
+        result
+    });
+    bar.finish_and_clear();
+    result
 }
 
 /// Writes a whole run's results to `out` and prints its summary on stdout: what `run`
