@@ -139,9 +139,20 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
 /// thread of its own and is abandoned at a stop.
 pub fn load(file: &Path, overrides: Overrides) -> Result<Scenario, CliError> {
     let file = file.to_path_buf();
-    crate::interrupt::abandonable(move || load_arg_with(&file, overrides))
+    let scenario = crate::interrupt::abandonable(move || load_arg_with(&file, overrides))
         .map_err(|_| CliError::Interrupted("every earlier result".into()))?
-        .map_err(CliError::from)
+        .map_err(CliError::from)?;
+    warn(&scenario);
+    Ok(scenario)
+}
+
+/// The scenario's warnings on stderr, one line each, placed as errors are. Even with
+/// `--quiet`, which silences progress: a warning says the results answer less than the
+/// file asks, which a script running quietly needs to hear most.
+fn warn(scenario: &Scenario) {
+    for w in &scenario.warnings {
+        eprintln!("backoffsim: warning: {}", w.headline());
+    }
 }
 
 /// What a failed run says: the simulation's error, with the knob that stops it when it
