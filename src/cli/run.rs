@@ -255,6 +255,11 @@ pub fn finish(
     }
 
     let rows = summary_rows(scenario, outcome);
+    if !quiet {
+        for note in no_value_notes(scenario, &rows) {
+            eprintln!("backoffsim: note: {note}");
+        }
+    }
     let mut stdout = std::io::stdout().lock();
     if json {
         let files = super::json::manifest_files(&dir)
@@ -269,6 +274,33 @@ pub fn finish(
         return super::json::write(&mut stdout, &scenario.sweep_keys, &rows, run).map_err(CliError::from_stdout);
     }
     print_table(&mut stdout, &scenario.sweep_keys, &rows).map_err(CliError::from_stdout)
+}
+
+/// Why each metric without a value has none, one line per metric and reason, naming
+/// the variants and sweep points where it has none unless that is everywhere.
+fn no_value_notes(scenario: &Scenario, rows: &[summary::SummaryRow]) -> Vec<String> {
+    let all = rows.iter().map(|r| (&r.variant, &r.sweep)).collect::<std::collections::BTreeSet<_>>().len();
+    let mut by_metric: Vec<(&str, Vec<String>)> = Vec::new();
+    for r in rows.iter().filter(|r| r.estimate.is_none()) {
+        let place = if r.sweep.is_empty() {
+            format!("`{}`", r.variant)
+        } else {
+            let point: Vec<String> = scenario.sweep_keys.iter().zip(&r.sweep).map(|(k, v)| format!("{k} = {v}")).collect();
+            format!("`{}` at {}", r.variant, point.join(", "))
+        };
+        match by_metric.iter_mut().find(|(m, _)| *m == r.metric) {
+            Some((_, places)) => places.push(place),
+            None => by_metric.push((&r.metric, vec![place])),
+        }
+    }
+    by_metric
+        .into_iter()
+        .map(|(metric, places)| {
+            let why = crate::metrics::catalogue::no_value(metric);
+            let whereabouts = if places.len() == all { String::new() } else { format!(" in {}", places.join("; ")) };
+            format!("`{metric}` has no value{whereabouts}: {why}")
+        })
+        .collect()
 }
 
 /// The threads a run uses: `--threads`, or rayon's default of one per core.
@@ -295,11 +327,13 @@ fn print_table(w: &mut impl Write, sweep_keys: &[String], rows: &[summary::Summa
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            let e = &r.estimate;
-            let ci = e.ci95.map(|(lo, hi)| format!("± {}", short((hi - lo) / 2.0))).unwrap_or_default();
+            let value = r.estimate.map_or(String::new(), |e| {
+                let ci = e.ci95.map(|(lo, hi)| format!("± {}", short((hi - lo) / 2.0))).unwrap_or_default();
+                format!("{} {}", short(e.mean), ci)
+            });
             let mut c = vec![r.variant.clone()];
             c.extend(r.sweep.iter().cloned());
-            c.extend([r.metric.clone(), format!("{} {}", short(e.mean), ci), r.unit.clone()]);
+            c.extend([r.metric.clone(), value, r.unit.clone()]);
             c
         })
         .collect();
