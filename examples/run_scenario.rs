@@ -5,9 +5,9 @@
 //! `cargo run --release --example run_scenario [FILE.toml]` runs a scenario file instead
 //! (e.g. `scenarios/tcp-blackout.toml`) and prints every metric.
 
+use backoffsim::engine::progress::Progress;
 use backoffsim::output::summary_rows;
 use backoffsim::scenario::{Scenario, load_file, load_str};
-use backoffsim::engine::progress::Progress;
 use backoffsim::sim::{RunOptions, run_scenario};
 
 const INLINE: &str = r#"
@@ -60,8 +60,8 @@ fn main() {
 /// (all without it).
 fn report(scenario: &Scenario, only: Option<&[&str]>) -> Result<Vec<String>, String> {
     // Threads do not change the results: 0 lets rayon use every core.
-    let outcome =
-        run_scenario(scenario, RunOptions { threads: 0, max_events: None }, &Progress::new()).map_err(|e| e.to_string())?;
+    let outcome = run_scenario(scenario, RunOptions { threads: 0, max_events: None }, &Progress::new())
+        .map_err(|e| e.to_string())?;
     let mut lines = vec![format!(
         "{}: {} variants × {} replications",
         scenario.name,

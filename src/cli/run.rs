@@ -213,13 +213,13 @@ fn with_progress_bar<T>(
         .expect("valid template")
         .progress_chars("=> "),
     );
-    bar.set_prefix(name.to_string());
     let show = |bar: &ProgressBar| {
         let share = if whole > 0.0 { progress.reached().as_nanos() as f64 / whole } else { 0.0 };
-        bar.set_position((share.min(1.0) * BAR_STEPS as f64) as u64);
         bar.set_message(format!("{}/{runs}", progress.finished()));
+        bar.set_position((share.min(1.0) * BAR_STEPS as f64) as u64);
     };
     show(&bar);
+    bar.set_prefix(name.to_string());
     let (done, wait) = std::sync::mpsc::channel::<()>();
     let (bar_ref, show) = (&bar, &show);
     let result = std::thread::scope(|s| {
@@ -285,7 +285,8 @@ fn no_value_notes(scenario: &Scenario, rows: &[summary::SummaryRow]) -> Vec<Stri
         let place = if r.sweep.is_empty() {
             format!("`{}`", r.variant)
         } else {
-            let point: Vec<String> = scenario.sweep_keys.iter().zip(&r.sweep).map(|(k, v)| format!("{k} = {v}")).collect();
+            let point: Vec<String> =
+                scenario.sweep_keys.iter().zip(&r.sweep).map(|(k, v)| format!("{k} = {v}")).collect();
             format!("`{}` at {}", r.variant, point.join(", "))
         };
         match by_metric.iter_mut().find(|(m, _)| *m == r.metric) {

@@ -485,7 +485,13 @@ mod tests {
             assert!(CATALOGUE.iter().any(|e| e.id == id), "{id} is not in the catalogue");
         }
         assert_eq!(absent_means("success_rate"), None);
-        for id in ["reconnect_p50", "reconnect_after_up_all", "time_to_success_p99", "spread_attempt3", "recovery_lag_blackout1"] {
+        for id in [
+            "reconnect_p50",
+            "reconnect_after_up_all",
+            "time_to_success_p99",
+            "spread_attempt3",
+            "recovery_lag_blackout1",
+        ] {
             assert!(absent_means(id).is_some(), "{id}");
             assert!(find(id, &[]).is_some(), "{id} is not in the catalogue");
         }

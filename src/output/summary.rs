@@ -152,7 +152,8 @@ mod tests {
 
     #[test]
     fn a_metric_no_replication_has_a_value_for_keeps_its_row_with_empty_values() {
-        let reps = [rep(&[("x", Some(1.0)), ("reconnect_p50", None)]), rep(&[("x", Some(3.0)), ("reconnect_p50", None)])];
+        let reps =
+            [rep(&[("x", Some(1.0)), ("reconnect_p50", None)]), rep(&[("x", Some(3.0)), ("reconnect_p50", None)])];
         let rows = summarize(&[Group { variant: "a", sweep: &[], reps: &reps }]);
         assert_eq!(rows.len(), 2);
         assert_eq!((rows[1].metric.as_str(), rows[1].estimate), ("reconnect_p50", None));

@@ -38,7 +38,12 @@ fn a_warning_in_one_variant_names_it() {
     let o = run(&["check", &write(tmp.path(), source)]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let err = text(&o.stderr);
-    assert!(err.contains("key `server.restart[0].at`: 10s is at or after the horizon (5s): it never happens (in variant `late`)"), "{err}");
+    assert!(
+        err.contains(
+            "key `server.restart[0].at`: 10s is at or after the horizon (5s): it never happens (in variant `late`)"
+        ),
+        "{err}"
+    );
     assert_eq!(err.lines().count(), 1, "{err}");
 }
 
@@ -56,7 +61,8 @@ fn a_seventy_second_outage_in_a_minute_keeps_the_reconnect_rows_empty_and_says_w
     let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
     let why = "too few channels reconnected before the horizon for this share (or none did)";
     for m in ["reconnect_p50", "reconnect_p99", "reconnect_all"] {
-        let row = stdout.lines().find(|l| l.split_whitespace().nth(1) == Some(m)).unwrap_or_else(|| panic!("{m}:\n{stdout}"));
+        let row =
+            stdout.lines().find(|l| l.split_whitespace().nth(1) == Some(m)).unwrap_or_else(|| panic!("{m}:\n{stdout}"));
         assert_eq!(row.split_whitespace().collect::<Vec<_>>(), ["base", m, "s"], "{row}");
         assert!(stderr.contains(&format!("backoffsim: note: `{m}` has no value: {why}")), "{stderr}");
     }

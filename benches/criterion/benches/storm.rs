@@ -6,14 +6,17 @@ use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
-use backoffsim::scenario::load_file;
 use backoffsim::engine::progress::Progress;
+use backoffsim::scenario::load_file;
 use backoffsim::sim::{RunOptions, run_scenario};
 
 fn storm(c: &mut Criterion) {
-    let file = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("benches/scenarios/grpc-restart-storm-100k.toml");
+    let file =
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("benches/scenarios/grpc-restart-storm-100k.toml");
     let scenario = load_file(&file).expect("the bench scenario checks");
-    let once = || run_scenario(&scenario, RunOptions { threads: 1, max_events: None }, &Progress::new()).expect("the storm runs");
+    let once = || {
+        run_scenario(&scenario, RunOptions { threads: 1, max_events: None }, &Progress::new()).expect("the storm runs")
+    };
     let events: u64 = once().results.iter().flatten().flatten().map(|r| r.events).sum();
     let mut group = c.benchmark_group("grpc_restart_storm");
     group.sample_size(10);
@@ -25,9 +28,12 @@ fn storm(c: &mut Criterion) {
 /// The retry storm that does not recover: 100,000 clients, 5 simulated minutes, every
 /// call making its three attempts against a queue longer than the timeout.
 fn calls_storm(c: &mut Criterion) {
-    let file = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("benches/scenarios/calls-retry-storm-100k.toml");
+    let file =
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("benches/scenarios/calls-retry-storm-100k.toml");
     let scenario = load_file(&file).expect("the bench scenario checks");
-    let once = || run_scenario(&scenario, RunOptions { threads: 1, max_events: None }, &Progress::new()).expect("the storm runs");
+    let once = || {
+        run_scenario(&scenario, RunOptions { threads: 1, max_events: None }, &Progress::new()).expect("the storm runs")
+    };
     let events: u64 = once().results.iter().flatten().flatten().map(|r| r.events).sum();
     let mut group = c.benchmark_group("calls_retry_storm");
     group.sample_size(10);
