@@ -70,8 +70,13 @@ fn report(scenario: &Scenario, only: Option<&[&str]>) -> Result<Vec<String>, Str
     )];
     for row in summary_rows(scenario, &outcome) {
         if only.is_none_or(|m| m.contains(&row.metric.as_str())) {
-            let ci = row.estimate.ci95.map(|(lo, hi)| format!(" (95% CI {lo:.4}–{hi:.4})")).unwrap_or_default();
-            lines.push(format!("{:<12} {:<26} {:>10.4} {}{ci}", row.variant, row.metric, row.estimate.mean, row.unit));
+            // A metric no replication had a value for is listed without one.
+            let Some(e) = row.estimate else {
+                lines.push(format!("{:<12} {:<26} {:>10} {}", row.variant, row.metric, "—", row.unit));
+                continue;
+            };
+            let ci = e.ci95.map(|(lo, hi)| format!(" (95% CI {lo:.4}–{hi:.4})")).unwrap_or_default();
+            lines.push(format!("{:<12} {:<26} {:>10.4} {}{ci}", row.variant, row.metric, e.mean, row.unit));
         }
     }
     Ok(lines)

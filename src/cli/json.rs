@@ -110,7 +110,7 @@ mod tests {
             sweep: sweep.iter().map(|s| s.to_string()).collect(),
             metric: "timeouts".into(),
             unit: "count".into(),
-            estimate: Estimate { n, mean: 2.5, sd: ci.map(|_| 0.5), ci95: ci },
+            estimate: Some(Estimate { n, mean: 2.5, sd: ci.map(|_| 0.5), ci95: ci }),
         }
     }
 
