@@ -95,7 +95,11 @@ fn run_json_prints_the_summary_as_json_lines_then_the_run() {
         assert_eq!(d["replications"].as_u64().unwrap().to_string(), row[4]);
         // The very digits of the CSV (serde_json's reader may be an ulp off, so the text
         // of the line is compared): both are the shortest round-trip form.
-        let mean = if row[5].contains(['.', 'e']) { row[5].to_string() } else { format!("{}.0", &row[5]) };
+        let mean = match &row[5] {
+            "" => "null".to_string(),
+            m if m.contains(['.', 'e']) => m.to_string(),
+            m => format!("{m}.0"),
+        };
         assert!(raw.contains(&format!("\"mean\":{mean},")), "{raw} vs {mean}");
     }
     assert!(summaries.iter().any(|l| l["data"]["sweep"]["calls.outage"] == "20s"));
