@@ -5,6 +5,7 @@
 //! `cargo run --release --example run_scenario [FILE.toml]` runs a scenario file instead
 //! (e.g. `scenarios/tcp-blackout.toml`) and prints every metric.
 
+use backoffsim::engine::progress::Progress;
 use backoffsim::output::summary_rows;
 use backoffsim::scenario::{Scenario, load_file, load_str};
 use backoffsim::sim::{RunOptions, run_scenario};
@@ -59,8 +60,8 @@ fn main() {
 /// (all without it).
 fn report(scenario: &Scenario, only: Option<&[&str]>) -> Result<Vec<String>, String> {
     // Threads do not change the results: 0 lets rayon use every core.
-    let outcome =
-        run_scenario(scenario, RunOptions { threads: 0, max_events: None }, &|| {}).map_err(|e| e.to_string())?;
+    let outcome = run_scenario(scenario, RunOptions { threads: 0, max_events: None }, &Progress::new())
+        .map_err(|e| e.to_string())?;
     let mut lines = vec![format!(
         "{}: {} variants × {} replications",
         scenario.name,
@@ -69,8 +70,13 @@ fn report(scenario: &Scenario, only: Option<&[&str]>) -> Result<Vec<String>, Str
     )];
     for row in summary_rows(scenario, &outcome) {
         if only.is_none_or(|m| m.contains(&row.metric.as_str())) {
-            let ci = row.estimate.ci95.map(|(lo, hi)| format!(" (95% CI {lo:.4}–{hi:.4})")).unwrap_or_default();
-            lines.push(format!("{:<12} {:<26} {:>10.4} {}{ci}", row.variant, row.metric, row.estimate.mean, row.unit));
+            // A metric no replication had a value for is listed without one.
+            let Some(e) = row.estimate else {
+                lines.push(format!("{:<12} {:<26} {:>10} {}", row.variant, row.metric, "—", row.unit));
+                continue;
+            };
+            let ci = e.ci95.map(|(lo, hi)| format!(" (95% CI {lo:.4}–{hi:.4})")).unwrap_or_default();
+            lines.push(format!("{:<12} {:<26} {:>10.4} {}{ci}", row.variant, row.metric, e.mean, row.unit));
         }
     }
     Ok(lines)

@@ -37,7 +37,8 @@ struct Summary<'a> {
     metric: &'a str,
     unit: &'a str,
     replications: usize,
-    mean: f64,
+    /// `null` when no replication had a value.
+    mean: Option<f64>,
     sd: Option<f64>,
     ci95_low: Option<f64>,
     ci95_high: Option<f64>,
@@ -68,17 +69,17 @@ pub struct Run<'a> {
 /// Writes one `summary` line per row, then the `run` line.
 pub fn write(w: &mut impl Write, sweep_keys: &[String], rows: &[SummaryRow], run: Run<'_>) -> io::Result<()> {
     for r in rows {
-        let e = &r.estimate;
+        let e = r.estimate.as_ref();
         let line = Line::Summary(Summary {
             variant: &r.variant,
             sweep: Sweep(sweep_keys, &r.sweep),
             metric: &r.metric,
             unit: &r.unit,
-            replications: e.n,
-            mean: e.mean,
-            sd: e.sd,
-            ci95_low: e.ci95.map(|c| c.0),
-            ci95_high: e.ci95.map(|c| c.1),
+            replications: e.map_or(0, |e| e.n),
+            mean: e.map(|e| e.mean),
+            sd: e.and_then(|e| e.sd),
+            ci95_low: e.and_then(|e| e.ci95).map(|c| c.0),
+            ci95_high: e.and_then(|e| e.ci95).map(|c| c.1),
         });
         serde_json::to_writer(&mut *w, &line)?;
         writeln!(w)?;
@@ -109,7 +110,7 @@ mod tests {
             sweep: sweep.iter().map(|s| s.to_string()).collect(),
             metric: "timeouts".into(),
             unit: "count".into(),
-            estimate: Estimate { n, mean: 2.5, sd: ci.map(|_| 0.5), ci95: ci },
+            estimate: Some(Estimate { n, mean: 2.5, sd: ci.map(|_| 0.5), ci95: ci }),
         }
     }
 

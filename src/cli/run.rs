@@ -8,8 +8,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::CliError;
 use super::table::TableArgs;
 use crate::destination::Destination;
+use crate::engine::progress::Progress;
 use crate::guard::{self, Limits, Refusal};
-use crate::output::{summary_rows, write_results};
+use crate::output::{summary, summary_rows, write_results};
 use crate::scenario::{Overrides, Scenario, ScenarioError, load_arg_with};
 use crate::shard::{Shard, part};
 use crate::sim::{Outcome, RunOptions, Work, assemble, run_places};
@@ -106,11 +107,14 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     // Held from here to the end: nobody else writes there while this run works.
     let dest = claim(&out)?;
 
-    let bar = progress_bar(args.quiet, places.count(), &scenario.name);
     let opts = RunOptions { threads: args.threads.unwrap_or(0), max_events: Some(total_events) };
     let interrupted = || CliError::Interrupted(dest.path().display().to_string());
-    let results = run_places(&scenario, &work, places, opts, &|| bar.inc(1));
-    bar.finish_and_clear();
+    let progress = Progress::new();
+    let runs = places.count();
+    let whole = scenario.horizon.as_nanos() as f64 * runs as f64;
+    let results = with_progress_bar(args.quiet, &scenario.name, runs, whole, &progress, || {
+        run_places(&scenario, &work, places, opts, &progress)
+    });
     if crate::interrupt::requested() {
         return Err(interrupted());
     }
@@ -139,9 +143,20 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
 /// thread of its own and is abandoned at a stop.
 pub fn load(file: &Path, overrides: Overrides) -> Result<Scenario, CliError> {
     let file = file.to_path_buf();
-    crate::interrupt::abandonable(move || load_arg_with(&file, overrides))
+    let scenario = crate::interrupt::abandonable(move || load_arg_with(&file, overrides))
         .map_err(|_| CliError::Interrupted("every earlier result".into()))?
-        .map_err(CliError::from)
+        .map_err(CliError::from)?;
+    warn(&scenario);
+    Ok(scenario)
+}
+
+/// The scenario's warnings on stderr, one line each, placed as errors are. Even with
+/// `--quiet`, which silences progress: a warning says the results answer less than the
+/// file asks, which a script running quietly needs to hear most.
+fn warn(scenario: &Scenario) {
+    for w in &scenario.warnings {
+        eprintln!("backoffsim: warning: {}", w.headline());
+    }
 }
 
 /// What a failed run says: the simulation's error, with the knob that stops it when it
@@ -168,19 +183,61 @@ fn check_threads(threads: Option<usize>) -> Result<(), CliError> {
     }
 }
 
-/// A bar on stderr counting finished runs; hidden with `--quiet`.
-fn progress_bar(quiet: bool, runs: u64, name: &str) -> ProgressBar {
+/// Steps of the bar: parts per million of the run's simulated time, so that neither a
+/// long horizon times many runs overflows it nor a short one moves it in jumps.
+const BAR_STEPS: u64 = 1_000_000;
+
+/// How often the bar reads the run's progress and redraws: a replication of a million
+/// channels takes seconds, and a bar that stands still that long looks hung.
+const BAR_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Runs `work` under a bar on stderr showing the simulated time reached over all `runs`
+/// (`whole` nanoseconds in all), the runs finished and an estimate of the time left; no
+/// bar with `--quiet`, nor where stderr is not a terminal (indicatif draws nothing there).
+/// The bar only reads `progress`, on a thread of its own, so it cannot change a result.
+fn with_progress_bar<T>(
+    quiet: bool,
+    name: &str,
+    runs: u64,
+    whole: f64,
+    progress: &Progress,
+    work: impl FnOnce() -> T,
+) -> T {
     if quiet {
-        return ProgressBar::hidden();
+        return work();
     }
-    let bar = ProgressBar::with_draw_target(Some(runs), ProgressDrawTarget::stderr());
+    let bar = ProgressBar::with_draw_target(Some(BAR_STEPS), ProgressDrawTarget::stderr());
+    if bar.is_hidden() {
+        return work();
+    }
     bar.set_style(
-        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} runs, {elapsed}")
-            .expect("valid template")
-            .progress_chars("=> "),
+        ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {percent:>3}% of simulated time, {msg} runs, {elapsed}, about {eta} left",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
     );
+    let show = |bar: &ProgressBar| {
+        let share = if whole > 0.0 { progress.reached().as_nanos() as f64 / whole } else { 0.0 };
+        bar.set_message(format!("{}/{runs}", progress.finished()));
+        bar.set_position((share.min(1.0) * BAR_STEPS as f64) as u64);
+    };
+    show(&bar);
     bar.set_prefix(name.to_string());
-    bar
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    let (bar_ref, show) = (&bar, &show);
+    let result = std::thread::scope(|s| {
+        s.spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(BAR_EVERY) {
+                show(bar_ref);
+            }
+        });
+        let result = work();
+        drop(done);
+        result
+    });
+    bar.finish_and_clear();
+    result
 }
 
 /// Writes a whole run's results to `out` and prints its summary on stdout: what `run`
@@ -204,6 +261,11 @@ pub fn finish(
 
     let mut rows = summary_rows(scenario, outcome);
     rows.retain(|r| table.metrics.keeps(&r.metric));
+    if !quiet {
+        for note in no_value_notes(scenario, &rows) {
+            eprintln!("backoffsim: note: {note}");
+        }
+    }
     let mut stdout = std::io::stdout().lock();
     if json {
         let files = super::json::manifest_files(&dir)
@@ -228,6 +290,34 @@ pub fn models(scenario: &Scenario) -> Vec<crate::metrics::catalogue::Model> {
     models.sort();
     models.dedup();
     models
+}
+
+/// Why each metric without a value has none, one line per metric and reason, naming
+/// the variants and sweep points where it has none unless that is everywhere.
+fn no_value_notes(scenario: &Scenario, rows: &[summary::SummaryRow]) -> Vec<String> {
+    let all = rows.iter().map(|r| (&r.variant, &r.sweep)).collect::<std::collections::BTreeSet<_>>().len();
+    let mut by_metric: Vec<(&str, Vec<String>)> = Vec::new();
+    for r in rows.iter().filter(|r| r.estimate.is_none()) {
+        let place = if r.sweep.is_empty() {
+            format!("`{}`", r.variant)
+        } else {
+            let point: Vec<String> =
+                scenario.sweep_keys.iter().zip(&r.sweep).map(|(k, v)| format!("{k} = {v}")).collect();
+            format!("`{}` at {}", r.variant, point.join(", "))
+        };
+        match by_metric.iter_mut().find(|(m, _)| *m == r.metric) {
+            Some((_, places)) => places.push(place),
+            None => by_metric.push((&r.metric, vec![place])),
+        }
+    }
+    by_metric
+        .into_iter()
+        .map(|(metric, places)| {
+            let why = crate::metrics::catalogue::no_value(metric);
+            let whereabouts = if places.len() == all { String::new() } else { format!(" in {}", places.join("; ")) };
+            format!("`{metric}` has no value{whereabouts}: {why}")
+        })
+        .collect()
 }
 
 /// The threads a run uses: `--threads`, or rayon's default of one per core.

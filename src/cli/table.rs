@@ -93,7 +93,7 @@ pub fn print(
     variants: &[String],
     rows: &[SummaryRow],
 ) -> std::io::Result<()> {
-    let value = |r: &SummaryRow| Value { mean: r.estimate.mean, ci95: r.estimate.ci95 };
+    let value = |r: &SummaryRow| r.estimate.map(|e| Value { mean: e.mean, ci95: e.ci95 });
     let kept = rows.iter().filter(|r| args.metrics.keeps(&r.metric));
     match args.layout {
         Layout::Long => {

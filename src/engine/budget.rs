@@ -11,6 +11,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::progress::Progress;
+
 /// The whole run's budget, shared by its replications.
 #[derive(Debug)]
 pub struct RunBudget {
@@ -52,12 +54,14 @@ pub struct Budget<'a> {
     pub replication: u64,
     /// The run it belongs to, if the run has a budget of its own.
     pub run: Option<&'a RunBudget>,
+    /// Where the replication says how far it has got, for a display; it never reads it.
+    pub progress: Option<&'a Progress>,
 }
 
 impl Budget<'static> {
     /// A replication on its own, held to `max_events` alone.
     pub fn replication(max_events: u64) -> Budget<'static> {
-        Budget { replication: max_events, run: None }
+        Budget { replication: max_events, run: None, progress: None }
     }
 }
 

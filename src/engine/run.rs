@@ -85,8 +85,9 @@ pub fn run<W: World>(
 ) -> Result<RunStats, EngineError> {
     let over = |run: &RunBudget| EngineError::RunBudget { limit: run.limit() };
     let mut events = 0u64;
-    // Events already added to the run's account.
+    // Events already added to the run's account, and simulated time to the progress.
     let mut accounted = 0u64;
+    let mut published = SimTime::ZERO;
     while let Some((at, event)) = sched.queue.pop() {
         if events == budget.replication {
             return Err(EngineError::EventBudget { limit: budget.replication, at });
@@ -101,6 +102,11 @@ pub fn run<W: World>(
                 }
                 accounted = events;
             }
+            if let Some(progress) = budget.progress {
+                let reached = at.min(sched.horizon);
+                progress.advance(reached.saturating_since(published));
+                published = reached;
+            }
         }
         events += 1;
         sched.now = at;
@@ -110,6 +116,10 @@ pub fn run<W: World>(
         && !run.spend(events - accounted)
     {
         return Err(over(run));
+    }
+    // Over: nothing is left before the horizon, so the replication counts whole.
+    if let Some(progress) = budget.progress {
+        progress.advance(sched.horizon.saturating_since(published));
     }
     Ok(RunStats { events, end: sched.now })
 }
@@ -174,7 +184,7 @@ mod tests {
             let mut w = Echo { seen: vec![], respawn };
             let mut s = Scheduler::new(SimTime::MAX);
             s.at(SimTime(0), 0);
-            run(&mut w, &mut s, Budget { replication: u64::MAX, run: Some(shared) })
+            run(&mut w, &mut s, Budget { replication: u64::MAX, run: Some(shared), progress: None })
         };
         // Two replications of 40,000 events each: 80,000 in all.
         let enough = RunBudget::new(80_000);
@@ -197,7 +207,51 @@ mod tests {
         let mut w = Echo { seen: vec![], respawn: n as u32 - 1 };
         let mut s = Scheduler::new(SimTime::MAX);
         s.at(SimTime(0), 0);
-        run(&mut w, &mut s, Budget { replication: u64::MAX, run: Some(&shared) }).unwrap();
+        run(&mut w, &mut s, Budget { replication: u64::MAX, run: Some(&shared), progress: None }).unwrap();
         assert_eq!(shared.spent(), n);
+    }
+
+    /// An `Echo` that also notes, at every event, the simulated time the run has
+    /// published so far.
+    struct Watch<'p> {
+        progress: &'p crate::engine::progress::Progress,
+        seen: Vec<(SimTime, SimDuration)>,
+    }
+
+    impl World for Watch<'_> {
+        type Event = u32;
+        fn handle(&mut self, event: u32, sched: &mut Scheduler<u32>) {
+            self.seen.push((sched.now(), self.progress.reached()));
+            sched.after(SimDuration::from_millis(1), event);
+        }
+    }
+
+    #[test]
+    fn a_replication_publishes_the_time_it_reached_while_it_runs_and_its_horizon_when_over() {
+        use crate::engine::progress::Progress;
+        let horizon = SimTime(50_000_000_000);
+        let run_with = |progress: &Progress| {
+            let mut w = Watch { progress, seen: vec![] };
+            let mut s = Scheduler::new(horizon);
+            s.at(SimTime(0), 0);
+            let stats = run(&mut w, &mut s, Budget { replication: u64::MAX, run: None, progress: Some(progress) });
+            (stats.unwrap(), w.seen)
+        };
+        let progress = Progress::new();
+        let (stats, seen) = run_with(&progress);
+        // Published at every CHECK_EVERY-th event: the event then due, at 1 ms apart.
+        let first = seen.iter().find(|(_, reached)| *reached > SimDuration::ZERO).expect("published during the run");
+        let check = crate::interrupt::CHECK_EVERY;
+        assert_eq!(first.1, SimDuration::from_millis(check), "{first:?}");
+        assert!(first.0 < horizon, "seen before the run ended");
+        assert_eq!(progress.reached(), SimDuration(horizon.0), "a finished replication counts whole");
+        // Publishing is write-only: the same run without it handles the same events.
+        let unwritten = Progress::new();
+        let mut w = Watch { progress: &unwritten, seen: vec![] };
+        let mut s = Scheduler::new(horizon);
+        s.at(SimTime(0), 0);
+        let plain = run(&mut w, &mut s, Budget::replication(u64::MAX)).unwrap();
+        assert_eq!(w.seen.iter().map(|e| e.0).collect::<Vec<_>>(), seen.iter().map(|e| e.0).collect::<Vec<_>>());
+        assert_eq!((plain.events, plain.end), (stats.events, stats.end));
     }
 }

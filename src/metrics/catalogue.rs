@@ -321,8 +321,34 @@ pub fn absent_means(id: &str) -> Option<&'static str> {
         "alert_delay" => Some("the alert never fired"),
         "time_to_abort" => Some("no connection gave up"),
         "added_latency" | "completion_time_incident" => Some("no job was delivered during the incident"),
+        // A quantile needs that share of the channels back: p99 is missing when more than
+        // 1 % never reconnected (`quantile_of` in the gRPC world).
+        "reconnect_p50" | "reconnect_p99" | "reconnect_all" => {
+            Some("too few channels reconnected before the horizon for this share (or none did)")
+        }
+        "reconnect_after_up_p50" | "reconnect_after_up_p99" | "reconnect_after_up_all" => {
+            Some("too few channels reconnected after the server came back, before the horizon (or none did)")
+        }
+        "time_to_success" | "time_to_success_p99" | "time_to_success_max" => {
+            Some("no call succeeded before the horizon")
+        }
+        "time_to_giveup" => Some("no call gave up"),
+        // Bursts are measured over the bins with the server up at both ends.
+        "peak_attempt_rate" | "peak_to_mean" | "cv" => Some("the server was up for no whole bin before the horizon"),
+        _ if id.starts_with("spread_attempt") => Some("too few channels made this attempt before the horizon"),
+        _ if id.starts_with("convergence_time_change") => {
+            Some("the estimate did not converge after the change before the horizon")
+        }
+        _ if id.starts_with("recovery_lag_blackout") => {
+            Some("no connection recovered from the blackout before the horizon")
+        }
         _ => None,
     }
+}
+
+/// Why `id` has no value: [`absent_means`] where the catalogue knows, else the plain fact.
+pub fn no_value(id: &str) -> &'static str {
+    absent_means(id).unwrap_or("no replication had a value for it before the horizon")
 }
 
 /// The entry of `id`: among the entries of `models` first, then any.
@@ -461,6 +487,16 @@ mod tests {
             assert!(CATALOGUE.iter().any(|e| e.id == id), "{id} is not in the catalogue");
         }
         assert_eq!(absent_means("success_rate"), None);
+        for id in [
+            "reconnect_p50",
+            "reconnect_after_up_all",
+            "time_to_success_p99",
+            "spread_attempt3",
+            "recovery_lag_blackout1",
+        ] {
+            assert!(absent_means(id).is_some(), "{id}");
+            assert!(find(id, &[]).is_some(), "{id} is not in the catalogue");
+        }
     }
 
     /// The ids the models can write but no shipped scenario does: the literal ids in

@@ -34,16 +34,18 @@ pub fn run_set(
     rows: &[SummaryRow],
     written: Written,
 ) -> Result<RunSet, Interrupted> {
-    let summary = each(rows.iter(), |r| data::SummaryRow {
+    let all = each(rows.iter(), |r| data::SummaryRow {
         variant: r.variant.clone(),
         point: r.sweep.clone(),
         metric: r.metric.clone(),
         unit: r.unit.clone(),
-        n: r.estimate.n as u64,
-        mean: r.estimate.mean,
-        sd: r.estimate.sd,
-        ci: r.estimate.ci95,
+        n: r.estimate.map_or(0, |e| e.n as u64),
+        mean: r.estimate.map_or(f64::NAN, |e| e.mean),
+        sd: r.estimate.and_then(|e| e.sd),
+        ci: r.estimate.and_then(|e| e.ci95),
     })?;
+    let order = data::metric_order(&all);
+    let (absent, summary) = all.into_iter().partition(|r| r.n == 0);
     let trace = each(tables::traced(groups), |(g, r, row)| TraceRow {
         time: seconds(row.time.as_nanos()),
         client: row.client,
@@ -95,6 +97,8 @@ pub fn run_set(
         variants,
         sweep_keys: sweep_keys.to_vec(),
         summary,
+        absent,
+        order,
         replications,
         trace,
         attempts,

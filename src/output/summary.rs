@@ -16,7 +16,9 @@ pub struct SummaryRow {
     pub sweep: Vec<String>,
     pub metric: String,
     pub unit: String,
-    pub estimate: Estimate,
+    /// `None` when no replication had a value (no client reconnected before the
+    /// horizon): the row is kept, empty, so that the metric does not silently vanish.
+    pub estimate: Option<Estimate>,
 }
 
 /// The replications of one (variant, sweep cell).
@@ -29,7 +31,7 @@ pub struct Group<'a> {
 /// Summarizes each group's replications. Metrics appear in the order the model
 /// reports them; a replication without a value for a metric (e.g. a convergence time
 /// that never happened) is left out of that metric, and `replications` says how many
-/// contributed. A metric no replication has a value for is not listed.
+/// contributed. A metric no replication has a value for is listed without an estimate.
 pub fn summarize(groups: &[Group<'_>]) -> Vec<SummaryRow> {
     match summarize_until(groups, &|| false) {
         Ok(rows) => rows,
@@ -74,15 +76,13 @@ fn summarize_until(groups: &[Group<'_>], stop: &dyn Fn() -> bool) -> Result<Vec<
             }
         }
         for ((metric, unit), values) in order.into_iter().zip(values) {
-            if let Some(estimate) = Estimate::of(&values) {
-                rows.push(SummaryRow {
-                    variant: g.variant.to_string(),
-                    sweep: g.sweep.to_vec(),
-                    metric: metric.to_string(),
-                    unit: unit.to_string(),
-                    estimate,
-                });
-            }
+            rows.push(SummaryRow {
+                variant: g.variant.to_string(),
+                sweep: g.sweep.to_vec(),
+                metric: metric.to_string(),
+                unit: unit.to_string(),
+                estimate: Estimate::of(&values),
+            });
         }
     }
     Ok(rows)
@@ -110,7 +110,7 @@ pub fn write_csv(columns: &SweepColumns, rows: &[SummaryRow]) -> Result<Vec<u8>,
     let mut cell: Option<(&[String], Vec<String>)> = None;
     for r in rows {
         crate::interrupt::check()?;
-        let e = &r.estimate;
+        let e = r.estimate.as_ref();
         let mut record = vec![r.variant.clone()];
         match &cell {
             Some((c, values)) if *c == r.sweep.as_slice() => record.extend(values.iter().cloned()),
@@ -123,11 +123,11 @@ pub fn write_csv(columns: &SweepColumns, rows: &[SummaryRow]) -> Result<Vec<u8>,
         record.extend([
             r.metric.clone(),
             r.unit.clone(),
-            e.n.to_string(),
-            num(Some(e.mean)),
-            num(e.sd),
-            num(e.ci95.map(|c| c.0)),
-            num(e.ci95.map(|c| c.1)),
+            e.map_or(0, |e| e.n).to_string(),
+            num(e.map(|e| e.mean)),
+            num(e.and_then(|e| e.sd)),
+            num(e.and_then(|e| e.ci95).map(|c| c.0)),
+            num(e.and_then(|e| e.ci95).map(|c| c.1)),
         ]);
         w.write_record(&record)?;
     }
@@ -152,11 +152,23 @@ mod tests {
         let sweep = ["7".to_string()];
         let rows = summarize(&[Group { variant: "a", sweep: &sweep, reps: &reps }]);
         assert_eq!(rows.len(), 2);
-        assert_eq!((rows[0].metric.as_str(), rows[0].estimate.n, rows[0].estimate.mean), ("x", 2, 2.0));
-        assert_eq!((rows[1].metric.as_str(), rows[1].estimate.n), ("y", 1));
+        let (x, y) = (rows[0].estimate.unwrap(), rows[1].estimate.unwrap());
+        assert_eq!((rows[0].metric.as_str(), x.n, x.mean), ("x", 2, 2.0));
+        assert_eq!((rows[1].metric.as_str(), y.n), ("y", 1));
         let cols = SweepColumns::of(&["k".into()], [sweep.as_slice()]);
         let csv = String::from_utf8(write_csv(&cols, &rows).unwrap()).unwrap();
         assert_eq!(csv.lines().next().unwrap(), "variant,k,metric,unit,replications,mean,sd,ci95_low,ci95_high");
         assert!(csv.contains("\na,7,y,s,1,5,,,\n"), "{csv}");
+    }
+
+    #[test]
+    fn a_metric_no_replication_has_a_value_for_keeps_its_row_with_empty_values() {
+        let reps =
+            [rep(&[("x", Some(1.0)), ("reconnect_p50", None)]), rep(&[("x", Some(3.0)), ("reconnect_p50", None)])];
+        let rows = summarize(&[Group { variant: "a", sweep: &[], reps: &reps }]);
+        assert_eq!(rows.len(), 2);
+        assert_eq!((rows[1].metric.as_str(), rows[1].estimate), ("reconnect_p50", None));
+        let csv = String::from_utf8(write_csv(&SweepColumns::of(&[], [&[][..]]), &rows).unwrap()).unwrap();
+        assert!(csv.ends_with("\na,reconnect_p50,s,0,,,,\n"), "{csv}");
     }
 }

@@ -88,7 +88,8 @@ pub struct LongRow<'a> {
     pub point: &'a [String],
     pub metric: &'a str,
     pub unit: &'a str,
-    pub value: Value,
+    /// `None` where no replication had a value.
+    pub value: Option<Value>,
 }
 
 /// The long layout: a row per variant, sweep cell and metric, one column per swept key
@@ -101,7 +102,11 @@ pub fn long(w: &mut impl Write, sweep_keys: &[String], rows: &[LongRow<'_>]) -> 
     for r in rows {
         let mut line = vec![r.variant.to_string()];
         line.extend(r.point.iter().cloned());
-        line.extend([r.metric.to_string(), r.value.text(), r.unit.to_string()]);
+        line.extend([
+            r.metric.to_string(),
+            r.value.as_ref().map_or_else(|| MISSING.to_string(), Value::text),
+            r.unit.to_string(),
+        ]);
         lines.push(line);
     }
     aligned(w, &lines)
@@ -134,7 +139,7 @@ impl Wide {
     pub fn of<'a>(
         keys: &[String],
         columns: &[String],
-        entries: impl IntoIterator<Item = (&'a str, &'a [String], &'a str, &'a str, Value)>,
+        entries: impl IntoIterator<Item = (&'a str, &'a [String], &'a str, &'a str, Option<Value>)>,
     ) -> Wide {
         let column: BTreeMap<&str, usize> = columns.iter().enumerate().map(|(i, c)| (c.as_str(), i)).collect();
         let mut metric_at: BTreeMap<&str, usize> = BTreeMap::new();
@@ -157,7 +162,9 @@ impl Wide {
                 });
                 rows.len() - 1
             });
-            rows[r].cells[c].get_or_insert(value);
+            if let Some(value) = value {
+                rows[r].cells[c].get_or_insert(value);
+            }
         }
         // Grouped by metric, each metric's cells in the order of their first appearance.
         let mut order: Vec<((usize, usize), usize)> = row_at.into_iter().collect();
@@ -233,7 +240,11 @@ mod tests {
         let wide = Wide::of(
             &[],
             &columns,
-            [("a", none, "x", "s", v(1.0)), ("b", none, "y", "count", v(2.0)), ("a", none, "y", "count", v(3.0))],
+            [
+                ("a", none, "x", "s", Some(v(1.0))),
+                ("b", none, "y", "count", Some(v(2.0))),
+                ("a", none, "y", "count", Some(v(3.0))),
+            ],
         );
         let mut out = Vec::new();
         wide.write(&mut out).unwrap();

@@ -47,7 +47,13 @@ pub const UNTESTED: &str = "— (1 replication)";
 pub fn table(data: &RunSet, keeps: &dyn Fn(&str) -> bool) -> Result<Wide, Interrupted> {
     let names: Vec<String> = data.variants.iter().map(|v| v.name.clone()).collect();
     let entries = data.summary.iter().filter(|r| keeps(&r.metric)).map(|r| {
-        (r.variant.as_str(), r.point.as_slice(), r.metric.as_str(), r.unit.as_str(), Value { mean: r.mean, ci95: r.ci })
+        (
+            r.variant.as_str(),
+            r.point.as_slice(),
+            r.metric.as_str(),
+            r.unit.as_str(),
+            (r.n > 0).then_some(Value { mean: r.mean, ci95: r.ci }),
+        )
     });
     let mut wide = Wide::of(&super::plot::short_keys(&data.sweep_keys), &names, entries);
     wide.ranked = names.len() > 1;

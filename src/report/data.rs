@@ -213,6 +213,13 @@ pub struct RunSet {
     pub variants: Vec<VariantInfo>,
     pub sweep_keys: Vec<String>,
     pub summary: Vec<SummaryRow>,
+    /// Rows of `summary.csv` without a value (no replication had one): `n` is 0 and the
+    /// numbers mean nothing. Kept apart so that nothing that computes with the summary
+    /// meets them; the report shows them as —, with the reason.
+    pub absent: Vec<SummaryRow>,
+    /// Every metric of `summary` and `absent` with its unit, in the order `summary.csv`
+    /// lists them; empty where the set was built without it.
+    pub order: Vec<(String, String)>,
     /// Empty for a run written before `replications.csv` existed.
     pub replications: Vec<ReplicationRow>,
     pub trace: Vec<TraceRow>,
@@ -273,6 +280,9 @@ impl RunSet {
 
     /// Metrics in order of first appearance, with their unit.
     pub fn metrics(&self) -> Vec<(String, String)> {
+        if !self.order.is_empty() {
+            return self.order.clone();
+        }
         let mut seen: BTreeSet<&str> = BTreeSet::new();
         self.summary.iter().filter(|r| seen.insert(&r.metric)).map(|r| (r.metric.clone(), r.unit.clone())).collect()
     }
@@ -355,6 +365,15 @@ fn merge(sets: Vec<RunSet>) -> RunSet {
             remap(&mut r.point);
             r
         }));
+        out.absent.extend(s.absent.into_iter().map(|mut r| {
+            remap(&mut r.point);
+            r
+        }));
+        for m in s.order {
+            if !out.order.contains(&m) {
+                out.order.push(m);
+            }
+        }
         out.replications.extend(s.replications.into_iter().map(|mut r| {
             remap(&mut r.point);
             r
@@ -400,8 +419,10 @@ fn load_run(dir: &Path, label: String) -> Result<RunSet, ReportError> {
     let (run, variants) = of_manifest(&manifest, dir, label.clone());
 
     let summary_path = dir.join("summary.csv");
-    let (sweep_keys, summary) =
+    let (sweep_keys, rows) =
         if summary_path.is_file() { read_summary(&summary_path, &bounds, &prefix)? } else { (Vec::new(), Vec::new()) };
+    let order = metric_order(&rows);
+    let (absent, summary) = rows.into_iter().partition(|r| r.n == 0);
     // The sweep keys are read from the CSV header (the columns between `variant` and
     // `metric`, less the swept durations' columns in seconds), which is what the rows are
     // read by; the manifest's `sweep_keys` lists the same names.
@@ -422,7 +443,19 @@ fn load_run(dir: &Path, label: String) -> Result<RunSet, ReportError> {
     let series_path = dir.join("series.csv");
     let series =
         if series_path.is_file() { Some(vec![read_series(&series_path, keys, &bounds, &prefix)?]) } else { None };
-    Ok(RunSet { runs: vec![run], variants, sweep_keys, summary, replications, trace, attempts, cdf, series })
+    Ok(RunSet {
+        runs: vec![run],
+        variants,
+        sweep_keys,
+        summary,
+        absent,
+        order,
+        replications,
+        trace,
+        attempts,
+        cdf,
+        series,
+    })
 }
 
 /// A run's facts and variants as its manifest states them: the value read from
@@ -577,6 +610,12 @@ pub fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
     }
 }
 
+/// The metrics of `rows` with their units, in order of first appearance.
+pub fn metric_order(rows: &[SummaryRow]) -> Vec<(String, String)> {
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    rows.iter().filter(|r| seen.insert(&r.metric)).map(|r| (r.metric.clone(), r.unit.clone())).collect()
+}
+
 fn read_summary(
     path: &Path,
     bounds: &Bounds,
@@ -600,8 +639,23 @@ fn read_summary(
     for i in 0..t.row_count() {
         let count = t.whole(i, n, most)?;
         if count == 0 {
-            // A metric no replication has a value for is not listed at all.
-            return Err(t.bad(i, n, "0: a metric is listed only when a replication has a value for it"));
+            // A metric no replication has a value for is listed with nothing else.
+            for c in [mean, sd, lo, hi] {
+                if t.num(i, c)?.is_some() {
+                    return Err(t.bad(i, c, "has a value while `replications` is 0: no replication gave one"));
+                }
+            }
+            rows.push(SummaryRow {
+                variant: prefix(t.str(i, variant)),
+                point: (variant + 1..metric).map(|c| t.str(i, c).to_string()).collect(),
+                metric: t.str(i, metric).to_string(),
+                unit: t.str(i, unit).to_string(),
+                n: 0,
+                mean: f64::NAN,
+                sd: None,
+                ci: None,
+            });
+            continue;
         }
         let mean_value = t.req(i, mean)?;
         let ci = match (t.num(i, lo)?, t.num(i, hi)?) {
@@ -906,7 +960,7 @@ mod tests {
         says("a,y,s,2,1,1,2,0", "column `ci95_low`: 2 is above ci95_high 0");
         says("a,y,s,2,5,1,0,2", "column `mean`: 5 is outside its interval [0, 2]");
         says("a,y,s,2,1,1,0,", "column `ci95_high`: is empty while ci95_low is not");
-        says("a,y,s,0,1,,,", "column `replications`: 0: a metric is listed only when");
+        says("a,y,s,0,1,,,", "column `mean`: has a value while `replications` is 0");
         says("a,y,s,-2,1,,,", "column `replications`: `-2` is not a whole number");
         says("a,y,s,3,1,1,0,2", "column `replications`: 3 is beyond 2, the most it can be here");
         let ok = format!("{head}a,x,s,1,1,,,\na,y,s,2,1,0,1,1\n");

@@ -403,7 +403,9 @@ fn metric_tables(
         };
         let lacking: Vec<String> =
             names.iter().zip(&stats).filter(|(_, s)| s.is_none()).map(|(n, _)| n.clone()).collect();
-        if !lacking.is_empty() && lacking.len() < names.len() {
+        // Every variant lacking it is said too when the run lists the metric without a value.
+        let listed_empty = || data.absent.iter().any(|r| r.metric == metric && r.point == point);
+        if !lacking.is_empty() && (lacking.len() < names.len() || listed_empty()) {
             let what = if point.iter().any(|p| !p.is_empty()) {
                 format!("{metric} at {}", point_text(&data.sweep_keys, point))
             } else {
@@ -455,7 +457,11 @@ fn metric_tables(
     } else {
         for (m, u) in &metrics {
             let mut rows: Vec<MetricRow> = Vec::new();
-            for p in points.iter().filter(|p| names.iter().any(|v| index.get(v, p, m).is_some())) {
+            let shown = |p: &Vec<String>| {
+                names.iter().any(|v| index.get(v, p, m).is_some())
+                    || data.absent.iter().any(|r| &r.metric == m && &r.point == p)
+            };
+            for p in points.iter().filter(|p| shown(p)) {
                 crate::interrupt::check()?;
                 rows.push(row_for(m, u, p, label_of(&data.sweep_keys, p)));
             }
@@ -509,10 +515,9 @@ fn metric_tables(
                  its replications had a value.",
                 lacking.join(", ")
             )
-        } else if let Some(means) = catalogue::absent_means(&what) {
-            format!("`{what}` has no value for {} (—): {means}.", lacking.join(", "))
         } else {
-            format!("`{what}` has no value for {} (—): none of their replications had one.", lacking.join(", "))
+            let metric = what.split(' ').next().unwrap_or_default();
+            format!("`{what}` has no value for {} (—): {}.", lacking.join(", "), catalogue::no_value(metric))
         });
     }
     Ok((tables, notes))

@@ -13,6 +13,7 @@
 pub mod calls;
 pub mod diag;
 pub mod grpc;
+mod horizon;
 pub mod jobs;
 pub mod json_schema;
 pub mod keys;
@@ -61,6 +62,9 @@ pub struct Scenario {
     /// The swept parameters' dotted keys, in grid order; empty without a `[sweep]`.
     pub sweep_keys: Vec<String>,
     pub variants: Vec<Variant>,
+    /// What the file asks for that the run cannot show (a restart at or after the
+    /// horizon, clients that never start): placed like errors, but the scenario runs.
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl Scenario {

@@ -16,7 +16,7 @@ use super::diag::{Diagnostic, ScenarioError};
 use super::load::{Document, join, locate, merge, sets_key};
 use super::schema::{RawScenario, SHARED_KEYS, VARIANT_OWN_KEYS};
 use super::{Cell, ModelSpec, Scenario, Variant};
-use super::{models, sweep};
+use super::{horizon, models, sweep};
 
 /// What `run -` and `check -` call standard input in diagnostics.
 pub const STDIN_LABEL: &str = "<stdin>";
@@ -160,7 +160,9 @@ pub fn load_str_with(label: &str, source: &str, overrides: Overrides) -> Result<
     let grid = sweep::cells(&axes);
     let mut first: Option<RawScenario> = None;
     let mut variants = Vec::new();
-    for (name, description, table, index) in runs {
+    // Warnings, with the variant (its place in `runs`) each was found in.
+    let mut warned: Vec<(Found, usize)> = Vec::new();
+    for (run, (name, description, table, index)) in runs.into_iter().enumerate() {
         let mut cells = Vec::new();
         for (cell, point) in grid.iter().enumerate() {
             let mut cell_table = table.clone();
@@ -176,6 +178,10 @@ pub fn load_str_with(label: &str, source: &str, overrides: Overrides) -> Result<
                 cell: (!axes.is_empty()).then_some(cell),
             };
             if let Some((raw, spec)) = ctx.resolve(&mut diags) {
+                for (key, message) in horizon::late(&cell_table, raw.horizon) {
+                    let at = doc.diag(Some(locate(&cell_table, &key)), &ctx.place(&key), &message);
+                    warned.push((ctx.cell(at), run));
+                }
                 first.get_or_insert(raw);
                 cells.push(Cell { sweep: values, spec });
             }
@@ -183,14 +189,16 @@ pub fn load_str_with(label: &str, source: &str, overrides: Overrides) -> Result<
         variants.push(Variant { name, description, cells });
     }
 
+    let labels: Vec<Vec<String>> = grid
+        .iter()
+        .map(|point| axes.iter().zip(point).map(|(a, &i)| sweep::display(a.values[i].get_ref())).collect())
+        .collect();
+    let keys: Vec<&str> = axes.iter().map(|a| a.key.as_str()).collect();
     if !diags.is_empty() {
-        let labels: Vec<Vec<String>> = grid
-            .iter()
-            .map(|point| axes.iter().zip(point).map(|(a, &i)| sweep::display(a.values[i].get_ref())).collect())
-            .collect();
-        let keys: Vec<&str> = axes.iter().map(|a| a.key.as_str()).collect();
         return Err(ScenarioError { diagnostics: merge_cells(diags, &keys, &grid, &labels) });
     }
+    let names: Vec<&str> = variants.iter().map(|v: &Variant| v.name.as_str()).collect();
+    let warnings = merge_cells(in_variants(warned, &names), &keys, &grid, &labels);
     let raw = first.expect("no diagnostics implies at least one resolved cell");
     Ok(Scenario {
         name: raw.name,
@@ -204,6 +212,7 @@ pub fn load_str_with(label: &str, source: &str, overrides: Overrides) -> Result<
         source: source.to_string(),
         sweep_keys: axes.iter().map(|a| a.key.clone()).collect(),
         variants,
+        warnings,
     })
 }
 
@@ -411,6 +420,29 @@ impl Found {
     fn file(diag: Diagnostic) -> Self {
         Found { diag, cell: None }
     }
+}
+
+/// Warnings found in some variants only, their message naming them: a base key a
+/// variant replaces does not apply to that variant. (A key a variant sets is already
+/// named as the variant's.)
+fn in_variants(warned: Vec<(Found, usize)>, names: &[&str]) -> Vec<Found> {
+    let id = |d: &Diagnostic| (d.line, d.column, d.key.clone(), d.message.clone());
+    let mut seen: BTreeMap<(usize, usize, String, String), BTreeSet<usize>> = BTreeMap::new();
+    for (f, run) in &warned {
+        seen.entry(id(&f.diag)).or_default().insert(*run);
+    }
+    warned
+        .into_iter()
+        .map(|(mut f, _)| {
+            let runs = &seen[&id(&f.diag)];
+            if runs.len() < names.len() && !f.diag.key.starts_with("variant[") {
+                let named: Vec<String> = runs.iter().map(|&r| format!("`{}`", names[r])).collect();
+                let noun = if named.len() == 1 { "variant" } else { "variants" };
+                f.diag.message.push_str(&format!(" (in {noun} {})", named.join(", ")));
+            }
+            f
+        })
+        .collect()
 }
 
 /// One diagnostic per problem: the same error found in several variants or sweep cells

@@ -12,6 +12,7 @@ pub mod tcp;
 use rayon::prelude::*;
 
 use crate::engine::budget::{Budget, RunBudget};
+use crate::engine::progress::Progress;
 use crate::engine::rng::Seeds;
 use crate::engine::run::EngineError;
 use crate::metrics::ReplicationResult;
@@ -147,9 +148,9 @@ impl Places {
     }
 }
 
-/// Runs every replication of every cell of every variant. `progress` is called once per
-/// finished job, from any thread.
-pub fn run_scenario(scenario: &Scenario, opts: RunOptions, progress: &(dyn Fn() + Sync)) -> Result<Outcome, SimError> {
+/// Runs every replication of every cell of every variant, saying how far it has got in
+/// `progress`.
+pub fn run_scenario(scenario: &Scenario, opts: RunOptions, progress: &Progress) -> Result<Outcome, SimError> {
     let work = Work::of(scenario);
     let results = run_places(scenario, &work, work.all(), opts, progress)?;
     Ok(assemble(scenario, results))
@@ -165,14 +166,14 @@ pub fn run_places(
     work: &Work,
     places: Places,
     opts: RunOptions,
-    progress: &(dyn Fn() + Sync),
+    progress: &Progress,
 ) -> Result<Vec<ReplicationResult>, SimError> {
     let n = usize::try_from(places.count()).map_err(|_| SimError::TooMany { runs: places.count() })?;
     let mut done: Vec<Result<ReplicationResult, SimError>> = Vec::new();
     done.try_reserve_exact(n).map_err(|_| SimError::TooMany { runs: places.count() })?;
     let seeds = Seeds::new(scenario.seed);
     let run_budget = opts.max_events.map(RunBudget::new);
-    let budget = Budget { replication: scenario.max_events, run: run_budget.as_ref() };
+    let budget = Budget { replication: scenario.max_events, run: run_budget.as_ref(), progress: Some(progress) };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
         .build()
@@ -191,7 +192,7 @@ pub fn run_places(
                 } else {
                     variant.cells[item.cell].spec.run(job)
                 };
-                progress();
+                progress.finish();
                 result.map_err(|e| SimError::In {
                     variant: variant.name.clone(),
                     replication: r,

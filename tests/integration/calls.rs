@@ -15,9 +15,11 @@ fn summary(dir: &Path) -> BTreeMap<(String, String, String), f64> {
     let col = |name: &str| h.iter().position(|c| c == name).unwrap();
     let (metric, mean) = (col("metric"), col("mean"));
     let cell = (metric >= 2).then_some(1);
+    // A metric without a value (`replications` 0) has no mean to look up.
     r.records()
+        .map(|rec| rec.unwrap())
+        .filter(|rec| !rec[mean].is_empty())
         .map(|rec| {
-            let rec = rec.unwrap();
             let c = cell.map(|i| rec[i].to_string()).unwrap_or_default();
             ((rec[0].to_string(), c, rec[metric].to_string()), rec[mean].parse().unwrap())
         })

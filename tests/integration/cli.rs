@@ -99,8 +99,11 @@ fn run_json_prints_the_summary_as_json_lines_then_the_run() {
         assert_eq!(d["replications"].as_u64().unwrap().to_string(), row[n]);
         // The very digits of the CSV (serde_json's reader may be an ulp off, so the text
         // of the line is compared): both are the shortest round-trip form.
-        let mean = &row[mean];
-        let mean = if mean.contains(['.', 'e']) { mean.to_string() } else { format!("{mean}.0") };
+        let mean = match &row[mean] {
+            "" => "null".to_string(),
+            m if m.contains(['.', 'e']) => m.to_string(),
+            m => format!("{m}.0"),
+        };
         assert!(raw.contains(&format!("\"mean\":{mean},")), "{raw} vs {mean}");
     }
     assert!(summaries.iter().any(|l| l["data"]["sweep"]["calls.outage"] == "20s"));

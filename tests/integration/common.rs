@@ -113,13 +113,13 @@ pub fn run_text(source: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
     (tmp, out)
 }
 
-/// `summary.csv` as (variant, metric) → mean.
+/// `summary.csv` as (variant, metric) → mean, leaving out the metrics without a value.
 pub fn summary(dir: &Path) -> Vec<(String, String, f64)> {
     let mut r = csv::Reader::from_path(dir.join("summary.csv")).unwrap();
     r.records()
-        .map(|rec| {
+        .filter_map(|rec| {
             let rec = rec.unwrap();
-            (rec[0].to_string(), rec[1].to_string(), rec[4].parse().unwrap())
+            (!rec[4].is_empty()).then(|| (rec[0].to_string(), rec[1].to_string(), rec[4].parse().unwrap()))
         })
         .collect()
 }

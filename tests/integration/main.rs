@@ -15,6 +15,7 @@ mod estimates;
 mod golden;
 mod grpc;
 mod guard;
+mod horizon;
 mod interrupt;
 mod jobs;
 mod large_inputs;

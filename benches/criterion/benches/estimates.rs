@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+use backoffsim::engine::progress::Progress;
 use backoffsim::scenario::{Scenario, load_file};
 use backoffsim::sim::{RunOptions, run_scenario};
 
@@ -93,8 +94,8 @@ fn committed(root: &Path, file: &Path) -> (Scenario, Vec<Vec<Vec<u64>>>) {
 /// A scenario with the events of a run made now.
 fn fresh(file: &Path) -> (Scenario, Vec<Vec<Vec<u64>>>) {
     let scenario = load(file);
-    let outcome =
-        run_scenario(&scenario, RunOptions::default(), &|| {}).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let outcome = run_scenario(&scenario, RunOptions::default(), &Progress::new())
+        .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let events =
         outcome.results.iter().map(|v| v.iter().map(|c| c.iter().map(|r| r.events).collect()).collect()).collect();
     (scenario, events)

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
+use backoffsim::engine::progress::Progress;
 use backoffsim::scenario::load_file;
 use backoffsim::sim::{RunOptions, run_scenario};
 
@@ -13,7 +14,9 @@ fn storm(c: &mut Criterion) {
     let file =
         Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("benches/scenarios/grpc-restart-storm-100k.toml");
     let scenario = load_file(&file).expect("the bench scenario checks");
-    let once = || run_scenario(&scenario, RunOptions { threads: 1, max_events: None }, &|| {}).expect("the storm runs");
+    let once = || {
+        run_scenario(&scenario, RunOptions { threads: 1, max_events: None }, &Progress::new()).expect("the storm runs")
+    };
     let events: u64 = once().results.iter().flatten().flatten().map(|r| r.events).sum();
     let mut group = c.benchmark_group("grpc_restart_storm");
     group.sample_size(10);
@@ -28,7 +31,9 @@ fn calls_storm(c: &mut Criterion) {
     let file =
         Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("benches/scenarios/calls-retry-storm-100k.toml");
     let scenario = load_file(&file).expect("the bench scenario checks");
-    let once = || run_scenario(&scenario, RunOptions { threads: 1, max_events: None }, &|| {}).expect("the storm runs");
+    let once = || {
+        run_scenario(&scenario, RunOptions { threads: 1, max_events: None }, &Progress::new()).expect("the storm runs")
+    };
     let events: u64 = once().results.iter().flatten().flatten().map(|r| r.events).sum();
     let mut group = c.benchmark_group("calls_retry_storm");
     group.sample_size(10);
