@@ -647,7 +647,7 @@ fn read_summary(
             }
             rows.push(SummaryRow {
                 variant: prefix(t.str(i, variant)),
-                point: (variant + 1..metric).map(|c| t.str(i, c).to_string()).collect(),
+                point: at.iter().map(|&c| t.str(i, c).to_string()).collect(),
                 metric: t.str(i, metric).to_string(),
                 unit: t.str(i, unit).to_string(),
                 n: 0,

@@ -63,7 +63,7 @@ fn a_seventy_second_outage_in_a_minute_keeps_the_reconnect_rows_empty_and_says_w
     for m in ["reconnect_p50", "reconnect_p99", "reconnect_all"] {
         let row =
             stdout.lines().find(|l| l.split_whitespace().nth(1) == Some(m)).unwrap_or_else(|| panic!("{m}:\n{stdout}"));
-        assert_eq!(row.split_whitespace().collect::<Vec<_>>(), ["base", m, "s"], "{row}");
+        assert_eq!(row.split_whitespace().collect::<Vec<_>>(), ["base", m, "—", "s"], "{row}");
         assert!(stderr.contains(&format!("backoffsim: note: `{m}` has no value: {why}")), "{stderr}");
     }
     let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();

@@ -80,7 +80,8 @@ fn the_wide_layout_has_a_row_per_metric_and_a_column_per_variant_aligned_whateve
     let header: Vec<&str> = long.lines().next().unwrap().split("  ").filter(|s| !s.is_empty()).collect();
     assert_eq!(header, ["variant", "metric", "mean ± half-width of the 95 % interval", "unit"], "{long}");
     assert!(long.lines().any(|l| l.split_whitespace().take(3).eq(["dark", "time_to_abort", "663.0"])), "{long}");
-    assert!(!long.lines().any(|l| l.starts_with("steady") && l.contains("time_to_abort")), "{long}");
+    // A variant without a value keeps its row, marked —.
+    assert!(long.lines().any(|l| l.split_whitespace().take(3).eq(["steady", "time_to_abort", "—"])), "{long}");
 }
 
 #[test]
@@ -89,7 +90,7 @@ fn metric_filters_keep_only_those_metrics_and_a_typo_exits_2_with_the_nearest_id
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     let metrics: Vec<&str> = out.lines().skip(2).filter_map(|l| l.split_whitespace().next()).collect();
-    assert_eq!(metrics, ["rto_mean", "time_to_abort"], "in the run's order: {out}");
+    assert_eq!(metrics, ["time_to_abort", "rto_mean"], "in the run's order: {out}");
     // The files keep every metric.
     let summary = std::fs::read_to_string(tmp.path().join("out/summary.csv")).unwrap();
     assert!(summary.contains(",final_srtt,"), "{summary}");
@@ -198,10 +199,15 @@ fn json_lines_keep_working_and_take_the_metric_filter() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     let lines: Vec<serde_json::Value> =
         text(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
-    assert_eq!(lines.len(), 2, "{lines:?}");
-    assert_eq!(lines[0]["data"]["metric"], "time_to_abort");
-    assert_eq!(lines[0]["data"]["mean"], 663.0, "JSON keeps plain numbers");
-    assert_eq!(lines[1]["type"], "run");
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(
+        (&lines[0]["data"]["variant"], &lines[0]["data"]["metric"]),
+        (&"steady".into(), &"time_to_abort".into())
+    );
+    assert!(lines[0]["data"]["mean"].is_null(), "steady never aborts: no value, kept as null");
+    assert_eq!(lines[1]["data"]["metric"], "time_to_abort");
+    assert_eq!(lines[1]["data"]["mean"], 663.0, "JSON keeps plain numbers");
+    assert_eq!(lines[2]["type"], "run");
     // A layout is for the table, not for JSON.
     let (_tmp, o) = run_source(DARK, &["--json", "--layout", "wide"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
