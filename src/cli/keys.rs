@@ -16,6 +16,9 @@ pub struct KeysArgs {
     pub section: Option<String>,
 }
 
+/// The widest type the type column shows; longer lists of choices go after the doc.
+const TYPE_WIDTH: usize = 28;
+
 /// The table's rows, header first: key, type, default, range, doc.
 pub fn rows(section: Option<&str>) -> Result<Vec<[String; 5]>, CliError> {
     let keys: Vec<(String, &Key)> = match section {
@@ -24,7 +27,19 @@ pub fn rows(section: Option<&str>) -> Result<Vec<[String; 5]>, CliError> {
     };
     let mut rows = vec![["KEY".into(), "TYPE".into(), "DEFAULT".into(), "RANGE".into(), "WHAT IT IS".into()]];
     for (path, k) in keys {
-        rows.push([path, k.ty.describe(), k.default_text(), k.range_text(), k.doc.to_string()]);
+        // A long list of choices would widen the type column for every row: it moves to
+        // the end of the key's line.
+        let (ty, doc) = match k.ty.describe() {
+            long if long.chars().count() > TYPE_WIDTH => {
+                let short = if long.starts_with('[') { "[choice]" } else { "choice" };
+                let choices = long.trim_matches(['[', ']']);
+                let listed = choices.split('|').all(|c| k.doc.contains(&format!("`{c}`")));
+                let doc = if listed { k.doc.to_string() } else { format!("{} One of: {choices}.", k.doc) };
+                (short.to_string(), doc)
+            }
+            ty => (ty, k.doc.to_string()),
+        };
+        rows.push([path, ty, k.default_text(), k.range_text(), doc]);
     }
     Ok(rows)
 }
