@@ -46,18 +46,7 @@ pub fn rows(section: Option<&str>) -> Result<Vec<[String; 5]>, CliError> {
 
 pub fn keys(args: KeysArgs) -> Result<(), CliError> {
     let rows = rows(args.section.as_deref())?;
-    let last = rows[0].len() - 1;
-    let widths: Vec<usize> = (0..last).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for r in &rows {
-        let mut line = String::new();
-        for (cell, width) in r.iter().zip(&widths) {
-            line += &format!("{cell:width$}  ");
-        }
-        line += &r[last];
-        writeln!(out, "{}", line.trim_end()).map_err(CliError::from_stdout)?;
-    }
-    out.flush().map_err(CliError::from_stdout)
+    super::aligned::print(&rows)
 }
 
 pub fn schema() -> Result<(), CliError> {

@@ -2,8 +2,6 @@
 //! metric id in `summary.csv` means is one command away and cannot drift from what the
 //! plots and reports use.
 
-use std::io::Write;
-
 use clap::Args;
 
 use super::CliError;
@@ -53,18 +51,7 @@ pub fn rows(only: Option<Model>) -> Vec<Vec<String>> {
 
 pub fn metrics(args: MetricsArgs) -> Result<(), CliError> {
     let rows = rows(args.model);
-    let last = rows[0].len() - 1;
-    let widths: Vec<usize> = (0..last).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for r in &rows {
-        let mut line = String::new();
-        for (cell, width) in r.iter().zip(&widths) {
-            line += &format!("{cell:width$}  ");
-        }
-        line += &r[last];
-        writeln!(out, "{line}").map_err(CliError::from_stdout)?;
-    }
-    out.flush().map_err(CliError::from_stdout)
+    super::aligned::print(&rows)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The command line: one file per subcommand. Each parses its arguments into library
 //! calls and returns a `CliError` that `main` turns into an exit code.
 
+mod aligned;
 pub mod check;
 pub mod compare;
 pub mod completions;

@@ -2,8 +2,6 @@
 //! key numbers (from the resolved policy, so they cannot drift from the model) and
 //! where the facts were read.
 
-use std::io::Write;
-
 use super::CliError;
 use crate::model::grpc::{GrpcBackoffConfig, GrpcBackoffParams, GrpcProfile};
 use crate::model::retry::presets::PRESETS;
@@ -103,18 +101,7 @@ pub fn rows() -> Result<Vec<[String; 5]>, CliError> {
 
 pub fn presets() -> Result<(), CliError> {
     let rows = rows()?;
-    let last = rows[0].len() - 1;
-    let widths: Vec<usize> = (0..last).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for r in &rows {
-        let mut line = String::new();
-        for (cell, width) in r.iter().zip(&widths) {
-            line += &format!("{cell:width$}  ");
-        }
-        line += &r[last];
-        writeln!(out, "{}", line.trim_end()).map_err(CliError::from_stdout)?;
-    }
-    out.flush().map_err(CliError::from_stdout)
+    super::aligned::print(&rows)
 }
 
 #[cfg(test)]

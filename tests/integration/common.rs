@@ -102,6 +102,15 @@ pub fn run_scenario(name: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) 
 /// Runs a scenario given as text (with `extra` arguments) into a fresh temporary
 /// directory and returns it with the run's directory inside it.
 pub fn run_text(source: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let (tmp, o) = run_text_output(source, extra);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = tmp.path().join("out");
+    (tmp, out)
+}
+
+/// As [`run_text`], whether or not the run succeeds: the directory (the run's is `out`
+/// inside it) and what the run printed.
+pub fn run_text_output(source: &str, extra: &[&str]) -> (tempfile::TempDir, std::process::Output) {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("scenario.toml");
     std::fs::write(&file, source).unwrap();
@@ -109,8 +118,7 @@ pub fn run_text(source: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
     let mut args = vec!["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()];
     args.extend_from_slice(extra);
     let o = run(&args);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    (tmp, out)
+    (tmp, o)
 }
 
 /// `summary.csv` as (variant, metric) → mean, leaving out the metrics without a value.

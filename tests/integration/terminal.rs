@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::common::{bin, names_in, root, run, text};
+use super::common::{bin, names_in, root, run, run_text_output, text};
 
 /// Two TCP variants over a 100 ms path, one of which goes dark for good at 10 s and so
 /// gives up (RFC 6298 §5.5's retransmissions, counted out at 663 s); only it has a
@@ -32,18 +32,6 @@ tcp.rto.profile = "rfc6298"
 path.blackout = [{ at = "10s", duration = "2000s" }]
 "#;
 
-/// Runs `source` with `extra` into a fresh directory; returns it with the output.
-fn run_source(source: &str, extra: &[&str]) -> (tempfile::TempDir, std::process::Output) {
-    let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("scenario.toml");
-    std::fs::write(&file, source).unwrap();
-    let out = tmp.path().join("out");
-    let mut args = vec!["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    let o = run(&args);
-    (tmp, o)
-}
-
 /// The byte offset of `word` in `line`, as a column: the header's and a row's agree when
 /// the table is aligned.
 fn column(line: &str, word: &str) -> usize {
@@ -52,7 +40,7 @@ fn column(line: &str, word: &str) -> usize {
 
 #[test]
 fn the_wide_layout_has_a_row_per_metric_and_a_column_per_variant_aligned_whatever_each_measures() {
-    let (_tmp, o) = run_source(DARK, &["--layout", "wide"]);
+    let (_tmp, o) = run_text_output(DARK, &["--layout", "wide"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     let lines: Vec<&str> = out.lines().collect();
@@ -75,7 +63,7 @@ fn the_wide_layout_has_a_row_per_metric_and_a_column_per_variant_aligned_whateve
     let values: Vec<&str> = segments.split("  ").filter(|s| !s.trim().is_empty()).collect();
     assert_eq!(values.len(), 4, "metric, unit and two values: {segments}");
     // The long layout, the default, lists the same values a row each.
-    let (_tmp, o) = run_source(DARK, &[]);
+    let (_tmp, o) = run_text_output(DARK, &[]);
     let long = text(&o.stdout);
     let header: Vec<&str> = long.lines().next().unwrap().split("  ").filter(|s| !s.is_empty()).collect();
     assert_eq!(header, ["variant", "metric", "mean ± half-width of the 95 % interval", "unit"], "{long}");
@@ -86,7 +74,7 @@ fn the_wide_layout_has_a_row_per_metric_and_a_column_per_variant_aligned_whateve
 
 #[test]
 fn metric_filters_keep_only_those_metrics_and_a_typo_exits_2_with_the_nearest_id() {
-    let (tmp, o) = run_source(DARK, &["--layout", "wide", "--metric", "time_to_abort", "--metric", "rto_mean"]);
+    let (tmp, o) = run_text_output(DARK, &["--layout", "wide", "--metric", "time_to_abort", "--metric", "rto_mean"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     let metrics: Vec<&str> = out.lines().skip(2).filter_map(|l| l.split_whitespace().next()).collect();
@@ -95,7 +83,7 @@ fn metric_filters_keep_only_those_metrics_and_a_typo_exits_2_with_the_nearest_id
     let summary = std::fs::read_to_string(tmp.path().join("out/summary.csv")).unwrap();
     assert!(summary.contains(",final_srtt,"), "{summary}");
 
-    let (tmp, o) = run_source(DARK, &["--metric", "time_to_abrot"]);
+    let (tmp, o) = run_text_output(DARK, &["--metric", "time_to_abrot"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     let err = text(&o.stderr);
     assert!(
@@ -105,13 +93,13 @@ fn metric_filters_keep_only_those_metrics_and_a_typo_exits_2_with_the_nearest_id
     assert!(err.contains("The metrics are: ") && err.contains("rto_mean") && err.contains("recovery_lag_blackoutK"));
     assert!(o.stdout.is_empty() && !tmp.path().join("out").exists(), "refused before it ran");
     // Another model's metric is not this run's.
-    let (_tmp, o) = run_source(DARK, &["--metric", "peak_attempt_rate"]);
+    let (_tmp, o) = run_text_output(DARK, &["--metric", "peak_attempt_rate"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
 }
 
 #[test]
 fn terminal_numbers_are_grouped_by_thousands_and_the_files_are_not() {
-    let (tmp, o) = run_source(DARK, &["--metric", "rtt_samples", "--metric", "goodput"]);
+    let (tmp, o) = run_text_output(DARK, &["--metric", "rtt_samples", "--metric", "goodput"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     // 700 s of 1,460-byte writes every 100 ms, each acknowledged and timed by RFC 6298's
@@ -195,7 +183,7 @@ fn compare_names_a_best_run_only_where_the_difference_is_significant() {
 
 #[test]
 fn json_lines_keep_working_and_take_the_metric_filter() {
-    let (_tmp, o) = run_source(DARK, &["--json", "--metric", "time_to_abort"]);
+    let (_tmp, o) = run_text_output(DARK, &["--json", "--metric", "time_to_abort"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let lines: Vec<serde_json::Value> =
         text(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
@@ -209,6 +197,6 @@ fn json_lines_keep_working_and_take_the_metric_filter() {
     assert_eq!(lines[1]["data"]["mean"], 663.0, "JSON keeps plain numbers");
     assert_eq!(lines[2]["type"], "run");
     // A layout is for the table, not for JSON.
-    let (_tmp, o) = run_source(DARK, &["--json", "--layout", "wide"]);
+    let (_tmp, o) = run_text_output(DARK, &["--json", "--layout", "wide"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
 }
