@@ -59,31 +59,52 @@ pub fn table(data: &RunSet, keeps: &dyn Fn(&str) -> bool) -> Result<Wide, Interr
     wide.ranked = names.len() > 1;
     let models = super::models(data);
     let index = data.stats()?;
-    // Each variant's values by replication, to pair the variants of one run.
-    let mut values: BTreeMap<(&str, &[String], &str), BTreeMap<u32, f64>> = BTreeMap::new();
-    for r in data.replications.iter().filter(|r| keeps(&r.metric)) {
-        crate::interrupt::check()?;
-        if let Some(v) = r.value {
-            values.entry((&r.variant, &r.point, &r.metric)).or_default().insert(r.replication, v);
-        }
-    }
+    let pairs = Pairs::of(data, keeps)?;
     for row in &mut wide.rows {
         crate::interrupt::check()?;
         let stats: Vec<Option<&SummaryRow>> = names.iter().map(|n| index.get(n, &row.point, &row.metric)).collect();
-        let interval = |i: usize, j: usize| {
-            let (a, b) = (stats[i]?, stats[j]?);
-            let (point, metric) = (row.point.as_slice(), row.metric.as_str());
-            let pair =
-                (values.get(&(names[i].as_str(), point, metric)), values.get(&(names[j].as_str(), point, metric)));
-            match pair {
-                (Some(x), Some(y)) if data.variants[i].run == data.variants[j].run => significance::paired(x, y),
-                _ => significance::welch((a.n, a.mean, a.sd), (b.n, b.mean, b.sd)),
-            }
-        };
+        let interval = |i: usize, j: usize| pairs.interval(data, &stats, i, j, &row.point, &row.metric);
         let verdict = best(&names, &stats, catalogue::better(&row.metric, &models), interval);
         row.best = verdict;
     }
     Ok(wide)
+}
+
+/// Each variant's values by replication, so that the variants of one run, which share
+/// their random numbers, are compared pair by pair.
+pub struct Pairs<'a>(BTreeMap<(&'a str, &'a [String], &'a str), BTreeMap<u32, f64>>);
+
+impl<'a> Pairs<'a> {
+    pub fn of(data: &'a RunSet, keeps: &dyn Fn(&str) -> bool) -> Result<Self, Interrupted> {
+        let mut values: BTreeMap<(&str, &[String], &str), BTreeMap<u32, f64>> = BTreeMap::new();
+        for r in data.replications.iter().filter(|r| keeps(&r.metric)) {
+            crate::interrupt::check()?;
+            if let Some(v) = r.value {
+                values.entry((&r.variant, &r.point, &r.metric)).or_default().insert(r.replication, v);
+            }
+        }
+        Ok(Pairs(values))
+    }
+
+    /// The 95 % interval of variant `i`'s mean minus variant `j`'s (indices into
+    /// `data.variants` and `stats`): paired where both are of one run and their
+    /// replications are at hand, Welch's otherwise.
+    pub fn interval(
+        &self,
+        data: &RunSet,
+        stats: &[Option<&SummaryRow>],
+        i: usize,
+        j: usize,
+        point: &[String],
+        metric: &str,
+    ) -> Option<(f64, f64)> {
+        let (a, b) = (stats[i]?, stats[j]?);
+        let (vi, vj) = (&data.variants[i], &data.variants[j]);
+        match (self.0.get(&(vi.name.as_str(), point, metric)), self.0.get(&(vj.name.as_str(), point, metric))) {
+            (Some(x), Some(y)) if vi.run == vj.run => significance::paired(x, y),
+            _ => significance::welch((a.n, a.mean, a.sd), (b.n, b.mean, b.sd)),
+        }
+    }
 }
 
 /// The variant with the best mean, named only when the 95 % interval of its difference

@@ -384,11 +384,13 @@ fn metric_tables(
     let mut missing: Vec<(String, Vec<String>)> = Vec::new();
 
     let index = data.stats()?;
+    let pairs = super::compare::Pairs::of(data, &|m| listed.contains(m))?;
     let mut row_for = |metric: &str, unit: &str, point: &[String], label: Vec<String>| {
         let stats: Vec<Option<&super::data::SummaryRow>> = names.iter().map(|v| index.get(v, point, metric)).collect();
         let base = stats.first().copied().flatten();
         let better = catalogue::better(metric, &models);
-        let verdict = verdict(names, &stats, better);
+        let interval = |i: usize, j: usize| pairs.interval(data, &stats, i, j, point, metric);
+        let verdict = verdict(names, &stats, better, interval);
         if let Verdict::NotApart = verdict {
             any_overlap = true;
         }
@@ -479,21 +481,17 @@ fn metric_tables(
         notes.push(
             "Best: the variant with the best mean, for metrics where lower or higher is clearly \
              better (as the table says), named only where the 95 % interval of its difference \
-             to every other variant (Welch's) excludes zero; others are not ranked."
+             to every other variant excludes zero (paired replication by replication within a \
+             run, Welch's between runs); others are not ranked."
                 .to_string(),
         );
     }
     if any_overlap {
-        // Only one run's variants share random numbers: `compare` has no paired section.
-        let paired = if data.runs.len() == 1 {
-            "variants share random numbers, so the paired differences below can be sharper than the intervals"
-        } else {
-            "variants of one run share random numbers, so each run's own report pairs them more sharply"
-        };
-        notes.push(format!(
+        notes.push(
             "No significant difference: the best mean is within chance of another variant's at \
-             this number of replications ({paired})."
-        ));
+             this number of replications."
+                .to_string(),
+        );
     }
     if any_no_ci {
         notes.push(
@@ -534,7 +532,13 @@ pub fn point_text(keys: &[String], point: &[String]) -> String {
     keys.iter().zip(point).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
 }
 
-fn verdict(names: &[String], stats: &[Option<&super::data::SummaryRow>], better: Option<Better>) -> Verdict {
+/// `interval(i, j)`: the 95 % interval of variant `i`'s mean minus variant `j`'s.
+fn verdict(
+    names: &[String],
+    stats: &[Option<&super::data::SummaryRow>],
+    better: Option<Better>,
+    interval: impl Fn(usize, usize) -> Option<(f64, f64)>,
+) -> Verdict {
     let Some(better) = better else {
         return Verdict::Unranked;
     };
@@ -557,13 +561,7 @@ fn verdict(names: &[String], stats: &[Option<&super::data::SummaryRow>], better:
         return Verdict::Tie(tied);
     }
     // The same rule as `compare`'s table: a variant is best only where the 95 % interval
-    // of its difference to every other excludes zero. Welch's unpaired interval ignores
-    // that one run's variants share random numbers, so it never claims more than the
-    // paired differences would.
-    let interval = |i: usize, j: usize| {
-        let (a, b) = (stats[i]?, stats[j]?);
-        super::significance::welch((a.n, a.mean, a.sd), (b.n, b.mean, b.sd))
-    };
+    // of its difference to every other excludes zero.
     let text = super::compare::best(names, stats, Some(better), interval);
     match text.as_str() {
         super::compare::NOT_SIGNIFICANT => Verdict::NotApart,
@@ -767,11 +765,20 @@ mod tests {
     fn a_best_variant_is_named_only_where_the_difference_is_significant() {
         let names = ["a".to_string(), "b".to_string()];
         let (a4, b4) = (row("a", 4, 7.0, 1.0), row("b", 4, 10.0, 2.0));
-        let text = verdict(&names, &[Some(&a4), Some(&b4)], Some(Better::Lower)).text();
+        fn welch(stats: [&super::super::data::SummaryRow; 2]) -> impl Fn(usize, usize) -> Option<(f64, f64)> + '_ {
+            move |i, j| {
+                let (a, b) = (stats[i], stats[j]);
+                super::super::significance::welch((a.n, a.mean, a.sd), (b.n, b.mean, b.sd))
+            }
+        }
+        let text = verdict(&names, &[Some(&a4), Some(&b4)], Some(Better::Lower), welch([&a4, &b4])).text();
         assert_eq!(text, super::super::compare::NOT_SIGNIFICANT);
         let (a40, b40) = (row("a", 40, 7.0, 1.0), row("b", 40, 10.0, 2.0));
-        assert_eq!(verdict(&names, &[Some(&a40), Some(&b40)], Some(Better::Lower)).text(), "a");
-        assert_eq!(verdict(&names, &[Some(&a40), Some(&b40)], Some(Better::Higher)).text(), "b");
+        assert_eq!(verdict(&names, &[Some(&a40), Some(&b40)], Some(Better::Lower), welch([&a40, &b40])).text(), "a");
+        assert_eq!(verdict(&names, &[Some(&a40), Some(&b40)], Some(Better::Higher), welch([&a40, &b40])).text(), "b");
+        // Pairing: the same spreads, but every replication of `a` 3 below `b`'s.
+        let paired = |_: usize, _: usize| Some((-3.0, -3.0));
+        assert_eq!(verdict(&names, &[Some(&a4), Some(&b4)], Some(Better::Lower), paired).text(), "a");
     }
 
     #[test]
