@@ -66,8 +66,8 @@ fn at_100_clients_full_and_equal_jitter_halve_the_calls_and_decorrelated_nearly_
     assert!(calls(100, "full") < 0.5 * exp, "full {} vs exponential {exp}", calls(100, "full"));
     assert!(calls(100, "equal") < 0.5 * exp, "equal {} vs exponential {exp}", calls(100, "equal"));
     // Decorrelated jitter cuts less: 1002 calls in the original, 0.54 of exponential's,
-    // as the post says ("higher for Decorrelated"). DESIGN.md's "more than half" does not
-    // hold for it, in this simulator or the original.
+    // as the post says ("higher for Decorrelated"). "More than half" does not hold for it,
+    // in this simulator or the original.
     let dec = calls(100, "decorrelated");
     assert!(dec < 0.6 * exp, "decorrelated {dec} vs exponential {exp}");
     assert!(dec > calls(100, "full"), "decorrelated {dec} vs full {}", calls(100, "full"));

@@ -16,8 +16,8 @@
 //! (`grpc.WithConnectParams`); grpc-core, the three channel args (multiplier and jitter
 //! are `#define`s in `src/core/client_channel/subchannel.cc`); grpc-java, none
 //! (`ExponentialBackoffPolicy`'s setters are `@VisibleForTesting`). The simulator lets every
-//! value be overridden under every profile, as DESIGN.md asks ("all five values
-//! overridable"): the profile then fixes the *arithmetic* (units, rounding, where the
+//! value be overridden under every profile, so that a what-if on any of the five constants
+//! can be asked of any implementation: the profile then fixes the *arithmetic* (units, rounding, where the
 //! delay is counted from), not the constants. The one refusal is `min_connect_timeout`
 //! under grpc-java, which has no such thing (`InternalSubchannel` gives a connection
 //! attempt no deadline): a value there would be silently ignored.
@@ -109,10 +109,6 @@ pub struct GrpcBackoffConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_connect_timeout: Option<SimDuration>,
 }
-
-/// The keys `set` accepts: the same names as the file.
-pub const GRPC_BACKOFF_KEYS: &[&str] =
-    &["profile", "initial_backoff", "multiplier", "jitter", "max_backoff", "min_connect_timeout"];
 
 /// The longest duration any key may take. One day keeps every value below 2^53 ns, so the
 /// libraries' float arithmetic on it is exact where theirs is, and nothing overflows.

@@ -106,7 +106,7 @@
 //! - Clock granularity: grpc-core's clock is in ms; here `now` keeps its ns and only the
 //!   durations are whole ms.
 //!
-//! # Where DESIGN.md's table and the sources disagree (the sources win)
+//! # Where the sources differ from the usual description of the protocol (the sources win)
 //!
 //! - grpc-go draws its delay **at attempt start**, not after the failure:
 //!   `backoffFor := ac.dopts.bs.Backoff(ac.backoffIdx)` comes before `tryAllAddrs`, and the
@@ -139,7 +139,7 @@ use rand::Rng;
 
 use crate::engine::time::{NANOS_PER_MILLI, SimDuration, SimTime};
 
-pub use config::{GRPC_BACKOFF_KEYS, GrpcBackoffConfig, GrpcBackoffParams, GrpcProfile};
+pub use config::{GrpcBackoffConfig, GrpcBackoffParams, GrpcProfile};
 
 /// What `start_attempt` decided for the attempt that starts now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

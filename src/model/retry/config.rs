@@ -245,46 +245,6 @@ pub struct RetryPolicyConfig {
     pub adaptive_min_fill_rate: Option<f64>,
 }
 
-/// The keys `set` accepts: the same names as the file.
-pub const RETRY_KEYS: &[&str] = &[
-    "preset",
-    "base",
-    "multiplier",
-    "cap",
-    "cap_applies",
-    "jitter",
-    "jitter_fraction",
-    "jitter_max",
-    "max_attempts",
-    "max_retries",
-    "deadline",
-    "deadline_rule",
-    "deadline_clock",
-    "truncate_to",
-    "throttle_base",
-    "reset_after_success",
-    "retry_on",
-    "retry_non_idempotent",
-    "retry_after",
-    "retry_after_max_extra",
-    "retry_after_resets_backoff",
-    "budget",
-    "quota_capacity",
-    "quota_retry_cost",
-    "quota_throttle_cost",
-    "quota_timeout_cost",
-    "quota_success_refund",
-    "throttle_max_tokens",
-    "throttle_token_ratio",
-    "max_concurrent_retries",
-    "budget_ttl",
-    "budget_min_retries_per_sec",
-    "budget_percent_can_retry",
-    "budget_max_retries_per_request",
-    "rate_limiter",
-    "adaptive_min_fill_rate",
-];
-
 /// The resolved policy: every constant concrete. Only [`RetryPolicyConfig::resolve`]
 /// makes one, so the state machine never sees an unchecked set.
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -144,7 +144,7 @@ use rand::RngExt;
 use crate::engine::time::{SimDuration, SimTime};
 
 pub use budget::{AdaptiveLimiter, BudgetKind, BudgetPolicy, RateLimiterKind, RetryBudget};
-pub use config::{RETRY_KEYS, RetryPolicy, RetryPolicyConfig};
+pub use config::{RetryPolicy, RetryPolicyConfig};
 pub use jitter::{CapApplies, Jitter, JitterMode};
 pub use limits::{AttemptLimit, DeadlineClock, StopRule};
 pub use outcome::{Condition, Idempotency, Outcome, RetryOn};

@@ -198,7 +198,7 @@ impl fmt::Display for Condition {
 pub struct RetryOn(pub Vec<Condition>);
 
 impl RetryOn {
-    /// The transient set of DESIGN.md: timeouts, dropped and refused connections, 408,
+    /// The usual transient set: timeouts, dropped and refused connections, 408,
     /// 429 and 5xx.
     pub fn transient() -> RetryOn {
         RetryOn(vec![

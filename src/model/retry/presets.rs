@@ -1,6 +1,7 @@
 //! Presets: the retry behaviour of real client libraries, read from their sources at the
-//! version named (shared/PRESETS.md has the summary table; where the source read here
-//! disagrees with it, the source wins and the preset's doc says so).
+//! version named (`docs/retry-policies.md` has the summary table; where the source read
+//! here disagrees with a library's documentation or a summary of it, the source wins and
+//! the preset's doc says so).
 //!
 //! A preset is a complete [`RetryPolicyConfig`]: every field is set, so changing a
 //! default elsewhere never changes a preset. A scenario or `--set` overrides any field
@@ -37,7 +38,7 @@ impl Preset {
     }
 }
 
-/// Every preset, in the order of PRESETS.md.
+/// Every preset, in the order `backoffsim presets` lists them.
 pub const PRESETS: &[Preset] = &[
     Preset {
         name: "seed-loop",
@@ -348,8 +349,8 @@ fn gcs_cpp() -> RetryPolicyConfig {
 ///   storage/max_retries, wait_ceiling_ms=storage/max_retry_delay·1000,
 ///   exponential_sleep_multiplier=storage/exponential_sleep_multiplier)
 ///   .RetryOnException(..., sleep_ms=storage/base_retry_delay·1000)`; the properties'
-///   defaults are 23 retries, 32 s ceiling, multiplier 2, base 1 s (read by
-///   PRESETS.md; the docs' "32 retries" is the 32 s ceiling).
+///   defaults are 23 retries, 32 s ceiling, multiplier 2, base 1 s (the docs' "32
+///   retries" is the 32 s ceiling).
 /// - `core/util/retry.py` `Retryer._GetTimeToWait(last_retrial, sleep_ms)`:
 ///   `wait_time_ms *= multiplier ** last_retrial`; `wait_time_ms += random.random() *
 ///   jitter_ms` (`_DEFAULT_JITTER_MS = 1000`); `wait_time_ms = min(wait_time_ms,
@@ -369,8 +370,8 @@ fn gcloud() -> RetryPolicyConfig {
     }
 }
 
-/// `aws-standard`: botocore's standard retry mode 2.1 (named by PRESETS.md for
-/// botocore ≥ 1.44).
+/// `aws-standard`: botocore's standard retry mode 2.1, the mode summaries of botocore
+/// ≥ 1.44 describe.
 ///
 /// `retries/standard.py` with `STANDARD_RETRY_MODE_VERSION == "2.1"`:
 /// - `ExponentialBackoff.delay_amount`: `t_i = random() * min(base_scale *
@@ -387,9 +388,9 @@ fn gcloud() -> RetryPolicyConfig {
 /// - Retryable (`TransientRetryableChecker`, `ThrottledRetryableChecker`): 500, 502,
 ///   503, 504, `RequestTimeout`, connection errors and timeouts, the throttling codes.
 ///   **Disagreement**: the newest source read here (2.1 still an internal opt-in) has
-///   no bare 429 in `_TRANSIENT_STATUS_CODES`; PRESETS.md says ≥ 1.44 retries it. The
-///   version PRESETS.md names could not be read, so its 429 is kept (unverified); a 429
-///   carrying a throttling code is retried in every version.
+///   no bare 429 in `_TRANSIENT_STATUS_CODES`, while summaries of ≥ 1.44 say it retries
+///   one. That version's source could not be read here, so its 429 is kept
+///   (unverified); a 429 carrying a throttling code is retried in every version.
 fn aws_standard() -> RetryPolicyConfig {
     RetryPolicyConfig {
         base: Some(d("50ms")),

@@ -131,34 +131,10 @@ pub struct RtoConfig {
     /// Tail loss probes (RFC 8985 section 7; see `model::tcp::tlp`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tlp: Option<bool>,
-    /// Spurious-timeout detection (RFC 5682; see `model::tcp::recovery`).
+    /// Spurious-timeout detection (RFC 5682; see `model::tcp::frto`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frto: Option<bool>,
 }
-
-/// The keys `set` accepts: the same names as the file.
-pub const RTO_KEYS: &[&str] = &[
-    "profile",
-    "initial_rto",
-    "min_rto",
-    "max_rto",
-    "fallback_rto",
-    "alpha",
-    "beta",
-    "k",
-    "granularity",
-    "hz",
-    "clear_after_backoffs",
-    "karn",
-    "timestamps",
-    "sample_every_ack",
-    "nonconformant",
-    "syn_linear_timeouts",
-    "syn_retries",
-    "retries2",
-    "tlp",
-    "frto",
-];
 
 /// `sysctl_tcp_syn_retries` and `sysctl_tcp_retries2`, also used under rfc6298.
 const DEFAULT_SYN_RETRIES: u32 = 6;
