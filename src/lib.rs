@@ -7,7 +7,9 @@
 //! in, and makes a directory appear whole or not at all.
 //! Two tools use the models without a scenario: [`explain`] follows one policy's calls
 //! that always fail, and [`replay`] drives an RTO estimator from a captured trace.
-//! The command line sits on top; [`human`] formats numbers for people.
+//! The command line sits on top; [`human`] formats numbers for people. [`engine`] states
+//! what makes a run reproducible: integer time, FIFO order among equal times, random
+//! streams keyed by purpose.
 //!
 //! With `default-features = false` the crate leaves out the command line, its plots,
 //! reports, progress bar and Ctrl-C handling (and clap, plotters, indicatif and ctrlc):
