@@ -280,7 +280,8 @@ pub fn finish(
         return super::json::write(&mut stdout, &scenario.sweep_keys, &rows, run).map_err(CliError::from_stdout);
     }
     let variants: Vec<String> = scenario.variants.iter().map(|v| v.name.clone()).collect();
-    super::table::print(&mut stdout, table, &scenario.sweep_keys, &variants, &rows).map_err(CliError::from_stdout)
+    super::table::print(&mut stdout, table.layout, &scenario.sweep_keys, &variants, &rows)
+        .map_err(CliError::from_stdout)
 }
 
 /// The models a scenario's variants run, each once, so that `--metric` is checked

@@ -85,17 +85,17 @@ fn member(metric: &str, family: &str) -> bool {
         .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// Prints the summary `rows` as `args` asks: the `--metric`s only, long or wide.
+/// Prints the summary `rows` (already narrowed to the `--metric`s) in `layout`.
 pub fn print(
     w: &mut impl Write,
-    args: &TableArgs,
+    layout: Layout,
     sweep_keys: &[String],
     variants: &[String],
     rows: &[SummaryRow],
 ) -> std::io::Result<()> {
     let value = |r: &SummaryRow| r.estimate.map(|e| Value { mean: e.mean, ci95: e.ci95 });
-    let kept = rows.iter().filter(|r| args.metrics.keeps(&r.metric));
-    match args.layout {
+    let kept = rows.iter();
+    match layout {
         Layout::Long => {
             let rows: Vec<LongRow<'_>> = kept
                 .map(|r| LongRow {

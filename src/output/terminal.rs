@@ -31,11 +31,7 @@ impl Value {
 /// Four significant digits (enough to read, not so many that columns explode), the
 /// whole part in groups of three: `1,234,567`, `0.1235`.
 pub fn number(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return format!("{v}");
-    }
-    let digits = (3 - v.abs().log10().floor() as i32).max(0) as usize;
-    grouped(&format!("{v:.digits$}"))
+    grouped(&format!("{v:.0$}", crate::human::decimals(v, 4)))
 }
 
 /// A plain decimal number with commas between groups of three digits of its whole part.
@@ -61,12 +57,10 @@ pub fn grouped(plain: &str) -> String {
 
 /// Writes `lines` as columns padded to their widest cell, two spaces apart; the last
 /// column is not padded, so no line ends in spaces.
-pub fn aligned(w: &mut impl Write, lines: &[Vec<String>]) -> std::io::Result<()> {
-    let columns = lines.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|i| lines.iter().filter_map(|l| l.get(i)).map(|c| c.chars().count()).max().unwrap_or(0))
-        .collect();
+pub fn aligned<L: AsRef<[String]>>(w: &mut impl Write, lines: &[L]) -> std::io::Result<()> {
+    let widths = widths(lines);
     for line in lines {
+        let line = line.as_ref();
         let mut text = String::new();
         for (i, cell) in line.iter().enumerate() {
             if i > 0 {
@@ -203,9 +197,17 @@ impl Wide {
     }
 }
 
+/// The width of each column of `lines`: its widest cell.
+fn widths<L: AsRef<[String]>>(lines: &[L]) -> Vec<usize> {
+    let columns = lines.iter().map(|l| l.as_ref().len()).max().unwrap_or(0);
+    (0..columns)
+        .map(|i| lines.iter().filter_map(|l| l.as_ref().get(i)).map(|c| c.chars().count()).max().unwrap_or(0))
+        .collect()
+}
+
 /// Where column `i` starts in the lines [`aligned`] writes.
 fn column_start(lines: &[Vec<String>], i: usize) -> usize {
-    (0..i).map(|c| lines.iter().filter_map(|l| l.get(c)).map(|x| x.chars().count()).max().unwrap_or(0) + 2).sum()
+    widths(lines).iter().take(i).map(|w| w + 2).sum()
 }
 
 #[cfg(test)]

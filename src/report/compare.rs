@@ -107,20 +107,26 @@ impl<'a> Pairs<'a> {
     }
 }
 
-/// The variant with the best mean, named only when the 95 % interval of its difference
-/// to every other variant excludes zero; [`NOT_SIGNIFICANT`] when one includes it,
-/// [`UNTESTED`] when one cannot be computed; empty when the metric has no better
-/// direction or fewer than two variants have a value.
-pub fn best(
-    names: &[String],
+/// How the variant with the best mean stands against every other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ranking {
+    /// The 95 % interval of its difference to every other variant excludes zero.
+    Apart(usize),
+    /// One such interval includes zero.
+    NotApart,
+    /// An interval cannot be computed (one replication): best by the mean alone.
+    Untested(usize),
+}
+
+/// The best variant's [`Ranking`]; `None` when fewer than two variants have a value.
+pub fn rank(
     stats: &[Option<&SummaryRow>],
-    better: Option<Better>,
+    better: Better,
     interval: impl Fn(usize, usize) -> Option<(f64, f64)>,
-) -> String {
-    let Some(better) = better else { return String::new() };
-    let mut have: Vec<usize> = (0..names.len()).filter(|&i| stats[i].is_some()).collect();
+) -> Option<Ranking> {
+    let mut have: Vec<usize> = (0..stats.len()).filter(|&i| stats[i].is_some()).collect();
     if have.len() < 2 {
-        return String::new();
+        return None;
     }
     let mean = |i: usize| stats[i].map_or(f64::NAN, |s| s.mean);
     // Best first; the sort is stable, so equal means keep the variants' order.
@@ -131,12 +137,30 @@ pub fn best(
     let top = have[0];
     let apart: Vec<Option<bool>> =
         have[1..].iter().map(|&j| interval(top, j).map(significance::excludes_zero)).collect();
-    if apart.contains(&Some(false)) {
-        NOT_SIGNIFICANT.to_string()
+    Some(if apart.contains(&Some(false)) {
+        Ranking::NotApart
     } else if apart.contains(&None) {
-        UNTESTED.to_string()
+        Ranking::Untested(top)
     } else {
-        names[top].clone()
+        Ranking::Apart(top)
+    })
+}
+
+/// The variant with the best mean, named only when the 95 % interval of its difference
+/// to every other variant excludes zero; [`NOT_SIGNIFICANT`] when one includes it,
+/// [`UNTESTED`] when one cannot be computed; empty when the metric has no better
+/// direction or fewer than two variants have a value.
+pub fn best(
+    names: &[String],
+    stats: &[Option<&SummaryRow>],
+    better: Option<Better>,
+    interval: impl Fn(usize, usize) -> Option<(f64, f64)>,
+) -> String {
+    match better.and_then(|better| rank(stats, better, interval)) {
+        None => String::new(),
+        Some(Ranking::Apart(i)) => names[i].clone(),
+        Some(Ranking::NotApart) => NOT_SIGNIFICANT.to_string(),
+        Some(Ranking::Untested(_)) => UNTESTED.to_string(),
     }
 }
 

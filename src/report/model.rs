@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::Better;
+use super::compare::Ranking;
 use super::data::RunSet;
 use super::param_sets::{self, Members};
 use super::plot::{Kind, fmt_num};
@@ -562,11 +563,10 @@ fn verdict(
     }
     // The same rule as `compare`'s table: a variant is best only where the 95 % interval
     // of its difference to every other excludes zero.
-    let text = super::compare::best(names, stats, Some(better), interval);
-    match text.as_str() {
-        super::compare::NOT_SIGNIFICANT => Verdict::NotApart,
-        super::compare::UNTESTED => Verdict::Best { name: tied.into_iter().next().unwrap_or_default() },
-        _ => Verdict::Best { name: text },
+    match super::compare::rank(stats, better, interval) {
+        Some(Ranking::NotApart) => Verdict::NotApart,
+        Some(Ranking::Apart(i) | Ranking::Untested(i)) => Verdict::Best { name: names[i].clone() },
+        None => Verdict::NoContest,
     }
 }
 

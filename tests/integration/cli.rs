@@ -1,12 +1,6 @@
 //! The command line's own surface: shell completions, the man page and `run --json`.
 
-use super::common::{run, text};
-
-fn ok(args: &[&str]) -> String {
-    let o = run(args);
-    assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
-    text(&o.stdout)
-}
+use super::common::{ok, run, text};
 
 const COMMANDS: [&str; 9] = ["run", "check", "plot", "compare", "rto", "presets", "explain", "completions", "man"];
 

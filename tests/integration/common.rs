@@ -85,6 +85,24 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Runs the binary, which must succeed; its stdout.
+pub fn ok(args: &[&str]) -> String {
+    let o = run(args);
+    assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+    text(&o.stdout)
+}
+
+/// Runs the binary, which must refuse with exit code 2, no panic and nothing on stdout;
+/// its message on stderr.
+pub fn refused(args: &[&str]) -> String {
+    let o = run(args);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(o.stdout.is_empty(), "nothing on stdout");
+    err
+}
+
 /// Runs a shipped scenario into a fresh directory and returns it. The run is made from
 /// inside the temporary directory with a relative `--out`, so that the report (which
 /// names the directory as given) is the same bytes for every call.

@@ -1,20 +1,7 @@
 //! Names a user types: `keys` and `schema` describe every scenario key, and an unknown
 //! name anywhere (a section, a plot kind, a profile in a scenario) is told the nearest.
 
-use super::common::{run, text};
-
-fn ok(args: &[&str]) -> String {
-    let o = run(args);
-    assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
-    text(&o.stdout)
-}
-
-fn refused(args: &[&str]) -> String {
-    let o = run(args);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
-    assert!(!text(&o.stderr).contains("panicked"));
-    text(&o.stderr)
-}
+use super::common::{ok, refused};
 
 #[test]
 fn keys_lists_every_key_aligned_and_a_section_only_its_own() {

@@ -3,7 +3,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
-use super::common::{bin, run, text};
+use super::common::{bin, ok, refused, run, text};
 
 /// Each preset's name and the earlier name it still answers to.
 const PRESETS: &[(&str, &str)] = &[
@@ -26,22 +26,6 @@ const PRESETS: &[(&str, &str)] = &[
 
 const CONNECTION_PROFILES: &[&str] =
     &["grpc-connection-spec", "grpc-connection-core", "grpc-connection-go", "grpc-connection-java"];
-
-fn ok(args: &[&str]) -> String {
-    let o = run(args);
-    assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
-    text(&o.stdout)
-}
-
-/// Exit code 2, and the message on stderr.
-fn refused(args: &[&str]) -> String {
-    let o = run(args);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
-    let err = text(&o.stderr);
-    assert!(!err.contains("panicked"), "{err}");
-    assert!(o.stdout.is_empty(), "nothing on stdout");
-    err
-}
 
 /// The number after `word ` in `line`, e.g. `mean 7.499 s` → 7.499.
 /// The duration after `word` (`max 14.6 s`, `case 2.02 min`), in seconds.
