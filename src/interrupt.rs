@@ -12,8 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 static REQUESTED: AtomicBool = AtomicBool::new(false);
 
-/// Events between two looks at the flag: about a millisecond of simulation.
-pub const CHECK_EVERY: u64 = 1 << 14;
+pub use crate::engine::run::CHECK_EVERY;
 
 /// The exit code of an interrupted run: 128 + SIGINT, as shells report it.
 pub const EXIT_CODE: i32 = 130;

@@ -3,7 +3,7 @@
 //! --max-events`), which every replication running at once draws on.
 //!
 //! A replication adds what it handled to the run's account every
-//! [`crate::interrupt::CHECK_EVERY`] events and when it ends, so the account never holds
+//! [`CHECK_EVERY`](super::run::CHECK_EVERY) events and when it ends, so the account never holds
 //! more than was really handled, and holds exactly the run's total once every
 //! replication is done. The run therefore fails exactly when its true total exceeds the
 //! budget, whatever the thread count or the order replications finish in; only how soon
@@ -56,12 +56,21 @@ pub struct Budget<'a> {
     pub run: Option<&'a RunBudget>,
     /// Where the replication says how far it has got, for a display; it never reads it.
     pub progress: Option<&'a Progress>,
+    /// Whether whoever runs the replication wants it to stop (a Ctrl-C), asked every
+    /// [`CHECK_EVERY`](super::run::CHECK_EVERY) events. The engine owns no signal
+    /// handling: the caller decides what a stop is.
+    pub stop: fn() -> bool,
+}
+
+/// A stop that is never asked for.
+pub fn never() -> bool {
+    false
 }
 
 impl Budget<'static> {
     /// A replication on its own, held to `max_events` alone.
     pub fn replication(max_events: u64) -> Budget<'static> {
-        Budget { replication: max_events, run: None, progress: None }
+        Budget { replication: max_events, run: None, progress: None, stop: never }
     }
 }
 

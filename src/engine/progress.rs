@@ -1,6 +1,6 @@
 //! How far a run has got, for a progress display: the simulated time its replications
 //! have reached, summed. The engine adds to it where it already looks at the interrupt
-//! flag (every [`crate::interrupt::CHECK_EVERY`] events) and once when a replication
+//! flag (every [`CHECK_EVERY`](super::run::CHECK_EVERY) events) and once when a replication
 //! ends, so a replication of a million channels moves the display while it runs rather
 //! than only when it is done. It also counts the replications that are over.
 //!

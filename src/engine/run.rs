@@ -78,6 +78,10 @@ pub enum EngineError {
     RunBudget { limit: u64 },
 }
 
+/// Events between two looks at the budgets, the progress and the stop: about a
+/// millisecond of simulation.
+pub const CHECK_EVERY: u64 = 1 << 14;
+
 pub fn run<W: World>(
     world: &mut W,
     sched: &mut Scheduler<W::Event>,
@@ -92,8 +96,8 @@ pub fn run<W: World>(
         if events == budget.replication {
             return Err(EngineError::EventBudget { limit: budget.replication, at });
         }
-        if events.is_multiple_of(crate::interrupt::CHECK_EVERY) {
-            if crate::interrupt::requested() {
+        if events.is_multiple_of(CHECK_EVERY) {
+            if (budget.stop)() {
                 return Err(EngineError::Interrupted { at });
             }
             if let Some(run) = budget.run {
@@ -146,6 +150,19 @@ mod tests {
     }
 
     #[test]
+    fn a_stop_asked_by_the_caller_ends_the_replication_at_the_next_check() {
+        fn always() -> bool {
+            true
+        }
+        let mut w = Echo { seen: vec![], respawn: 5 };
+        let mut s = Scheduler::new(SimTime(u64::MAX));
+        s.at(SimTime(7), 1);
+        let budget = Budget { stop: always, ..Budget::replication(100) };
+        assert_eq!(run(&mut w, &mut s, budget).unwrap_err(), EngineError::Interrupted { at: SimTime(7) });
+        assert!(w.seen.is_empty(), "an event was handled after the stop");
+    }
+
+    #[test]
     fn equal_times_are_handled_in_scheduling_order() {
         let mut w = Echo { seen: vec![], respawn: 0 };
         let mut s = Scheduler::new(SimTime(u64::MAX));
@@ -184,7 +201,11 @@ mod tests {
             let mut w = Echo { seen: vec![], respawn };
             let mut s = Scheduler::new(SimTime::MAX);
             s.at(SimTime(0), 0);
-            run(&mut w, &mut s, Budget { replication: u64::MAX, run: Some(shared), progress: None })
+            run(
+                &mut w,
+                &mut s,
+                Budget { replication: u64::MAX, run: Some(shared), progress: None, stop: crate::engine::budget::never },
+            )
         };
         // Two replications of 40,000 events each: 80,000 in all.
         let enough = RunBudget::new(80_000);
@@ -202,12 +223,17 @@ mod tests {
 
     #[test]
     fn a_replication_of_exactly_a_multiple_of_the_check_interval_is_accounted_whole() {
-        let n = crate::interrupt::CHECK_EVERY * 2;
+        let n = CHECK_EVERY * 2;
         let shared = RunBudget::new(u64::MAX);
         let mut w = Echo { seen: vec![], respawn: n as u32 - 1 };
         let mut s = Scheduler::new(SimTime::MAX);
         s.at(SimTime(0), 0);
-        run(&mut w, &mut s, Budget { replication: u64::MAX, run: Some(&shared), progress: None }).unwrap();
+        run(
+            &mut w,
+            &mut s,
+            Budget { replication: u64::MAX, run: Some(&shared), progress: None, stop: crate::engine::budget::never },
+        )
+        .unwrap();
         assert_eq!(shared.spent(), n);
     }
 
@@ -234,14 +260,23 @@ mod tests {
             let mut w = Watch { progress, seen: vec![] };
             let mut s = Scheduler::new(horizon);
             s.at(SimTime(0), 0);
-            let stats = run(&mut w, &mut s, Budget { replication: u64::MAX, run: None, progress: Some(progress) });
+            let stats = run(
+                &mut w,
+                &mut s,
+                Budget {
+                    replication: u64::MAX,
+                    run: None,
+                    progress: Some(progress),
+                    stop: crate::engine::budget::never,
+                },
+            );
             (stats.unwrap(), w.seen)
         };
         let progress = Progress::new();
         let (stats, seen) = run_with(&progress);
         // Published at every CHECK_EVERY-th event: the event then due, at 1 ms apart.
         let first = seen.iter().find(|(_, reached)| *reached > SimDuration::ZERO).expect("published during the run");
-        let check = crate::interrupt::CHECK_EVERY;
+        let check = CHECK_EVERY;
         assert_eq!(first.1, SimDuration::from_millis(check), "{first:?}");
         assert!(first.0 < horizon, "seen before the run ended");
         assert_eq!(progress.reached(), SimDuration(horizon.0), "a finished replication counts whole");

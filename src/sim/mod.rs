@@ -173,7 +173,12 @@ pub fn run_places(
     done.try_reserve_exact(n).map_err(|_| SimError::TooMany { runs: places.count() })?;
     let seeds = Seeds::new(scenario.seed);
     let run_budget = opts.max_events.map(RunBudget::new);
-    let budget = Budget { replication: scenario.max_events, run: run_budget.as_ref(), progress: Some(progress) };
+    let budget = Budget {
+        replication: scenario.max_events,
+        run: run_budget.as_ref(),
+        progress: Some(progress),
+        stop: crate::interrupt::requested,
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
         .build()
