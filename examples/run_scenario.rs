@@ -7,8 +7,8 @@
 
 use backoffsim::engine::progress::Progress;
 use backoffsim::output::summary_rows;
+use backoffsim::run::{RunOptions, run_scenario};
 use backoffsim::scenario::{Scenario, load_file, load_str};
-use backoffsim::sim::{RunOptions, run_scenario};
 
 const INLINE: &str = r#"
 name = "seed-loop-jitter"

@@ -5,8 +5,10 @@ use std::io::Write;
 
 use super::CliError;
 
-/// Prints `rows` (a header first) with [`crate::output::terminal::aligned`].
+/// Prints `rows` (a header first) with [`backoffsim_report::output::terminal::aligned`].
 pub fn print<R: AsRef<[String]>>(rows: &[R]) -> Result<(), CliError> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    crate::output::terminal::aligned(&mut out, rows).and_then(|()| out.flush()).map_err(CliError::from_stdout)
+    backoffsim_report::output::terminal::aligned(&mut out, rows)
+        .and_then(|()| out.flush())
+        .map_err(CliError::from_stdout)
 }

@@ -5,11 +5,11 @@ use std::io::Write;
 use std::path::Path;
 
 use super::CliError;
-use crate::guard::{self, Limits};
-use crate::scenario::arg_label;
+use backoffsim_core::run::guard::{self, Limits};
+use backoffsim_core::scenario::arg_label;
 
 pub fn check(file: &Path, overrides: super::run::OverrideArgs) -> Result<(), CliError> {
-    crate::interrupt::install().map_err(CliError::Failed)?;
+    super::signals::install().map_err(CliError::Failed)?;
     let scenario = super::run::load(file, overrides.overrides()?)?;
     let names: Vec<&str> = scenario.variants.iter().map(|v| v.name.as_str()).collect();
     let threads = super::run::threads(None);
@@ -19,7 +19,7 @@ pub fn check(file: &Path, overrides: super::run::OverrideArgs) -> Result<(), Cli
     writeln!(
         out,
         "{}: ok — scenario `{}`, {} variant(s) ({}), {} run(s) of {} replication(s) each, horizon {}",
-        crate::input::escaped(&arg_label(file)),
+        backoffsim_core::input::escaped(&arg_label(file)),
         scenario.name,
         names.len(),
         names.join(", "),

@@ -10,7 +10,7 @@ use clap::Args;
 use super::CliError;
 use super::plot::usage;
 use super::table::MetricArgs;
-use crate::destination::Destination;
+use backoffsim_core::run::destination::Destination;
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
@@ -32,7 +32,7 @@ pub struct CompareArgs {
 }
 
 pub fn compare(args: CompareArgs) -> Result<(), CliError> {
-    crate::interrupt::install().map_err(CliError::Failed)?;
+    super::signals::install().map_err(CliError::Failed)?;
     if let Some(out) = &args.out {
         for d in &args.run_dirs {
             if std::fs::canonicalize(d).ok() == std::fs::canonicalize(out).ok() && d.exists() {
@@ -52,21 +52,21 @@ pub fn compare(args: CompareArgs) -> Result<(), CliError> {
     let stopped = |place: String| {
         move |e| match e {
             // Also a write that failed because it stopped (see `Staging::write`).
-            _ if crate::interrupt::requested() => CliError::Interrupted(place.clone()),
+            _ if backoffsim_core::run::interrupt::requested() => CliError::Interrupted(place.clone()),
             e => usage(e),
         }
     };
     let place = args.out.as_ref().map_or("every earlier result".to_string(), |o| o.display().to_string());
-    let data = crate::report::compare::load(&args.run_dirs).map_err(stopped(place.clone()))?;
-    args.metrics.check(&crate::report::models(&data))?;
-    let table = crate::report::compare::table(&data, &|m| args.metrics.keeps(m))
+    let data = backoffsim_report::compare::load(&args.run_dirs).map_err(stopped(place.clone()))?;
+    args.metrics.check(&backoffsim_report::models(&data))?;
+    let table = backoffsim_report::compare::table(&data, &|m| args.metrics.keeps(m))
         .map_err(|_| CliError::Interrupted(place.clone()))?;
     if let Some(dest) = &dest {
-        let files = crate::report::compare::write(&data, dest).map_err(stopped(place))?;
+        let files = backoffsim_report::compare::write(&data, dest).map_err(stopped(place))?;
         if !args.quiet {
             eprintln!(
                 "backoffsim: wrote {} ({})",
-                crate::input::escaped(&dest.path().display().to_string()),
+                backoffsim_core::input::escaped(&dest.path().display().to_string()),
                 files.join(", ")
             );
         }

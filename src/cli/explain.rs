@@ -18,18 +18,18 @@ use serde_spanned::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::CliError;
-use crate::engine::time::SimDuration;
-use crate::explain::grpc::ConnectionSource;
-use crate::explain::retry::FailingCalls;
-use crate::explain::{self, DelaySource, Options, Run};
-use crate::metrics::quantile::quantile;
-use crate::model::grpc::GrpcBackoffConfig;
-use crate::model::retry::{Outcome, RetryAfter, RetryPolicy, RetryPolicyConfig, presets};
-use crate::report::plot::Format;
-use crate::report::plot::delays::{self, AttemptStats};
-use crate::scenario::load::{Document, join, locate};
-use crate::scenario::sets::{self, Set};
-use crate::scenario::{Diagnostic, ScenarioError};
+use backoffsim_core::engine::time::SimDuration;
+use backoffsim_core::explain::grpc::ConnectionSource;
+use backoffsim_core::explain::retry::FailingCalls;
+use backoffsim_core::explain::{self, DelaySource, Options, Run};
+use backoffsim_core::metrics::quantile::quantile;
+use backoffsim_core::model::grpc::GrpcBackoffConfig;
+use backoffsim_core::model::retry::{Outcome, RetryAfter, RetryPolicy, RetryPolicyConfig, presets};
+use backoffsim_core::scenario::load::{Document, join, locate};
+use backoffsim_core::scenario::sets::{self, Set};
+use backoffsim_core::scenario::{Diagnostic, ScenarioError};
+use backoffsim_report::plot::Format;
+use backoffsim_report::plot::delays::{self, AttemptStats};
 
 /// What `--csv` prints instead of the report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -105,7 +105,7 @@ pub fn explain(args: ExplainArgs) -> Result<(), CliError> {
             )));
         }
         outcome = outcome.with_retry_after(RetryAfter::Millis(d.as_nanos() / 1_000_000));
-        failing_with += &format!(" with Retry-After {}", crate::human::duration(d));
+        failing_with += &format!(" with Retry-After {}", backoffsim_core::human::duration(d));
     }
     let opts = Options { runs: args.runs, seed: args.seed, attempt_time, ..Options::default() };
     let source = FailingCalls { policy: &policy, outcome };
@@ -126,8 +126,8 @@ pub fn explain(args: ExplainArgs) -> Result<(), CliError> {
 /// What is said of a name that is neither a preset nor a connection profile.
 fn unknown_policy(name: &str) -> String {
     if presets::find(name).is_none()
-        && crate::suggest::nearest(name, presets::all_names()).is_none()
-        && let Some(profile) = crate::suggest::nearest(name, GRPC_CONNECTION.iter().copied())
+        && backoffsim_core::suggest::nearest(name, presets::all_names()).is_none()
+        && let Some(profile) = backoffsim_core::suggest::nearest(name, GRPC_CONNECTION.iter().copied())
     {
         return format!(
             "unknown preset `{name}`; did you mean `{profile}`? (gRPC connection profiles: {}); \
@@ -229,13 +229,13 @@ fn write_plot<S: DelaySource>(
     let subtitle = format!(
         "{} always-failing calls, each attempt failing with {failing_with} after {}; seed {}; % = calls that reached the attempt",
         runs.len(),
-        crate::human::duration(opts.attempt_time),
+        backoffsim_core::human::duration(opts.attempt_time),
         opts.seed
     );
     let stats = attempt_stats(source, runs);
     let bytes = delays::render(&facts.title, &subtitle, &stats, facts.cap.map(|c| c.as_secs_f64()), format).map_err(
         |e| match e {
-            crate::report::ReportError::Missing(why) => CliError::Usage(format!("--plot: {why}")),
+            backoffsim_report::ReportError::Missing(why) => CliError::Usage(format!("--plot: {why}")),
             other => CliError::Failed(other.to_string()),
         },
     )?;
@@ -330,11 +330,11 @@ fn read(path: &Path) -> Result<(String, String), CliError> {
     let fail = |m: String| CliError::Scenario(ScenarioError::single(Diagnostic::at(&label, "", None, "", &m)));
     let cannot = "cannot read the policy file";
     let file = std::fs::File::open(path).map_err(|e| fail(format!("{cannot}: {e}")))?;
-    let bytes = crate::scenario::read_scenario(&label, file, cannot)?;
+    let bytes = backoffsim_core::scenario::read_scenario(&label, file, cannot)?;
     let source =
         String::from_utf8(bytes).map_err(|_| fail("the file is not UTF-8 text: is it a TOML policy?".into()))?;
     // Without a byte-order mark, as a scenario is read: columns are those an editor shows.
-    let source = crate::input::strip_bom(&source).to_string();
+    let source = backoffsim_core::input::strip_bom(&source).to_string();
     Ok((label, source))
 }
 

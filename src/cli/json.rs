@@ -21,7 +21,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 
-use crate::output::summary::SummaryRow;
+use backoffsim_report::output::summary::SummaryRow;
 
 #[derive(Serialize)]
 #[serde(tag = "type", content = "data", rename_all = "lowercase")]
@@ -102,7 +102,7 @@ pub fn manifest_files(dir: &Path) -> io::Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::stats::Estimate;
+    use backoffsim_core::metrics::stats::Estimate;
 
     fn row(sweep: &[&str], n: usize, ci: Option<(f64, f64)>) -> SummaryRow {
         SummaryRow {

@@ -6,8 +6,8 @@ use std::io::Write;
 use clap::Args;
 
 use super::CliError;
-use crate::scenario::json_schema;
-use crate::scenario::keys::{self, Key};
+use backoffsim_core::scenario::json_schema;
+use backoffsim_core::scenario::keys::{self, Key};
 
 #[derive(Debug, Args)]
 pub struct KeysArgs {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::CliError;
-use crate::shard::merge::{MergeError, merge as merge_parts};
+use backoffsim_core::run::shard::merge::{MergeError, merge as merge_parts};
 
 #[derive(Debug, Args)]
 pub struct MergeArgs {
@@ -28,10 +28,10 @@ pub struct MergeArgs {
 }
 
 pub fn merge(args: MergeArgs) -> Result<(), CliError> {
-    crate::interrupt::install().map_err(CliError::Failed)?;
+    super::signals::install().map_err(CliError::Failed)?;
     // Parts are read and checked on a thread of their own, abandoned at a Ctrl-C.
     let parts = args.parts.clone();
-    let merged = crate::interrupt::abandonable(move || merge_parts(&parts))
+    let merged = backoffsim_core::run::interrupt::abandonable(move || merge_parts(&parts))
         .map_err(|_| CliError::Interrupted("every earlier result".into()))?
         .map_err(|e| match e {
             MergeError::Parts(message) => CliError::Usage(message),

@@ -5,33 +5,33 @@
 use clap::Args;
 
 use super::CliError;
-use crate::metrics::catalogue::{CATALOGUE, Model};
-use crate::report::model::better_text;
+use backoffsim_core::metrics::catalogue::{CATALOGUE, ModelId};
+use backoffsim_report::model::better_text;
 
 #[derive(Debug, Args)]
 pub struct MetricsArgs {
     /// Only the metrics of this model: tcp, grpc, calls or occ [default: every model's].
     #[arg(long, value_name = "M", value_parser = model)]
-    pub model: Option<Model>,
+    pub model: Option<ModelId>,
 }
 
-fn model(s: &str) -> Result<Model, String> {
-    Model::from_name(s).ok_or_else(|| {
-        let names: Vec<&str> = Model::ALL.iter().map(|m| m.name()).collect();
-        crate::suggest::unknown("model", s, names, None)
+fn model(s: &str) -> Result<ModelId, String> {
+    ModelId::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = ModelId::ALL.iter().map(|m| m.name()).collect();
+        backoffsim_core::suggest::unknown("model", s, names, None)
     })
 }
 
 /// The table's rows, header first: model (without `--model`), id, title, unit, which way
 /// is better and the doc. A numbered family's `{k}` reads `K` (`recovery_lag_blackoutK`
 /// stands for `recovery_lag_blackout1`, `…2`, …).
-pub fn rows(only: Option<Model>) -> Vec<Vec<String>> {
+pub fn rows(only: Option<ModelId>) -> Vec<Vec<String>> {
     let mut header = vec!["ID", "TITLE", "UNIT", "BETTER", "WHAT IT MEASURES"];
     if only.is_none() {
         header.insert(0, "MODEL");
     }
     let mut rows = vec![header.into_iter().map(String::from).collect::<Vec<_>>()];
-    for m in only.map_or(Model::ALL.to_vec(), |m| vec![m]) {
+    for m in only.map_or(ModelId::ALL.to_vec(), |m| vec![m]) {
         for e in CATALOGUE.iter().filter(|e| e.models.contains(&m)) {
             let mut row = vec![
                 e.id.replace("{k}", "K"),
@@ -60,7 +60,7 @@ mod tests {
 
     #[test]
     fn a_models_table_lists_its_metrics_once_and_no_others() {
-        let grpc = rows(Some(Model::Grpc));
+        let grpc = rows(Some(ModelId::Grpc));
         assert_eq!(grpc[0], ["ID", "TITLE", "UNIT", "BETTER", "WHAT IT MEASURES"]);
         let ids: Vec<&str> = grpc[1..].iter().map(|r| r[0].as_str()).collect();
         assert!(ids.contains(&"peak_attempt_rate") && ids.contains(&"spread_attemptK"), "{ids:?}");

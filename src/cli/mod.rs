@@ -14,13 +14,14 @@ pub mod plot;
 pub mod presets;
 pub mod rto;
 pub mod run;
+mod signals;
 pub mod table;
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::scenario::ScenarioError;
+use backoffsim_core::scenario::ScenarioError;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -105,7 +106,7 @@ impl CliError {
     pub fn exit_code(&self) -> i32 {
         match self {
             CliError::BrokenPipe => 0,
-            CliError::Interrupted(_) => crate::interrupt::EXIT_CODE,
+            CliError::Interrupted(_) => backoffsim_core::run::interrupt::EXIT_CODE,
             CliError::Failed(_) => 1,
             CliError::Usage(_) | CliError::Scenario(_) => 2,
         }

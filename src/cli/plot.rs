@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::CliError;
-use crate::engine::time::SimDuration;
-use crate::report::ReportError;
-use crate::report::data::RunSet;
-use crate::report::plot::{Format, Kind, PlotOptions, render};
+use backoffsim_core::engine::time::SimDuration;
+use backoffsim_report::ReportError;
+use backoffsim_report::data::RunSet;
+use backoffsim_report::plot::{Format, Kind, PlotOptions, render};
 
 #[derive(Debug, Args)]
 pub struct PlotArgs {
@@ -61,7 +61,7 @@ impl clap::builder::TypedValueParser for KindParser {
     ) -> Result<Kind, clap::Error> {
         let s = value.to_string_lossy();
         Kind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
-            let m = crate::suggest::unknown("plot kind", &s, Kind::ALL.map(Kind::name), None);
+            let m = backoffsim_core::suggest::unknown("plot kind", &s, Kind::ALL.map(Kind::name), None);
             clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{m}\n")).with_cmd(cmd)
         })
     }

@@ -3,9 +3,9 @@
 //! where the facts were read.
 
 use super::CliError;
-use crate::model::grpc::{GrpcBackoffConfig, GrpcBackoffParams, GrpcProfile};
-use crate::model::retry::presets::PRESETS;
-use crate::model::retry::{AttemptLimit, BudgetPolicy, CapApplies, Jitter, RetryPolicy, RetryPolicyConfig};
+use backoffsim_core::model::grpc::{GrpcBackoffConfig, GrpcBackoffParams, GrpcProfile};
+use backoffsim_core::model::retry::presets::PRESETS;
+use backoffsim_core::model::retry::{AttemptLimit, BudgetPolicy, CapApplies, Jitter, RetryPolicy, RetryPolicyConfig};
 
 /// The numbers that matter, in one short line.
 pub fn key_numbers(p: &RetryPolicy) -> String {

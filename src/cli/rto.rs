@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use clap::Subcommand;
 
 use super::CliError;
-use crate::model::rto::{RtoConfig, RtoProfile};
-use crate::replay::{ReplayError, replay};
-use crate::scenario::sets::{self, Set};
+use backoffsim_core::model::rto::{RtoConfig, RtoProfile};
+use backoffsim_core::replay::{ReplayError, replay};
+use backoffsim_core::scenario::sets::{self, Set};
 
 #[derive(Debug, Subcommand)]
 pub enum RtoCommand {
@@ -79,6 +79,6 @@ fn parse_profile(name: &str) -> Result<RtoProfile, CliError> {
     match name {
         "rfc6298" => Ok(RtoProfile::Rfc6298),
         "linux" => Ok(RtoProfile::Linux),
-        other => Err(CliError::Usage(crate::suggest::unknown("profile", other, ["rfc6298", "linux"], None))),
+        other => Err(CliError::Usage(backoffsim_core::suggest::unknown("profile", other, ["rfc6298", "linux"], None))),
     }
 }

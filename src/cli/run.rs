@@ -7,13 +7,13 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::CliError;
 use super::table::TableArgs;
-use crate::destination::Destination;
-use crate::engine::progress::Progress;
-use crate::guard::{self, Limits, Refusal};
-use crate::output::{summary, summary_rows, write_results};
-use crate::scenario::{Overrides, Scenario, ScenarioError, load_arg_with};
-use crate::shard::{Shard, part};
-use crate::sim::{Outcome, RunOptions, Work, assemble, run_places};
+use backoffsim_core::engine::progress::Progress;
+use backoffsim_core::run::destination::Destination;
+use backoffsim_core::run::guard::{self, Limits, Refusal};
+use backoffsim_core::run::shard::{Shard, part};
+use backoffsim_core::run::{Outcome, RunOptions, Work, assemble, run_places};
+use backoffsim_core::scenario::{Overrides, Scenario, ScenarioError, load_arg_with};
+use backoffsim_report::output::{summary, summary_rows, write_results};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -80,7 +80,7 @@ impl OverrideArgs {
 pub fn run(args: RunArgs) -> Result<(), CliError> {
     // First of all: a Ctrl-C from here on is honoured at the next check, never by the
     // default action, which would leave the place claimed below half-repaired.
-    crate::interrupt::install().map_err(CliError::Failed)?;
+    super::signals::install().map_err(CliError::Failed)?;
     let overrides = args.overrides.overrides()?;
     check_threads(args.threads)?;
     // Laid over the file before it is checked: a `[trace]` that names a replication the
@@ -115,7 +115,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     let results = with_progress_bar(args.quiet, &scenario.name, runs, whole, &progress, || {
         run_places(&scenario, &work, places, opts, &progress)
     });
-    if crate::interrupt::requested() {
+    if backoffsim_core::run::interrupt::requested() {
         return Err(interrupted());
     }
     let results = results.map_err(|e| CliError::Failed(failure(e)))?;
@@ -131,7 +131,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
             "backoffsim: wrote shard {shard} ({} of {} runs) to {}; `backoffsim merge` takes all {} parts",
             results.len(),
             work.len(),
-            crate::input::escaped(&dir.display().to_string()),
+            backoffsim_core::input::escaped(&dir.display().to_string()),
             shard.count
         );
     }
@@ -143,7 +143,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
 /// thread of its own and is abandoned at a stop.
 pub fn load(file: &Path, overrides: Overrides) -> Result<Scenario, CliError> {
     let file = file.to_path_buf();
-    let scenario = crate::interrupt::abandonable(move || load_arg_with(&file, overrides))
+    let scenario = backoffsim_core::run::interrupt::abandonable(move || load_arg_with(&file, overrides))
         .map_err(|_| CliError::Interrupted("every earlier result".into()))?
         .map_err(CliError::from)?;
     warn(&scenario);
@@ -161,7 +161,7 @@ fn warn(scenario: &Scenario) {
 
 /// What a failed run says: the simulation's error, with the knob that stops it when it
 /// is a budget, and that nothing was written.
-fn failure(e: crate::sim::SimError) -> String {
+fn failure(e: backoffsim_core::run::SimError) -> String {
     format!("{e}; nothing was written")
 }
 
@@ -252,11 +252,11 @@ pub fn finish(
 ) -> Result<(), CliError> {
     let out = dest.path();
     let dir = write_results(scenario, outcome, dest).map_err(|e| match e {
-        crate::output::OutputError::Interrupted => CliError::Interrupted(out.display().to_string()),
+        backoffsim_report::output::OutputError::Interrupted => CliError::Interrupted(out.display().to_string()),
         e => CliError::Failed(e.to_string()),
     })?;
     if !quiet {
-        eprintln!("backoffsim: wrote {}", crate::input::escaped(&dir.display().to_string()));
+        eprintln!("backoffsim: wrote {}", backoffsim_core::input::escaped(&dir.display().to_string()));
     }
 
     let mut rows = summary_rows(scenario, outcome);
@@ -286,7 +286,7 @@ pub fn finish(
 
 /// The models a scenario's variants run, each once, so that `--metric` is checked
 /// against the metrics they write.
-pub fn models(scenario: &Scenario) -> Vec<crate::metrics::catalogue::Model> {
+pub fn models(scenario: &Scenario) -> Vec<backoffsim_core::metrics::catalogue::ModelId> {
     let mut models: Vec<_> = scenario.variants.iter().flat_map(|v| v.cells.iter().map(|c| c.spec.model())).collect();
     models.sort();
     models.dedup();
@@ -314,7 +314,7 @@ fn no_value_notes(scenario: &Scenario, rows: &[summary::SummaryRow]) -> Vec<Stri
     by_metric
         .into_iter()
         .map(|(metric, places)| {
-            let why = crate::metrics::catalogue::no_value(metric);
+            let why = backoffsim_core::metrics::catalogue::no_value(metric);
             let whereabouts = if places.len() == all { String::new() } else { format!(" in {}", places.join("; ")) };
             format!("`{metric}` has no value{whereabouts}: {why}")
         })

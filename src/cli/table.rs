@@ -6,9 +6,9 @@ use std::io::Write;
 use clap::{Args, ValueEnum};
 
 use super::CliError;
-use crate::metrics::catalogue::{CATALOGUE, Model};
-use crate::output::summary::SummaryRow;
-use crate::output::terminal::{LongRow, Value, Wide, long};
+use backoffsim_core::metrics::catalogue::{CATALOGUE, ModelId};
+use backoffsim_report::output::summary::SummaryRow;
+use backoffsim_report::output::terminal::{LongRow, Value, Wide, long};
 
 /// How the summary table is laid out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -48,7 +48,7 @@ fn shown(id: &str) -> String {
 impl MetricArgs {
     /// Refuses (exit 2) an id no metric of `models` has, before anything runs, with the
     /// nearest id when it looks like a typo and every id there is.
-    pub fn check(&self, models: &[Model]) -> Result<(), CliError> {
+    pub fn check(&self, models: &[ModelId]) -> Result<(), CliError> {
         let known: Vec<String> = CATALOGUE
             .iter()
             .filter(|e| models.is_empty() || e.models.iter().any(|m| models.contains(m)))
@@ -59,7 +59,7 @@ impl MetricArgs {
                 continue;
             }
             let names: Vec<&str> = models.iter().map(|m| m.name()).collect();
-            let hint = crate::suggest::nearest(id, known.iter().map(String::as_str))
+            let hint = backoffsim_core::suggest::nearest(id, known.iter().map(String::as_str))
                 .map(|n| format!("; did you mean `{n}`?"))
                 .unwrap_or_else(|| ".".to_string());
             return Err(CliError::Usage(format!(
@@ -135,14 +135,14 @@ mod tests {
 
     #[test]
     fn an_unknown_id_is_refused_with_the_nearest_and_every_id_of_the_model() {
-        assert!(ids(&["timeouts", "recovery_lag_blackout2", "recovery_lag_blackoutK"]).check(&[Model::Tcp]).is_ok());
-        let e = ids(&["timeuots"]).check(&[Model::Tcp]).unwrap_err();
+        assert!(ids(&["timeouts", "recovery_lag_blackout2", "recovery_lag_blackoutK"]).check(&[ModelId::Tcp]).is_ok());
+        let e = ids(&["timeuots"]).check(&[ModelId::Tcp]).unwrap_err();
         assert_eq!(e.exit_code(), 2);
         let e = e.to_string();
         assert!(e.starts_with("--metric `timeuots`: no tcp metric has this id; did you mean `timeouts`?"), "{e}");
         assert!(e.contains("The metrics are: ") && e.contains("retransmissions"), "{e}");
         // Another model's metric is not one of this run's.
-        let e = ids(&["peak_attempt_rate"]).check(&[Model::Tcp]).unwrap_err().to_string();
+        let e = ids(&["peak_attempt_rate"]).check(&[ModelId::Tcp]).unwrap_err().to_string();
         assert!(!e.contains("peak_attempt_rate,"), "{e}");
     }
 }

@@ -123,8 +123,19 @@ fn every_chapter_of_the_guide_is_linked_from_its_index_and_the_index_from_the_re
 /// a renamed file would leave the guide pointing at nothing.
 #[test]
 fn every_repository_path_the_docs_name_exists() {
-    const TOP: [&str; 10] =
-        ["src/", "tests/", "benches/", "scenarios/", "deploy/", "scripts/", "docs/", "examples/", "fuzz/", "LICENSES/"];
+    const TOP: [&str; 11] = [
+        "src/",
+        "crates/",
+        "tests/",
+        "benches/",
+        "scenarios/",
+        "deploy/",
+        "scripts/",
+        "docs/",
+        "examples/",
+        "fuzz/",
+        "LICENSES/",
+    ];
     let mut missing = Vec::new();
     for (page, text) in pages() {
         for (n, line) in prose(&text) {

@@ -4,7 +4,8 @@
 //! the truth, and a window of billions of segments that was once estimated at hundreds
 //! of gigabytes and ran in megabytes. `cargo bench --bench estimates` prints the figures.
 
-use backoffsim::scenario::{Job, load_file, load_str};
+use backoffsim::scenario::{load_file, load_str};
+use backoffsim::worlds::Job;
 
 use super::common::{bin, limit_memory, root, text};
 

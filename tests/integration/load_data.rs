@@ -8,7 +8,7 @@ use std::path::Path;
 use backoffsim::engine::time::SimDuration;
 use backoffsim::metrics::series::Series;
 use backoffsim::metrics::{MetricValue, ReplicationResult};
-use backoffsim::sim::Outcome;
+use backoffsim::run::Outcome;
 
 pub const SCENARIO: &str = r#"
 name = "load-synthetic"
@@ -111,6 +111,6 @@ pub fn outcome() -> Outcome {
 /// Writes the synthetic run into `dir` through the run's own writer.
 pub fn write(dir: &Path) {
     let scenario = backoffsim::scenario::load_str("load-synthetic.toml", SCENARIO).expect("the scenario checks");
-    let dest = backoffsim::destination::Destination::claim(dir, "--out").expect("the place is free");
+    let dest = backoffsim::run::destination::Destination::claim(dir, "--out").expect("the place is free");
     backoffsim::output::write_results(&scenario, &outcome(), &dest).expect("the results are written");
 }

@@ -13,8 +13,8 @@
 use std::path::{Path, PathBuf};
 
 use backoffsim::engine::progress::Progress;
+use backoffsim::run::{RunOptions, run_scenario};
 use backoffsim::scenario::{Scenario, load_file};
-use backoffsim::sim::{RunOptions, run_scenario};
 
 fn main() {
     let files: Vec<PathBuf> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).map(PathBuf::from).collect();

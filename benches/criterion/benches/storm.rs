@@ -7,8 +7,8 @@ use std::path::Path;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 use backoffsim::engine::progress::Progress;
+use backoffsim::run::{RunOptions, run_scenario};
 use backoffsim::scenario::load_file;
-use backoffsim::sim::{RunOptions, run_scenario};
 
 fn storm(c: &mut Criterion) {
     let file =

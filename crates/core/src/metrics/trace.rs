@@ -1,0 +1,49 @@
+//! The RTO trace: one row per thing that happened to a traced connection, with the
+//! estimator's state right after it.
+
+use crate::engine::time::{SimDuration, SimTime};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TraceRow {
+    #[serde(with = "crate::metrics::wire::nanos")]
+    pub time: SimTime,
+    pub client: u32,
+    /// `send`, `retransmit`, `ack`, `sample`, `timeout`, `established` or `finished`.
+    #[serde(deserialize_with = "crate::metrics::wire::name")]
+    pub event: crate::metrics::wire::Name,
+    /// The segment sent or the cumulative ACK, where the event has one.
+    pub segment: Option<u64>,
+    /// The RTT measurement, on `sample` rows.
+    #[serde(with = "crate::metrics::wire::nanos")]
+    pub sample: Option<SimDuration>,
+    #[serde(with = "crate::metrics::wire::nanos")]
+    pub srtt: Option<SimDuration>,
+    #[serde(with = "crate::metrics::wire::nanos")]
+    pub rttvar: Option<SimDuration>,
+    #[serde(with = "crate::metrics::wire::nanos")]
+    pub rto: SimDuration,
+    pub backoffs: u32,
+}
+
+/// Seconds with nine decimals: exact for integer nanoseconds, so the CSV is the same on
+/// every machine and loses nothing.
+pub fn secs(ns: u64) -> String {
+    format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000)
+}
+
+pub fn opt_secs(d: Option<SimDuration>) -> String {
+    d.map(|d| secs(d.as_nanos())).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_are_exact_to_the_nanosecond() {
+        assert_eq!(secs(0), "0.000000000");
+        assert_eq!(secs(1_040_000_000), "1.040000000");
+        assert_eq!(secs(123_456_789_012), "123.456789012");
+        assert_eq!(opt_secs(None), "");
+    }
+}

@@ -1,0 +1,128 @@
+//! The worlds: one folder per scenario model, holding its section's config, its checks,
+//! how it resolves into the spec a replication runs, the simulation itself, and what one
+//! replication costs. Each section's config type implements [`ModelSection`]; the one list of
+//! models (`scenario::models`) turns that into the scenario file's sections, the
+//! dispatch of a run and the catalogue's owners.
+//!
+//! A world is built from the sans-IO models of `crate::model` and writes what happened
+//! into `crate::metrics`; it knows nothing of files, scenarios or threads.
+
+pub mod calls;
+pub mod estimate;
+pub mod grpc;
+pub mod jobs;
+pub mod occ;
+pub mod start;
+pub mod tcp;
+mod trace;
+
+use std::fmt::Debug;
+
+use serde::Serialize;
+
+use crate::engine::budget::Budget;
+use crate::engine::rng::Seeds;
+use crate::engine::run::EngineError;
+use crate::engine::time::SimDuration;
+use crate::metrics::ReplicationResult;
+use crate::metrics::catalogue::{self, CATALOGUE, Entry};
+use crate::model::config_error::ConfigErrors;
+use crate::model::path::PathConfig;
+use crate::model::server::ServerConfig;
+
+pub use estimate::Estimate;
+pub use trace::TraceConfig;
+
+/// One replication to run: what a model's `run` takes besides its spec.
+#[derive(Clone, Copy, Debug)]
+pub struct Job<'a> {
+    pub seeds: Seeds,
+    pub replication: u32,
+    pub horizon: SimDuration,
+    /// The scenario's `max_events`, and the run's total budget it draws on.
+    pub budget: Budget<'a>,
+}
+
+/// The sections every model may share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Section {
+    Path,
+    Server,
+    Trace,
+}
+
+impl Section {
+    /// In the order their problems are reported.
+    pub const ALL: [Section; 3] = [Section::Server, Section::Path, Section::Trace];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Section::Path => "path",
+            Section::Server => "server",
+            Section::Trace => "trace",
+        }
+    }
+}
+
+/// How a model treats a shared section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Use {
+    /// Read when present; the model has a default.
+    Optional,
+    /// Must be present; the message tells the user what to write.
+    Required(&'static str),
+    /// Must be absent (for `[trace]`: left at its default); the message says why it
+    /// does not apply.
+    Refused(&'static str),
+}
+
+/// The shared sections as a model's `resolve` sees them: a section the model refuses is
+/// never handed over, so a model cannot read what it did not declare.
+#[derive(Clone, Copy, Debug)]
+pub struct Shared<'a> {
+    pub path: Option<&'a PathConfig>,
+    pub server: Option<&'a ServerConfig>,
+    pub trace: &'a TraceConfig,
+}
+
+/// A simulation model, implemented by its section's config type.
+pub trait ModelSection: Sized {
+    /// The model's tag: its section's name and its metrics' owner in the catalogue.
+    const TAG: catalogue::ModelId;
+    /// Everything one replication needs, resolved: no defaults or presets left to look up.
+    type Spec: Clone + Debug + Serialize + Send + Sync;
+    /// What the section sets up, for a user who has not written one yet
+    /// ("connections with RFC 6298 timers").
+    const ABOUT: &'static str;
+
+    /// How the model treats the shared `section`.
+    fn uses(section: Section) -> Use;
+    /// Checks of the section itself, as (key relative to the section, message).
+    fn check(&self) -> ConfigErrors;
+    /// The clients `[trace] clients` may name, for models that read `[trace]`.
+    fn clients(&self) -> u32;
+    /// The key and width of the model's `series.csv` bins, if it bins time: the loader
+    /// bounds how many a replication makes.
+    fn series_bin(&self) -> Option<(&'static str, SimDuration)> {
+        None
+    }
+    /// The spec of a checked section; errors as (full key path, message).
+    fn resolve(&self, shared: Shared<'_>) -> Result<Self::Spec, ConfigErrors>;
+    /// Runs one replication.
+    fn run(spec: &Self::Spec, job: Job<'_>) -> Result<ReplicationResult, EngineError>;
+    /// What one replication over `horizon` costs, about: events and memory, for the
+    /// guard that refuses a run too large before it starts (`crate::run::guard`).
+    fn estimate(spec: &Self::Spec, horizon: SimDuration) -> Estimate;
+
+    /// The model's metrics, in catalogue order.
+    fn metrics() -> Vec<&'static Entry> {
+        CATALOGUE.iter().filter(|e| e.models.contains(&Self::TAG)).collect()
+    }
+}
+
+/// Errors of a part of a section, their keys placed under `prefix`.
+pub fn prefixed(prefix: &str, errors: ConfigErrors) -> ConfigErrors {
+    let mut out = ConfigErrors::new();
+    out.extend_under(prefix, errors);
+    out
+}

@@ -1,0 +1,863 @@
+//! What a report says, independent of how it is written: the question, the variants and
+//! the parameters that tell them apart, the metrics with their intervals, differences
+//! to the baseline and the best variant per metric, and the plots. `markdown` and
+//! `html` only format this.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::Better;
+use super::compare::Ranking;
+use super::data::RunSet;
+use super::param_sets::{self, Members};
+use super::plot::{Kind, fmt_num};
+use backoffsim_core::metrics::catalogue;
+use backoffsim_core::run::interrupt::Interrupted;
+
+pub struct Report {
+    pub title: String,
+    /// The question each run asks: `(run label, description)`; one entry when the runs
+    /// share it.
+    pub questions: Vec<(String, String)>,
+    /// One line of facts per run (seed, replications, horizon, version).
+    pub facts: Vec<String>,
+    /// Variants with their descriptions, in order; the first is the baseline.
+    pub variants: Vec<(String, String)>,
+    /// Parameters whose values differ between variants, the first [`MAX_PARAMS`] of them.
+    pub params: Vec<ParamRow>,
+    /// How many more differ than `params` lists (their values are in `manifest.json`).
+    pub params_more: usize,
+    pub tables: Vec<MetricTable>,
+    pub notes: Vec<String>,
+    /// Each variant minus the baseline, replication by replication (one run only).
+    pub paired: super::paired::PairedTable,
+    pub plots: Vec<PlotRef>,
+    /// Example commands that re-draw a plot from this run.
+    pub redraw: Vec<String>,
+}
+
+pub struct ParamRow {
+    pub key: String,
+    /// One value per variant; `None` where the variant has no such parameter.
+    pub values: Vec<Option<String>>,
+}
+
+impl ParamRow {
+    /// Whether variant `i`'s value differs from the baseline's.
+    pub fn differs(&self, i: usize) -> bool {
+        i > 0 && self.values[i] != self.values[0]
+    }
+}
+
+/// A table of metrics: without a sweep, one row per metric; with one, a table per
+/// metric with one row per sweep point. Columns are the variants.
+pub struct MetricTable {
+    /// The metric (and its unit and direction) of a per-metric table.
+    pub heading: Option<String>,
+    /// Header of the first column(s): `metric` or the sweep keys.
+    pub first: Vec<String>,
+    /// Whether the table has the `unit` and `better` columns (one row per metric).
+    pub per_metric_rows: bool,
+    pub columns: Vec<String>,
+    pub rows: Vec<MetricRow>,
+    /// Whether a `best` column is shown (more than one variant).
+    pub ranked: bool,
+}
+
+pub struct MetricRow {
+    pub label: Vec<String>,
+    pub unit: String,
+    pub better: Option<Better>,
+    pub cells: Vec<Option<Cell>>,
+    pub verdict: Verdict,
+}
+
+pub struct Cell {
+    /// `mean ± half-width` (or the mean alone without an interval).
+    pub text: String,
+    /// Replications behind the value, when fewer than the run had.
+    pub n_note: Option<u64>,
+    /// Relative difference to the baseline, e.g. `+12 %`; `None` in the baseline column.
+    pub rel: Option<String>,
+    pub best: bool,
+}
+
+pub enum Verdict {
+    /// The metric has no direction.
+    Unranked,
+    /// Fewer than two variants have a value.
+    NoContest,
+    /// The best mean is not apart from another beyond chance.
+    NotApart,
+    /// Apart from every other variant beyond chance, or, with one replication and so no
+    /// intervals, best by the mean alone.
+    Best {
+        name: String,
+    },
+    Tie(Vec<String>),
+}
+
+impl Verdict {
+    pub fn text(&self) -> String {
+        match self {
+            Verdict::Unranked => "not ranked".into(),
+            Verdict::NoContest => String::new(),
+            Verdict::NotApart => super::compare::NOT_SIGNIFICANT.to_string(),
+            Verdict::Best { name } => name.clone(),
+            Verdict::Tie(names) => format!("tie: {}", names.join(", ")),
+        }
+    }
+}
+
+pub struct PlotRef {
+    /// File name without extension (`rto`).
+    pub stem: String,
+    pub title: String,
+    pub caption: String,
+    /// What each panel shows, `(panel, sentence)`, for plots whose numbers differ per panel.
+    pub panels: Vec<(String, String)>,
+}
+
+/// The direction of a metric, as a table shows it.
+pub fn better_text(b: Option<Better>) -> &'static str {
+    match b {
+        Some(Better::Lower) => "lower",
+        Some(Better::Higher) => "higher",
+        None => "—",
+    }
+}
+
+/// `mean ± half-width`: four significant digits for the mean, two for the interval.
+pub fn mean_ci(mean: f64, ci: Option<(f64, f64)>) -> String {
+    match ci {
+        Some((lo, hi)) => format!("{} ± {}", fmt_num(mean, 4), fmt_num((hi - lo) / 2.0, 2)),
+        None => fmt_num(mean, 4),
+    }
+}
+
+/// The relative difference of `v` to the baseline `base`, as `+12 %`.
+pub fn relative(v: f64, base: f64) -> String {
+    if v == base {
+        return "±0 %".into();
+    }
+    if base == 0.0 {
+        return format!("{}{}", if v > 0.0 { "+" } else { "" }, fmt_num(v, 3)) + " vs 0";
+    }
+    let r = (v - base) / base.abs() * 100.0;
+    let digits = if (r * 10.0).round().abs() >= 100.0 { 0 } else { 1 };
+    let s = format!("{r:+.digits$}");
+    let s = if s == "+0.0" || s == "-0.0" || s == "+0" || s == "-0" {
+        // Differs, but by less than the rounding: say so rather than "0".
+        if r > 0.0 { "+<0.1".to_string() } else { "-<0.1".to_string() }
+    } else {
+        s
+    };
+    format!("{s} %")
+}
+
+/// Parameters a report's table lists: a variant whose path has a list of 100,000
+/// blackouts of its own differs in 200,000 keys, and the table says how many it left out.
+pub const MAX_PARAMS: usize = 100;
+
+/// Builds the report of `data`; `plots` are the kinds drawn beside it. It gives up at a
+/// requested interrupt, looking at the flag once per table row it builds.
+pub fn build(data: &RunSet, plots: &[Kind]) -> Result<Report, Interrupted> {
+    let names: Vec<String> = data.variants.iter().map(|v| v.name.clone()).collect();
+    let multi_run = data.runs.len() > 1;
+    let title = if multi_run {
+        format!("Comparison: {}", data.runs.iter().map(|r| r.label.as_str()).collect::<Vec<_>>().join(" vs "))
+    } else {
+        data.runs.first().map(|r| r.scenario.clone()).unwrap_or_default()
+    };
+    let mut questions: Vec<(String, String)> = Vec::new();
+    for r in &data.runs {
+        if !questions.iter().any(|(_, d)| *d == r.description) {
+            questions.push((r.label.clone(), r.description.clone()));
+        }
+    }
+    if questions.len() == 1 {
+        questions[0].0.clear();
+    }
+    let facts = data
+        .runs
+        .iter()
+        .map(|r| {
+            let mut parts = Vec::new();
+            if multi_run {
+                parts.push(format!("{} = {} ({})", r.label, r.dir.display(), r.scenario));
+            }
+            if let Some(s) = r.seed {
+                parts.push(format!("seed {s}"));
+            }
+            if let Some(n) = r.replications {
+                parts.push(format!("{n} replication{} per variant", if n == 1 { "" } else { "s" }));
+            }
+            if !r.horizon.is_empty() {
+                parts.push(format!("{} of simulated time each", r.horizon));
+            }
+            if !r.version.is_empty() {
+                parts.push(format!("backoffsim {}", r.version));
+            }
+            if r.scenario_sha256.len() >= 12 {
+                parts.push(format!("scenario sha256 {}", &r.scenario_sha256[..12]));
+            }
+            parts.join(" · ")
+        })
+        .collect();
+    let variants = data.variants.iter().map(|v| (v.name.clone(), v.description.clone())).collect();
+
+    let mut notes = Vec::new();
+    let mut params = param_rows(data)?;
+    let params_more = params.len().saturating_sub(MAX_PARAMS);
+    params.truncate(MAX_PARAMS);
+    let listing = super::numbered::listing(&data.metrics(), &super::models(data))?;
+    let (tables, table_notes) = metric_tables(data, &names, &listing.listed)?;
+    notes.extend(table_notes);
+    notes.extend(listing.notes);
+
+    let plot_refs = plots.iter().map(|k| plot_ref(*k, data)).collect::<Result<_, _>>()?;
+    // `plot` draws from one run: name the first run and its own variant names.
+    let dir = data.runs.first().map(|r| shell_word(&r.dir.display().to_string())).unwrap_or_default();
+    let first_variant = data
+        .variants
+        .first()
+        .map(|v| {
+            let label = &data.runs[v.run].label;
+            v.name.strip_prefix(&format!("{label}:")).filter(|_| !label.is_empty()).unwrap_or(&v.name).to_string()
+        })
+        .unwrap_or_default();
+    let first_metric = data.metrics().first().map(|m| m.0.clone()).unwrap_or_default();
+    // A window worth zooming into: the link coming back, or an RTT change.
+    let (from, to) = data
+        .variants
+        .first()
+        .and_then(|v| v.blackouts.first().map(|b| b.1).or(v.rtt_changes.first().map(|c| c.0)))
+        .map(|t| ((t - 5.0).max(0.0), t + 10.0))
+        .unwrap_or((0.0, data.horizon_s().unwrap_or(60.0) / 4.0));
+    let (from, to) = (fmt_num(from, 4), fmt_num(to, 4));
+    // With a sweep, the per-cell plots redraw one cell: the last, often the extreme.
+    let cell = match (data.sweep_keys.first(), data.points().last()) {
+        (Some(_), Some(p)) if !p[0].is_empty() && !p[0].contains(char::is_whitespace) => {
+            format!(" --cell {}={}", super::plot::short_keys(&data.sweep_keys)[0], p[0])
+        }
+        _ => String::new(),
+    };
+    let redraw = plots
+        .iter()
+        .map(|k| match k {
+            Kind::Rto => {
+                format!(
+                    "backoffsim plot rto {dir} --variant {first_variant}{cell} --from {from}s --to {to}s -o zoom.svg"
+                )
+            }
+            Kind::Attempts => {
+                format!("backoffsim plot attempts {dir}{cell} --from 5s --to 30s -o herd.png")
+            }
+            Kind::Load => format!("backoffsim plot load {dir} --variant {first_variant}{cell} -o load.png"),
+            Kind::Cdf => format!("backoffsim plot cdf {dir} --variant {first_variant}{cell} -o cdf.svg"),
+            Kind::Sweep | Kind::Heatmap => {
+                format!("backoffsim plot {} {dir} --metric {first_metric} -o {first_metric}.png", k.name())
+            }
+        })
+        .collect();
+    let paired = super::paired::table(data, &listing.listed)?;
+    Ok(Report {
+        title,
+        questions,
+        facts,
+        variants,
+        params,
+        params_more,
+        tables,
+        notes,
+        paired,
+        plots: plot_refs,
+        redraw,
+    })
+}
+
+/// `word` as one shell word: as it is when it is plain, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// Parameters whose values are not the same for every variant, in the manifest's key
+/// order. With several runs, the run-level settings (scenario, seed, replications,
+/// horizon, version, scenario hash) are compared too.
+fn param_rows(data: &RunSet) -> Result<Vec<ParamRow>, Interrupted> {
+    if data.variants.len() < 2 {
+        return Ok(Vec::new());
+    }
+    let run_level = |r: &super::data::RunInfo| -> Vec<(String, String)> {
+        let mut out = vec![("scenario".to_string(), r.scenario.clone())];
+        if let Some(s) = r.seed {
+            out.push(("seed".into(), s.to_string()));
+        }
+        if let Some(s) = r.replications {
+            out.push(("replications".into(), s.to_string()));
+        }
+        out.push(("horizon".into(), r.horizon.clone()));
+        out.push(("backoffsim_version".into(), r.version.clone()));
+        out.push(("scenario_sha256".into(), r.scenario_sha256.chars().take(12).collect()));
+        out
+    };
+    let runs: Vec<Vec<(String, String)>> = data.runs.iter().map(run_level).collect();
+    // Every variant's parameters by key, the first value of a key where it has several,
+    // and every key in order of first appearance: a path with 100,000 blackouts has
+    // 200,000 keys, each looked up once per variant.
+    // A list that is a set (`retry_on[0]`, `retry_on[1]`…) is one row, its members
+    // gathered per variant (see `param_sets`).
+    let mut keys: Vec<&str> = Vec::new();
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut by_key: Vec<BTreeMap<&str, &str>> = Vec::new();
+    let mut sets: Vec<BTreeMap<&str, Members<'_>>> = Vec::new();
+    for v in &data.variants {
+        let mut m = BTreeMap::new();
+        let mut own_sets: BTreeMap<&str, Members<'_>> = BTreeMap::new();
+        for (k, value) in runs.get(v.run).into_iter().flatten().chain(&v.params) {
+            backoffsim_core::run::interrupt::check()?;
+            let (k, member) = match param_sets::member_of(k) {
+                Some(base) => (base, Some(value.as_str())),
+                // An empty list is flattened to `[]`: a set without members.
+                None if value == "[]" && param_sets::is_set(k) => (k.as_str(), None),
+                None => (k.as_str(), Some(value.as_str())),
+            };
+            if seen.insert(k) {
+                keys.push(k);
+            }
+            if param_sets::is_set(k) {
+                let set = own_sets.entry(k).or_default();
+                member.into_iter().for_each(|x| set.add(x));
+            } else if let Some(value) = member {
+                m.entry(k).or_insert(value);
+            }
+        }
+        by_key.push(m);
+        sets.push(own_sets);
+    }
+    let names: Vec<&str> = data.variants.iter().map(|v| v.name.as_str()).collect();
+    let mut rows = Vec::new();
+    for key in keys {
+        backoffsim_core::run::interrupt::check()?;
+        if param_sets::is_set(key) {
+            let of: Vec<Option<Members<'_>>> = sets.iter().map(|s| s.get(key).cloned()).collect();
+            if param_sets::differ(&of) {
+                rows.push(ParamRow { key: key.to_string(), values: param_sets::cells(&of, &names) });
+            }
+            continue;
+        }
+        let values: Vec<Option<&str>> = by_key.iter().map(|p| p.get(key).copied()).collect();
+        if values.iter().any(|v| *v != values[0]) {
+            rows.push(ParamRow {
+                key: key.to_string(),
+                values: values.into_iter().map(|v| v.map(String::from)).collect(),
+            });
+        }
+    }
+    Ok(rows)
+}
+
+fn label_of(keys: &[String], point: &[String]) -> Vec<String> {
+    keys.iter().zip(point).map(|(_, v)| if v.is_empty() { "—".to_string() } else { v.clone() }).collect()
+}
+
+/// The metric tables of the `listed` metrics and the notes that explain their marks.
+fn metric_tables(
+    data: &RunSet,
+    names: &[String],
+    listed: &BTreeSet<String>,
+) -> Result<(Vec<MetricTable>, Vec<String>), Interrupted> {
+    let mut metrics = data.metrics();
+    metrics.retain(|(m, _)| listed.contains(m));
+    let models = super::models(data);
+    let points = data.points();
+    let sweep = !data.sweep_keys.is_empty();
+    let ranked = names.len() > 1;
+    let max_n = data.summary.iter().map(|r| r.n).max().unwrap_or(0);
+    let mut notes = Vec::new();
+    let mut any_overlap = false;
+    let mut any_no_ci = false;
+    let mut any_n = false;
+    let mut missing: Vec<(String, Vec<String>)> = Vec::new();
+
+    let index = data.stats()?;
+    let pairs = super::compare::Pairs::of(data, &|m| listed.contains(m))?;
+    let mut row_for = |metric: &str, unit: &str, point: &[String], label: Vec<String>| {
+        let stats: Vec<Option<&super::data::SummaryRow>> = names.iter().map(|v| index.get(v, point, metric)).collect();
+        let base = stats.first().copied().flatten();
+        let better = catalogue::better(metric, &models);
+        let interval = |i: usize, j: usize| pairs.interval(data, &stats, i, j, point, metric);
+        let verdict = verdict(names, &stats, better, interval);
+        if let Verdict::NotApart = verdict {
+            any_overlap = true;
+        }
+        if stats.iter().flatten().any(|s| s.ci.is_none()) {
+            any_no_ci = true;
+        }
+        // A set: every one of thousands of variants can tie.
+        let best_names: BTreeSet<&str> = match &verdict {
+            Verdict::Best { name } => BTreeSet::from([name.as_str()]),
+            Verdict::Tie(n) => n.iter().map(String::as_str).collect(),
+            _ => BTreeSet::new(),
+        };
+        let lacking: Vec<String> =
+            names.iter().zip(&stats).filter(|(_, s)| s.is_none()).map(|(n, _)| n.clone()).collect();
+        // Every variant lacking it is said too when the run lists the metric without a value.
+        let listed_empty = || data.absent.iter().any(|r| r.metric == metric && r.point == point);
+        if !lacking.is_empty() && (lacking.len() < names.len() || listed_empty()) {
+            let what = if point.iter().any(|p| !p.is_empty()) {
+                format!("{metric} at {}", point_text(&data.sweep_keys, point))
+            } else {
+                metric.to_string()
+            };
+            missing.push((what, lacking));
+        }
+        let cells = names
+            .iter()
+            .zip(&stats)
+            .enumerate()
+            .map(|(i, (name, s))| {
+                s.map(|s| {
+                    let n_note = (s.n < max_n).then_some(s.n);
+                    if n_note.is_some() {
+                        any_n = true;
+                    }
+                    Cell {
+                        text: mean_ci(s.mean, s.ci),
+                        n_note,
+                        rel: match base {
+                            Some(b) if i > 0 => Some(relative(s.mean, b.mean)),
+                            _ => None,
+                        },
+                        best: ranked && best_names.contains(&name.as_str()),
+                    }
+                })
+            })
+            .collect();
+        MetricRow { label, unit: unit.to_string(), better, cells, verdict }
+    };
+
+    let mut tables = Vec::new();
+    if !sweep {
+        let point = points.first().cloned().unwrap_or_default();
+        let mut rows = Vec::new();
+        for (m, u) in &metrics {
+            backoffsim_core::run::interrupt::check()?;
+            rows.push(row_for(m, u, &point, vec![metric_label(m, &models)]));
+        }
+        tables.push(MetricTable {
+            heading: None,
+            first: vec!["metric".into()],
+            per_metric_rows: true,
+            columns: names.to_vec(),
+            rows,
+            ranked,
+        });
+    } else {
+        for (m, u) in &metrics {
+            let mut rows: Vec<MetricRow> = Vec::new();
+            let shown = |p: &Vec<String>| {
+                names.iter().any(|v| index.get(v, p, m).is_some())
+                    || data.absent.iter().any(|r| &r.metric == m && &r.point == p)
+            };
+            for p in points.iter().filter(|p| shown(p)) {
+                backoffsim_core::run::interrupt::check()?;
+                rows.push(row_for(m, u, p, label_of(&data.sweep_keys, p)));
+            }
+            tables.push(MetricTable {
+                heading: Some(catalogue::heading(m, u, &models)),
+                first: data.sweep_keys.clone(),
+                per_metric_rows: false,
+                columns: names.to_vec(),
+                rows,
+                ranked,
+            });
+        }
+    }
+    if ranked {
+        notes.push(
+            "Best: the variant with the best mean, for metrics where lower or higher is clearly \
+             better (as the table says), named only where the 95 % interval of its difference \
+             to every other variant excludes zero (paired replication by replication within a \
+             run, Welch's between runs); others are not ranked."
+                .to_string(),
+        );
+    }
+    if any_overlap {
+        notes.push(
+            "No significant difference: the best mean is within chance of another variant's at \
+             this number of replications."
+                .to_string(),
+        );
+    }
+    if any_no_ci {
+        notes.push(
+            "Values without ± come from a single replication: there is no confidence interval, \
+             and a best variant is by the mean alone."
+                .to_string(),
+        );
+    }
+    if any_n {
+        notes.push(format!(
+            "(n = k): only k of the {max_n} replications had a value (e.g. the estimate never \
+             converged in the others); the mean is over those k."
+        ));
+    }
+    for (what, lacking) in missing {
+        notes.push(if data.runs.len() > 1 {
+            format!(
+                "`{what}` has no value for {} (—): that run does not measure it, or none of \
+                 its replications had a value.",
+                lacking.join(", ")
+            )
+        } else {
+            let metric = what.split(' ').next().unwrap_or_default();
+            format!("`{what}` has no value for {} (—): {}.", lacking.join(", "), catalogue::no_value(metric))
+        });
+    }
+    Ok((tables, notes))
+}
+
+/// A metric as a table row names it: its title and its id, which is what
+/// `summary.csv` and `plot --metric` use (`Peak attempt rate (peak_attempt_rate)`).
+fn metric_label(id: &str, models: &[catalogue::ModelId]) -> String {
+    let title = catalogue::title(id, models);
+    if title == id { id.to_string() } else { format!("{title} ({id})") }
+}
+
+pub fn point_text(keys: &[String], point: &[String]) -> String {
+    keys.iter().zip(point).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+}
+
+/// `interval(i, j)`: the 95 % interval of variant `i`'s mean minus variant `j`'s.
+fn verdict(
+    names: &[String],
+    stats: &[Option<&super::data::SummaryRow>],
+    better: Option<Better>,
+    interval: impl Fn(usize, usize) -> Option<(f64, f64)>,
+) -> Verdict {
+    let Some(better) = better else {
+        return Verdict::Unranked;
+    };
+    let have: Vec<(&String, &super::data::SummaryRow)> =
+        names.iter().zip(stats).filter_map(|(n, s)| s.map(|s| (n, s))).collect();
+    if have.len() < 2 {
+        return Verdict::NoContest;
+    }
+    let best = have
+        .iter()
+        .map(|(_, s)| s.mean)
+        .reduce(|a, b| match better {
+            Better::Lower => a.min(b),
+            Better::Higher => a.max(b),
+        })
+        .unwrap_or(f64::NAN);
+    let same = |v: f64| (v - best).abs() <= 1e-12 * best.abs().max(1e-300);
+    let tied: Vec<String> = have.iter().filter(|(_, s)| same(s.mean)).map(|(n, _)| (*n).clone()).collect();
+    if tied.len() > 1 {
+        return Verdict::Tie(tied);
+    }
+    // The same rule as `compare`'s table: a variant is best only where the 95 % interval
+    // of its difference to every other excludes zero.
+    match super::compare::rank(stats, better, interval) {
+        Some(Ranking::NotApart) => Verdict::NotApart,
+        Some(Ranking::Apart(i) | Ranking::Untested(i)) => Verdict::Best { name: names[i].clone() },
+        None => Verdict::NoContest,
+    }
+}
+
+/// What the RTO plot shows, naming only the marks that appear in it.
+fn rto_caption(data: &RunSet) -> Result<String, Interrupted> {
+    let mut s = String::from(if data.sweep_keys.is_empty() {
+        "One traced connection per variant, on shared axes. Grey dots are RTT samples, the \
+         blue line is SRTT and the orange line the RTO (the timer's value)"
+    } else {
+        "One traced connection per variant and sweep cell, on shared axes. Grey dots are RTT \
+         samples, the blue line is SRTT and the orange line the RTO (the timer's value)"
+    });
+    // The kinds of event in the trace, in one pass over its (maybe millions of) rows.
+    let mut events: BTreeSet<&str> = BTreeSet::new();
+    for r in &data.trace {
+        backoffsim_core::run::interrupt::check()?;
+        events.insert(&r.event);
+    }
+    let has = |e: &str| events.contains(e);
+    if has("timeout") {
+        s.push_str("; a red × marks a timer expiry, at the RTO it fired with");
+    }
+    if has("spurious_timeout") {
+        s.push_str(
+            "; a black ring on the RTO line marks where F-RTO found the last timeout spurious \
+             and undid it",
+        );
+    }
+    match (has("retransmit"), has("probe")) {
+        (true, false) => s.push_str("; purple triangles in the strip under each panel mark retransmissions"),
+        (false, true) => s.push_str("; sky-blue dots in the strip under each panel mark tail loss probes"),
+        (true, true) => s.push_str(
+            "; in the strip under each panel, purple triangles mark retransmissions and sky-blue \
+             dots (a row of their own) tail loss probes",
+        ),
+        (false, false) => {}
+    }
+    if has("aborted") {
+        s.push_str(
+            "; a black vertical line marks where the connection gave up retransmitting \
+             (aborted), after which nothing happens on it",
+        );
+    }
+    s.push('.');
+    if data.variants.iter().any(|v| !v.blackouts.is_empty()) {
+        s.push_str(" Grey bands are blackouts.");
+    }
+    if data.variants.iter().any(|v| !v.rtt_changes.is_empty()) {
+        s.push_str(
+            " Green bands mark where the path's RTT differs from its base (the dashed green \
+             line is the path's RTT).",
+        );
+    }
+    Ok(s)
+}
+
+/// What the load plot shows, naming only the marks that appear in it, then what each
+/// panel's numbers say.
+fn load_caption(data: &RunSet) -> String {
+    let columns: Vec<&str> = data.series.iter().flatten().flat_map(|t| t.columns.iter().map(String::as_str)).collect();
+    let has = |c: &str| columns.contains(&c);
+    let per = if data.sweep_keys.is_empty() { "variant" } else { "variant and sweep cell" };
+    let mut s = format!("Per time bin, the mean over replications, one panel per {per} on shared scales. ");
+    if has("attempts") && has("succeeded") {
+        s.push_str(
+            "The orange line is the offered load (attempts reaching the server per second, retries \
+             included), the blue line the goodput (attempts that succeeded per second)",
+        );
+        s.push_str(if has("capacity") { ", the dashed line the server's capacity. " } else { ". " });
+        s.push_str("In the strip under each panel, the purple line is the retries' share of the attempts");
+        if has("wasted_s") && has("busy_s") {
+            s.push_str(" and the light blue area the share of the server's busy time that was wasted");
+        }
+        let facts = data.variants.iter().flat_map(|v| v.cells.iter().map(|c| &c.facts));
+        if facts.clone().any(|f| f.retry_share_alert.is_some()) {
+            s.push_str("; the red dashed line is the monitor's retry-share alert");
+        }
+        s.push_str(
+            ". Offered load climbing past capacity while goodput falls and retries fill the strip is a \
+             retry storm; goodput that stays low after the incident has ended is a metastable failure.",
+        );
+    } else if has("created") && has("delivered") {
+        s.push_str(
+            "The orange line is jobs created per second, the blue line jobs delivered per second; the \
+             strip under each panel is the queue's depth.",
+        );
+    } else {
+        s.push_str("A line per column of series.csv, as the file holds it.");
+    }
+    let facts: Vec<&super::data::CellFacts> =
+        data.variants.iter().flat_map(|v| v.cells.iter().map(|c| &c.facts)).collect();
+    let mut bands = Vec::new();
+    if facts.iter().any(|f| !f.down.is_empty()) {
+        bands.push("grey bands are the server's down time");
+    }
+    if facts.iter().any(|f| !f.provider_down.is_empty()) {
+        bands.push("grey bands are the provider's down time");
+    }
+    if facts.iter().any(|f| !f.brownouts.is_empty()) {
+        bands.push("yellow bands brownouts");
+    }
+    if !bands.is_empty() {
+        let text = bands.join(", ");
+        s.push_str(&format!(" {}{}.", text[..1].to_uppercase(), &text[1..]));
+    }
+    s
+}
+
+fn plot_ref(kind: Kind, data: &RunSet) -> Result<PlotRef, Interrupted> {
+    let (title, caption) = match kind {
+        Kind::Rto => ("RTO trace", rto_caption(data)?),
+        Kind::Attempts => (
+            "Connection attempts at the server",
+            format!(
+                "Attempts per time bin at the server, mean over replications, accepted (blue) and \
+                 refused (orange) stacked; one panel per variant{} on the same scales, with the \
+                 accepted attempts alone in a strip under each panel. Grey bands are the server's \
+                 down time. A tall narrow spike is a synchronized herd; jitter turns it into a \
+                 lower, wider hump. When the end of the run is empty, the time axis stops a \
+                 little after the last attempt or down time, and the plot's subtitle says where.",
+                if data.sweep_keys.is_empty() { "" } else { " and sweep cell" }
+            ),
+        ),
+        Kind::Load => ("Load over time", load_caption(data)),
+        Kind::Cdf => (
+            match super::population(&super::models(data)) {
+                "jobs" => "Distribution over jobs",
+                "calls" => "Distribution over calls",
+                _ => "Distribution over clients",
+            },
+            format!(
+                "The share of {} (y) done by each time (x), each quantile the mean over \
+                 replications of that replication's quantile: the further left and the steeper, \
+                 the better. {}Dots mark the median (0.5) and the 99th percentile (0.99){}",
+                super::population(&super::models(data)),
+                if data.sweep_keys.is_empty() {
+                    ""
+                } else {
+                    "A line per variant and sweep cell (a column per cell when both vary). "
+                },
+                // Only a server with down time can have been still down.
+                if data.variants.iter().flat_map(|v| &v.cells).any(|c| !c.facts.down.is_empty()) {
+                    "; grey shows where the server was still down."
+                } else {
+                    "."
+                }
+            ),
+        ),
+        Kind::Sweep => (
+            "Metrics against the swept parameter",
+            format!(
+                "The model's headline metrics against `{}`, a line per variant{} with its 95 % \
+                 confidence band (a dot with a whisker where the values are categories); metrics \
+                 that do not vary are left out. `--metric` re-draws any metric.",
+                data.sweep_keys.first().cloned().unwrap_or_default(),
+                data.sweep_keys.get(1).map(|k| format!(" and value of `{k}`")).unwrap_or_default()
+            ),
+        ),
+        Kind::Heatmap => (
+            "Metrics over two swept parameters",
+            format!(
+                "The mean of each headline metric over `{}` and `{}`, a panel per variant; each \
+                 row of panels shares one colour scale, logarithmic where the values span \
+                 decades.",
+                data.sweep_keys.first().cloned().unwrap_or_default(),
+                data.sweep_keys.get(1).cloned().unwrap_or_default()
+            ),
+        ),
+    };
+    let panels = if kind == Kind::Load { super::plot::load::notes(data) } else { Vec::new() };
+    backoffsim_core::run::interrupt::check()?;
+    Ok(PlotRef { stem: kind.name().to_string(), title: title.to_string(), caption, panels })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(variant: &str, n: u64, mean: f64, sd: f64) -> super::super::data::SummaryRow {
+        super::super::data::SummaryRow {
+            variant: variant.into(),
+            point: Vec::new(),
+            metric: "m".into(),
+            unit: "s".into(),
+            n,
+            mean,
+            sd: Some(sd),
+            ci: None,
+        }
+    }
+
+    /// The report names a best variant only where `compare`'s table would: a difference of
+    /// 3 with spreads 2 and 1 is within chance at 4 replications and beyond it at 40
+    /// (Welch's interval, as `significance::welch` computes by hand).
+    #[test]
+    fn a_best_variant_is_named_only_where_the_difference_is_significant() {
+        let names = ["a".to_string(), "b".to_string()];
+        let (a4, b4) = (row("a", 4, 7.0, 1.0), row("b", 4, 10.0, 2.0));
+        fn welch(stats: [&super::super::data::SummaryRow; 2]) -> impl Fn(usize, usize) -> Option<(f64, f64)> + '_ {
+            move |i, j| {
+                let (a, b) = (stats[i], stats[j]);
+                super::super::significance::welch((a.n, a.mean, a.sd), (b.n, b.mean, b.sd))
+            }
+        }
+        let text = verdict(&names, &[Some(&a4), Some(&b4)], Some(Better::Lower), welch([&a4, &b4])).text();
+        assert_eq!(text, super::super::compare::NOT_SIGNIFICANT);
+        let (a40, b40) = (row("a", 40, 7.0, 1.0), row("b", 40, 10.0, 2.0));
+        assert_eq!(verdict(&names, &[Some(&a40), Some(&b40)], Some(Better::Lower), welch([&a40, &b40])).text(), "a");
+        assert_eq!(verdict(&names, &[Some(&a40), Some(&b40)], Some(Better::Higher), welch([&a40, &b40])).text(), "b");
+        // Pairing: the same spreads, but every replication of `a` 3 below `b`'s.
+        let paired = |_: usize, _: usize| Some((-3.0, -3.0));
+        assert_eq!(verdict(&names, &[Some(&a4), Some(&b4)], Some(Better::Lower), paired).text(), "a");
+    }
+
+    #[test]
+    fn directories_are_quoted_for_the_shell_only_when_they_need_it() {
+        assert_eq!(shell_word("results/tcp-blackout"), "results/tcp-blackout");
+        assert_eq!(shell_word("my runs/a"), "'my runs/a'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word("$HOME"), "'$HOME'");
+        assert_eq!(shell_word(""), "''");
+    }
+
+    #[test]
+    fn a_parameter_table_lists_the_first_differences_and_says_how_many_more() {
+        use super::super::data::{RunInfo, VariantInfo};
+        // Two variants whose paths differ in 150 blackouts' start times, and agree on one key.
+        let params = |shift: u32| -> Vec<(String, String)> {
+            let mut p: Vec<(String, String)> =
+                (0..150).map(|i| (format!("path.blackout[{i}].at"), format!("{}s", i * 10 + shift))).collect();
+            p.push(("model".to_string(), "tcp".to_string()));
+            p
+        };
+        let data = RunSet {
+            runs: vec![RunInfo::default()],
+            variants: vec![
+                VariantInfo { name: "a".into(), params: params(0), ..Default::default() },
+                VariantInfo { name: "b".into(), params: params(1), ..Default::default() },
+            ],
+            ..Default::default()
+        };
+        let r = build(&data, &[]).unwrap();
+        assert_eq!((r.params.len(), r.params_more), (MAX_PARAMS, 50));
+        assert_eq!(r.params[0].key, "path.blackout[0].at");
+        assert_eq!(r.params[0].values, [Some("0s".to_string()), Some("1s".to_string())]);
+        let md = super::super::markdown::render(&r).unwrap();
+        assert!(md.contains("50 more parameters differ between the variants"), "{md}");
+    }
+
+    #[test]
+    fn a_set_valued_parameter_is_one_row_of_set_differences() {
+        use super::super::data::{RunInfo, VariantInfo};
+        let params = |codes: &[&str]| -> Vec<(String, String)> {
+            let mut p: Vec<(String, String)> =
+                codes.iter().enumerate().map(|(i, c)| (format!("policy.retry_on[{i}]"), c.to_string())).collect();
+            p.extend([("calls.tiers[0]".to_string(), "3".to_string()), ("model".to_string(), "calls".to_string())]);
+            p
+        };
+        let variant =
+            |name: &str, codes: &[&str]| VariantInfo { name: name.into(), params: params(codes), ..Default::default() };
+        let data = RunSet {
+            runs: vec![RunInfo::default()],
+            variants: vec![
+                variant("a", &["timeout", "500", "503"]),
+                variant("b", &["timeout", "408", "503"]),
+                variant("c", &["503", "timeout", "500"]),
+            ],
+            ..Default::default()
+        };
+        let r = build(&data, &[]).unwrap();
+        assert_eq!(r.params.len(), 1, "one row for the set, none for the equal tiers");
+        assert_eq!(r.params[0].key, "policy.retry_on");
+        assert_eq!(
+            r.params[0].values,
+            [
+                Some("{timeout, 500, 503}".to_string()),
+                Some("only in b {408}, only in a {500}".to_string()),
+                Some("{timeout, 500, 503}".to_string())
+            ]
+        );
+        assert!(r.params[0].differs(1) && !r.params[0].differs(2), "the same set in another order is no difference");
+    }
+
+    #[test]
+    fn relative_differences_read_naturally() {
+        assert_eq!(relative(19.1, 6.5), "+194 %");
+        assert_eq!(relative(6.5, 6.5), "±0 %");
+        assert_eq!(relative(0.9, 1.0), "-10 %");
+        assert_eq!(relative(1.05, 1.0), "+5.0 %");
+        assert_eq!(relative(3.0, 0.0), "+3 vs 0");
+        assert_eq!(mean_ci(6.5, Some((3.61, 9.39))), "6.5 ± 2.9");
+        assert_eq!(mean_ci(14600.0, None), "14600");
+    }
+}
