@@ -160,3 +160,100 @@ fn policy_serializes_every_constant() {
          \"resets_backoff\":false},\"budget\":{\"kind\":\"none\"},\"rate_limiter\":null}"
     );
 }
+
+fn budget(kind: BudgetKind) -> BudgetConfig {
+    BudgetConfig { kind: Some(kind), ..BudgetConfig::default() }
+}
+
+fn built(c: &BudgetConfig) -> (BudgetPolicy, Vec<(String, String)>) {
+    let mut errs = ConfigErrors::new();
+    let b = c.build(&mut errs);
+    (b, errs.pairs())
+}
+
+#[test]
+fn each_budget_kind_builds_its_sources_defaults() {
+    // botocore retries/quota.py INITIAL_CAPACITY = 500; standard.py 2.0 _RETRY_COST = 5,
+    // _TIMEOUT_RETRY_REQUEST = 10, _NO_RETRY_INCREMENT = 1.
+    let aws = BudgetPolicy::AwsQuota { capacity: 500, retry_cost: 5, throttle_cost: 5, timeout_cost: 10, success_refund: 1 };
+    assert_eq!(built(&budget(BudgetKind::AwsQuota)), (aws, vec![]));
+    // envoy circuit_breakers.thresholds.max_retries defaults to 3.
+    let envoy = BudgetPolicy::EnvoyConcurrent { max_retries: 3 };
+    assert_eq!(built(&budget(BudgetKind::EnvoyConcurrent)), (envoy, vec![]));
+    // finagle RetryBudget.apply(): ttl 10 s, minRetriesPerSec 10, percentCanRetry 0.2.
+    let finagle = BudgetPolicy::Finagle {
+        ttl: s(10),
+        min_retries_per_sec: 10,
+        percent_can_retry: 0.2,
+        max_retries_per_request: 0.2,
+    };
+    assert_eq!(built(&budget(BudgetKind::Finagle)), (finagle, vec![]));
+    let grpc = BudgetPolicy::GrpcThrottle { max_tokens: 10.0, token_ratio: 0.1 };
+    assert_eq!(built(&budget(BudgetKind::GrpcThrottle)), (grpc, vec![]));
+    assert_eq!(built(&BudgetConfig::default()), (BudgetPolicy::None, vec![]));
+}
+
+#[test]
+fn each_budget_kind_checks_its_own_parameters() {
+    // gRFC A6: maxTokens in (0, 1000], tokenRatio kept to three decimals.
+    let mut grpc = budget(BudgetKind::GrpcThrottle);
+    grpc.grpc_throttle = GrpcThrottleConfig { max_tokens: Some(1001.0), token_ratio: Some(0.0001) };
+    let keys: Vec<String> = built(&grpc).1.into_iter().map(|(k, _)| k).collect();
+    assert_eq!(keys, ["throttle_max_tokens", "throttle_token_ratio"]);
+    // finagle RetryBudget.apply(): ttl from 1 s to 60 s, percentCanRetry from 0 to 1000.
+    let mut finagle = budget(BudgetKind::Finagle);
+    finagle.finagle = FinagleConfig {
+        ttl: Some(s(61)),
+        min_retries_per_sec: None,
+        percent_can_retry: Some(1001.0),
+        max_retries_per_request: Some(-0.1),
+    };
+    let (_, errs) = built(&finagle);
+    assert_eq!(errs[0], ("budget_ttl".to_string(), "must be from 1s to 1min (is 61s)".to_string()));
+    assert_eq!(errs[1].0, "budget_percent_can_retry");
+    assert_eq!(errs[2].0, "budget_max_retries_per_request");
+    let mut aws = budget(BudgetKind::AwsQuota);
+    aws.aws_quota.capacity = Some(0);
+    assert_eq!(built(&aws).1, [("quota_capacity".to_string(), "must be at least 1".to_string())]);
+    // A parameter of a kind not in force names the kind it belongs to.
+    let mut envoy = budget(BudgetKind::EnvoyConcurrent);
+    envoy.finagle.ttl = Some(s(5));
+    let message = "applies to budget = \"finagle\" only".to_string();
+    assert_eq!(built(&envoy).1, [("budget_ttl".to_string(), message)]);
+}
+
+#[test]
+fn naming_another_kind_drops_only_the_old_kinds_parameters() {
+    let preset = RetryPolicyConfig::preset("aws-standard").merged().unwrap();
+    let top = RetryPolicyConfig::with_pairs(None, &[("budget", "envoy-concurrent"), ("max_concurrent_retries", "7")]);
+    let laid = top.parts().over(preset.clone());
+    assert_eq!(laid.budget.aws_quota, AwsQuotaConfig::default());
+    assert_eq!(laid.budget.envoy_concurrent.max_retries, Some(7));
+    // The other groups keep the preset's keys.
+    assert_eq!(laid.retry_after, preset.retry_after);
+    assert_eq!(laid.limit, preset.limit);
+    // The same kind named again keeps the preset's parameters under the new ones.
+    let same = RetryPolicyConfig::with_pairs(None, &[("budget", "aws-quota"), ("quota_retry_cost", "3")]);
+    let laid = same.parts().over(preset);
+    assert_eq!(laid.budget.aws_quota.retry_cost, Some(3));
+    assert_eq!(laid.budget.aws_quota.capacity, Some(500));
+}
+
+#[test]
+fn every_key_as_written_lands_in_its_group() {
+    // botocore-standard-1.44+ sets the quota, Retry-After in max mode and the throttle base.
+    let parts = RetryPolicyConfig::preset("aws-standard").merged().unwrap();
+    assert_eq!(parts.preset.as_deref(), Some("aws-standard"));
+    assert_eq!(parts.backoff.base, Some(SimDuration::from_millis(50)));
+    assert_eq!(parts.limit.max_attempts, Some(OptionalCount(Some(3))));
+    assert_eq!(parts.retry_after.mode, Some(RetryAfterMode::Max));
+    assert_eq!(parts.retry_after.max_extra, Some(OptionalDuration(Some(s(5)))));
+    assert_eq!(parts.budget.kind, Some(BudgetKind::AwsQuota));
+    assert_eq!(parts.budget.aws_quota.retry_cost, Some(14));
+    assert_eq!(parts.throttle_base, Some(OptionalDuration(Some(s(1)))));
+    assert_eq!(parts.rate_limiter.kind, Some(RateLimiterKind::None));
+    let c = RetryPolicyConfig::with_pairs(None, &[("jitter", "additive"), ("jitter_max", "2s"), ("deadline_clock", "sleeps-only")]);
+    let parts = c.parts();
+    assert_eq!(parts.jitter, JitterConfig { mode: Some(JitterMode::Additive), fraction: None, max: Some(s(2)) });
+    assert_eq!(parts.deadline.clock, Some(DeadlineClock::SleepsOnly));
+}
