@@ -10,7 +10,8 @@ use serde::de::DeserializeOwned;
 pub(crate) fn from_pairs<T: DeserializeOwned>(base: &str, pairs: &[(&str, &str)]) -> T {
     let mut table: toml::Table = toml::from_str(base).unwrap_or_else(|e| panic!("{base}: {e}"));
     for (key, value) in pairs {
-        let parsed = toml::from_str::<toml::Table>(&format!("value = {value}")).ok().and_then(|mut t| t.remove("value"));
+        let parsed =
+            toml::from_str::<toml::Table>(&format!("value = {value}")).ok().and_then(|mut t| t.remove("value"));
         table.insert(key.to_string(), parsed.unwrap_or_else(|| toml::Value::String(value.to_string())));
     }
     table.try_into().unwrap_or_else(|e| panic!("{pairs:?}: {e}"))

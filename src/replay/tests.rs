@@ -90,10 +90,7 @@ fn replay_errors_name_line_and_column() {
         err(r, &format!("{h}0,ack,0.1\n")),
         "line 2, column event: `ack` is not an event: expected sample, timeout, syn_timeout or established"
     );
-    assert_eq!(
-        err(r, &format!("{h}0,sample,\n")),
-        "line 2, column rtt_s: is empty: a sample needs an RTT in seconds"
-    );
+    assert_eq!(err(r, &format!("{h}0,sample,\n")), "line 2, column rtt_s: is empty: a sample needs an RTT in seconds");
     assert_eq!(err(r, &format!("{h}0,timeout,1\n")), "line 2, column rtt_s: must be empty for a timeout row");
     assert_eq!(
         err(r, &format!("{h}0,sample,-0.1\n")),
@@ -105,10 +102,7 @@ fn replay_errors_name_line_and_column() {
     );
     assert_eq!(err(r, &format!("{h}0,sample\n")), "line 2: has 2 fields, the header has 3");
     // Comments and blank lines still count as lines.
-    assert_eq!(
-        err(r, &format!("{h}# note\n\n0,sample,x\n")),
-        "line 4, column rtt_s: `x` is not a number of seconds"
-    );
+    assert_eq!(err(r, &format!("{h}# note\n\n0,sample,x\n")), "line 4, column rtt_s: `x` is not a number of seconds");
 }
 
 #[test]
@@ -119,10 +113,7 @@ fn replay_header_errors() {
         err(r, "time_s,event,rtt_ms\n"),
         "line 1 (header): unknown column `rtt_ms` (known: time_s, event, rtt_s, snd_una, snd_nxt)"
     );
-    assert_eq!(
-        err(r, "time_s,event\n"),
-        "line 1 (header): missing column `rtt_s` (required: time_s, event, rtt_s)"
-    );
+    assert_eq!(err(r, "time_s,event\n"), "line 1 (header): missing column `rtt_s` (required: time_s, event, rtt_s)");
     assert_eq!(err(r, "time_s,event,rtt_s,time_s\n"), "line 1 (header): column `time_s` appears twice");
     assert_eq!(
         err(r, "time_s,event,rtt_s,snd_una\n"),
@@ -151,14 +142,8 @@ fn replay_reads_quotes_crlf_and_spaces() {
     let out = run(RtoProfile::Rfc6298, input).unwrap();
     assert_eq!(out.lines().nth(1), Some("0.000000,sample,0.100000,0.100000,0.050000,1.000000,0"));
     let h = "time_s,event,rtt_s\n";
-    assert_eq!(
-        err(RtoProfile::Rfc6298, &format!("{h}0,\"sample,0.1\n")),
-        "line 2: has an unterminated quoted field"
-    );
-    assert_eq!(
-        err(RtoProfile::Rfc6298, &format!("{h}0,\"sample\"x,0.1\n")),
-        "line 2: has text after a closing quote"
-    );
+    assert_eq!(err(RtoProfile::Rfc6298, &format!("{h}0,\"sample,0.1\n")), "line 2: has an unterminated quoted field");
+    assert_eq!(err(RtoProfile::Rfc6298, &format!("{h}0,\"sample\"x,0.1\n")), "line 2: has text after a closing quote");
     let params = RtoConfig::default().resolve().unwrap();
     let e = replay(&b"time_s,event,rtt_s\n0,sample,\xff\n"[..], std::io::sink(), &params).unwrap_err();
     assert_eq!(e.to_string(), "line 2: is not valid UTF-8");

@@ -46,8 +46,7 @@ fn fifo_among_equal_times() {
         q.push(SimTime(3_000), 1000 + i);
     }
     let out = drain(&mut q);
-    let expected: Vec<(u64, i32)> =
-        (0..100).map(|i| (3_000, 1000 + i)).chain((0..100).map(|i| (5_000, i))).collect();
+    let expected: Vec<(u64, i32)> = (0..100).map(|i| (3_000, 1000 + i)).chain((0..100).map(|i| (5_000, i))).collect();
     assert_eq!(out, expected);
 }
 
@@ -85,18 +84,8 @@ fn push_at_current_time_goes_after_queued_events_of_that_time() {
 
 #[test]
 fn huge_time_gaps() {
-    let times = [
-        u64::MAX,
-        0,
-        1,
-        u64::MAX - 1,
-        1 << 63,
-        (1 << 63) - 1,
-        3_600 * 1_000_000_000 * 24 * 365,
-        2,
-        u64::MAX,
-        1 << 32,
-    ];
+    let times =
+        [u64::MAX, 0, 1, u64::MAX - 1, 1 << 63, (1 << 63) - 1, 3_600 * 1_000_000_000 * 24 * 365, 2, u64::MAX, 1 << 32];
     let mut q = EventQueue::new();
     for (i, &t) in times.iter().enumerate() {
         q.push(SimTime(t), i);
@@ -224,11 +213,7 @@ fn op() -> impl Strategy<Value = Op> {
 
 /// Runs `ops` against the queue and the model, checking every observable after
 /// every operation. `make` builds a payload carrying the model's id.
-fn check_against_model<E>(
-    ops: &[Op],
-    make: impl Fn(u64) -> E,
-    id: impl Fn(&E) -> u64,
-) -> Result<(), TestCaseError> {
+fn check_against_model<E>(ops: &[Op], make: impl Fn(u64) -> E, id: impl Fn(&E) -> u64) -> Result<(), TestCaseError> {
     let mut q = EventQueue::new();
     let mut m = Model { heap: BinaryHeap::new(), seq: 0, now: 0 };
     let popped = |p: Option<(SimTime, E)>| p.map(|(t, e)| (t.0, id(&e)));

@@ -72,7 +72,9 @@ mod retry_after;
 mod values;
 
 pub use backoff::{BackoffConfig, JitterConfig};
-pub use budget::{AwsQuotaConfig, BudgetConfig, EnvoyConcurrentConfig, FinagleConfig, GrpcThrottleConfig, RateLimiterConfig};
+pub use budget::{
+    AwsQuotaConfig, BudgetConfig, EnvoyConcurrentConfig, FinagleConfig, GrpcThrottleConfig, RateLimiterConfig,
+};
 pub use limits::{DeadlineConfig, LimitConfig};
 pub use parts::PolicyParts;
 pub use retry_after::RetryAfterConfig;
@@ -158,7 +160,6 @@ pub struct RetryPolicyConfig {
     pub adaptive_min_fill_rate: Option<f64>,
 }
 
-
 /// The resolved policy: every constant concrete. Only [`RetryPolicyConfig::resolve`]
 /// makes one, so the state machine never sees an unchecked set.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -233,6 +234,12 @@ impl RetryPolicy {
     pub fn sleep_bound(&self) -> Option<SimDuration> {
         self.formula().sleep_bound()
     }
+}
+
+/// True when `top` names a mode other than `base`'s: `base`'s parameters of its mode
+/// then no longer apply.
+fn switches<T: PartialEq>(top: &Option<T>, base: &Option<T>) -> bool {
+    top.is_some() && top != base
 }
 
 /// A parameter set for a mode not in force.

@@ -40,10 +40,6 @@ fn a_refused_grpc_backoff_set_names_its_key() {
         err("initial_backoff", "5")
     );
     assert!(err("jitter", "NaN").contains("`NaN` is not a fraction"), "{}", err("jitter", "NaN"));
-    assert!(
-        err("profile", "grpc-rust").contains("`spec`, `grpc-core`, `grpc-go`"),
-        "{}",
-        err("profile", "grpc-rust")
-    );
+    assert!(err("profile", "grpc-rust").contains("`spec`, `grpc-core`, `grpc-go`"), "{}", err("profile", "grpc-rust"));
     assert!(err("max_delay", "1s").contains("unknown key `max_delay`"), "{}", err("max_delay", "1s"));
 }

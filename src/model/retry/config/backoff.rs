@@ -1,7 +1,7 @@
 //! The delay formula's keys: the exponential curve (`base`, `multiplier`, `cap`,
 //! `cap_applies`) and the jitter drawn around it (`jitter` and the parameter of its mode).
 
-use super::{OptionalDuration, SimDuration, only};
+use super::{OptionalDuration, SimDuration, only, switches};
 use crate::model::config_error::ConfigErrors;
 use crate::model::retry::jitter::{CapApplies, Jitter, JitterMode};
 
@@ -72,7 +72,7 @@ pub struct JitterConfig {
 impl JitterConfig {
     /// This laid over `base`; naming another mode drops `base`'s parameters.
     pub fn over(&self, mut base: JitterConfig) -> JitterConfig {
-        if self.mode.is_some() && self.mode != base.mode {
+        if switches(&self.mode, &base.mode) {
             base.fraction = None;
             base.max = None;
         }

@@ -2,7 +2,7 @@
 //! (and the limiter) has its own config with its own defaults, checks and build, and a
 //! parameter of a kind not in force is refused by its key.
 
-use super::{SimDuration, only};
+use super::{SimDuration, only, switches};
 use crate::model::config_error::ConfigErrors;
 use crate::model::retry::budget::{AdaptiveLimiter, BudgetKind, BudgetPolicy, RateLimiterKind};
 
@@ -52,7 +52,10 @@ pub struct GrpcThrottleConfig {
 
 impl GrpcThrottleConfig {
     fn keys_set(&self) -> Vec<&'static str> {
-        keys_set(&[("throttle_max_tokens", self.max_tokens.is_some()), ("throttle_token_ratio", self.token_ratio.is_some())])
+        keys_set(&[
+            ("throttle_max_tokens", self.max_tokens.is_some()),
+            ("throttle_token_ratio", self.token_ratio.is_some()),
+        ])
     }
 
     fn build(&self, errs: &mut ConfigErrors) -> BudgetPolicy {
@@ -142,7 +145,7 @@ pub struct BudgetConfig {
 impl BudgetConfig {
     /// This laid over `base`; naming another kind drops `base`'s parameters of its own.
     pub fn over(&self, mut base: BudgetConfig) -> BudgetConfig {
-        if self.kind.is_some() && self.kind != base.kind {
+        if switches(&self.kind, &base.kind) {
             base = BudgetConfig { kind: base.kind, ..BudgetConfig::default() };
         }
         lay!(self, base; kind);
@@ -188,7 +191,7 @@ pub struct RateLimiterConfig {
 impl RateLimiterConfig {
     /// This laid over `base`; naming another limiter drops `base`'s parameter.
     pub fn over(&self, mut base: RateLimiterConfig) -> RateLimiterConfig {
-        if self.kind.is_some() && self.kind != base.kind {
+        if switches(&self.kind, &base.kind) {
             base.min_fill_rate = None;
         }
         lay!(self, base; kind, min_fill_rate);

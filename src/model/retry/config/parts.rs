@@ -3,7 +3,9 @@
 //! [`RetryPolicy`].
 
 use super::backoff::{BackoffConfig, JitterConfig};
-use super::budget::{AwsQuotaConfig, BudgetConfig, EnvoyConcurrentConfig, FinagleConfig, GrpcThrottleConfig, RateLimiterConfig};
+use super::budget::{
+    AwsQuotaConfig, BudgetConfig, EnvoyConcurrentConfig, FinagleConfig, GrpcThrottleConfig, RateLimiterConfig,
+};
 use super::limits::{DeadlineConfig, LimitConfig};
 use super::retry_after::RetryAfterConfig;
 use super::{OptionalDuration, RetryPolicy, RetryPolicyConfig, SimDuration};

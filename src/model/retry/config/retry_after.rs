@@ -1,7 +1,7 @@
 //! A server's Retry-After hint: how it combines with the computed backoff
 //! (`retry_after`), the extra it may add in `max` mode, and whether it resets the backoff.
 
-use super::{OptionalDuration, only};
+use super::{OptionalDuration, only, switches};
 use crate::model::config_error::ConfigErrors;
 use crate::model::retry::retry_after::{RetryAfterMode, RetryAfterPolicy};
 
@@ -17,7 +17,7 @@ pub struct RetryAfterConfig {
 impl RetryAfterConfig {
     /// This laid over `base`; naming another mode drops `base`'s `max_extra`.
     pub fn over(&self, mut base: RetryAfterConfig) -> RetryAfterConfig {
-        if self.mode.is_some() && self.mode != base.mode {
+        if switches(&self.mode, &base.mode) {
             base.max_extra = None;
         }
         lay!(self, base; mode, max_extra, resets_backoff);

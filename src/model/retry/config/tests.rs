@@ -81,10 +81,7 @@ fn unknown_preset_lists_the_known_ones() {
     let errs = RetryPolicyConfig::preset("gcs-pyhton").resolve().unwrap_err();
     assert_eq!(keys(&errs), ["preset"]);
     let message = &errs.pairs()[0].1;
-    assert!(
-        message.starts_with("unknown preset `gcs-pyhton`; did you mean `gcs-python-api-core-2.11+`?"),
-        "{errs:?}"
-    );
+    assert!(message.starts_with("unknown preset `gcs-pyhton`; did you mean `gcs-python-api-core-2.11+`?"), "{errs:?}");
     assert!(message.contains("gcs-python-api-core-2.11+, gcs-python-api-core-pre-2.11"), "{errs:?}");
 }
 
@@ -175,7 +172,8 @@ fn built(c: &BudgetConfig) -> (BudgetPolicy, Vec<(String, String)>) {
 fn each_budget_kind_builds_its_sources_defaults() {
     // botocore retries/quota.py INITIAL_CAPACITY = 500; standard.py 2.0 _RETRY_COST = 5,
     // _TIMEOUT_RETRY_REQUEST = 10, _NO_RETRY_INCREMENT = 1.
-    let aws = BudgetPolicy::AwsQuota { capacity: 500, retry_cost: 5, throttle_cost: 5, timeout_cost: 10, success_refund: 1 };
+    let aws =
+        BudgetPolicy::AwsQuota { capacity: 500, retry_cost: 5, throttle_cost: 5, timeout_cost: 10, success_refund: 1 };
     assert_eq!(built(&budget(BudgetKind::AwsQuota)), (aws, vec![]));
     // envoy circuit_breakers.thresholds.max_retries defaults to 3.
     let envoy = BudgetPolicy::EnvoyConcurrent { max_retries: 3 };
@@ -252,7 +250,10 @@ fn every_key_as_written_lands_in_its_group() {
     assert_eq!(parts.budget.aws_quota.retry_cost, Some(14));
     assert_eq!(parts.throttle_base, Some(OptionalDuration(Some(s(1)))));
     assert_eq!(parts.rate_limiter.kind, Some(RateLimiterKind::None));
-    let c = RetryPolicyConfig::with_pairs(None, &[("jitter", "additive"), ("jitter_max", "2s"), ("deadline_clock", "sleeps-only")]);
+    let c = RetryPolicyConfig::with_pairs(
+        None,
+        &[("jitter", "additive"), ("jitter_max", "2s"), ("deadline_clock", "sleeps-only")],
+    );
     let parts = c.parts();
     assert_eq!(parts.jitter, JitterConfig { mode: Some(JitterMode::Additive), fraction: None, max: Some(s(2)) });
     assert_eq!(parts.deadline.clock, Some(DeadlineClock::SleepsOnly));

@@ -212,8 +212,7 @@ fn may_sample_is_karn_with_the_timestamps_exception() {
 
 #[test]
 fn toml_deserializes_with_human_durations_and_rejects_unknown_keys() {
-    let c: RtoConfig =
-        toml::from_str("profile = \"linux\"\nmin_rto = \"250ms\"\nhz = 1000\nkarn = true\n").unwrap();
+    let c: RtoConfig = toml::from_str("profile = \"linux\"\nmin_rto = \"250ms\"\nhz = 1000\nkarn = true\n").unwrap();
     assert_eq!(c.profile, RtoProfile::Linux);
     assert_eq!(c.min_rto, Some(SimDuration::from_millis(250)));
     assert_eq!(c.hz, Some(1000));
