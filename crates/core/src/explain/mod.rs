@@ -322,7 +322,7 @@ mod tests {
     use crate::model::retry::{Outcome, RetryPolicy};
 
     fn policy(name: &str, sets: &[(&str, &str)]) -> RetryPolicy {
-        RetryPolicyConfig::with_sets(Some(name), sets).resolve().unwrap()
+        RetryPolicyConfig::with_pairs(Some(name), sets).resolve().unwrap()
     }
 
     fn run(p: &RetryPolicy, runs: u32) -> Vec<Run> {

@@ -5,7 +5,7 @@
 use crate::engine::rng::SimRng;
 use crate::engine::time::{SimDuration, SimTime};
 use crate::human::duration as human;
-use crate::model::retry::budget::RetryBudget;
+use crate::model::retry::budget::{BudgetPolicy, RetryBudget};
 use crate::model::retry::config::RetryPolicy;
 use crate::model::retry::jitter::{CapApplies, Jitter};
 use crate::model::retry::limits::{AttemptLimit, DeadlineClock, StopRule};
@@ -295,7 +295,7 @@ fn policy_facts(p: &RetryPolicy, outcome: &Outcome, a: SimDuration) -> Facts {
         },
     ));
     if p.budget.kind() != crate::model::retry::BudgetKind::None {
-        lines.push(("budget", p.budget.describe()));
+        lines.push(("budget", describe_budget(&p.budget)));
     }
     if let Some(l) = &p.rate_limiter {
         lines.push((
@@ -314,5 +314,45 @@ fn policy_facts(p: &RetryPolicy, outcome: &Outcome, a: SimDuration) -> Facts {
         cap: p.cap,
         worst_sleep: min_opt(path.map(|x| x.0), dl_sleep),
         worst_give_up: min_opt(path.map(|x| x.1), dl_time),
+    }
+}
+
+/// One line on the budget, its durations in the units a person would say.
+fn describe_budget(budget: &BudgetPolicy) -> String {
+    match *budget {
+        BudgetPolicy::None => "none".into(),
+        BudgetPolicy::AwsQuota { capacity, retry_cost, throttle_cost, timeout_cost, success_refund } => format!(
+            "AWS retry quota {capacity} per client: a retry costs {retry_cost} ({throttle_cost} after throttling, {timeout_cost} after a timeout); a first-try success refunds {success_refund}, a success after retries the last cost"
+        ),
+        BudgetPolicy::GrpcThrottle { max_tokens, token_ratio } => format!(
+            "gRPC retry throttling per channel: {max_tokens} tokens, −1 per retryable failure, +{token_ratio} per success, retries only while tokens > {}",
+            max_tokens / 2.0
+        ),
+        BudgetPolicy::EnvoyConcurrent { max_retries } => {
+            format!("at most {max_retries} retries outstanding per cluster")
+        }
+        BudgetPolicy::Finagle { ttl, min_retries_per_sec, percent_can_retry, max_retries_per_request } => format!(
+            "finagle RetryBudget: {}% of requests plus {min_retries_per_sec} retries/s, over {}; one request may use {}% of the balance",
+            percent_can_retry * 100.0,
+            human(ttl),
+            max_retries_per_request * 100.0
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::retry::RetryPolicyConfig;
+
+    #[test]
+    fn the_budget_line_reads_finagles_defaults_in_human_units() {
+        // finagle RetryBudget.apply() defaults: ttl 10 s, minRetriesPerSec 10, percentCanRetry 0.2.
+        let p = RetryPolicyConfig::preset("finagle-budget").resolve().unwrap();
+        assert_eq!(
+            describe_budget(&p.budget),
+            "finagle RetryBudget: 20% of requests plus 10 retries/s, over 10 s; one request may use 20% of the balance"
+        );
+        assert_eq!(describe_budget(&BudgetPolicy::None), "none");
     }
 }

@@ -5,6 +5,8 @@ pub mod grpc;
 pub mod jitter;
 pub mod jobs;
 pub mod occ;
+#[cfg(test)]
+pub(crate) mod overrides;
 pub mod path;
 pub mod retry;
 pub mod rto;

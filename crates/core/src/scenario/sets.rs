@@ -86,6 +86,9 @@ pub fn apply<'a, T: DeserializeOwned>(base: Spanned<DeTable<'a>>, sets: &'a [Set
 }
 
 #[cfg(test)]
+mod model_keys;
+
+#[cfg(test)]
 pub(crate) mod tests {
     use super::*;
     use serde::Deserialize;

@@ -15,7 +15,7 @@ pub(crate) fn secs_f(x: f64) -> SimDuration {
 }
 
 pub(crate) fn params(profile: GrpcProfile, sets: &[(&str, &str)]) -> GrpcBackoffParams {
-    GrpcBackoffConfig::with_sets(profile, sets).resolve().unwrap()
+    GrpcBackoffConfig::with_pairs(profile, sets).resolve().unwrap()
 }
 
 /// An RNG that returns the same `u64` on every call and counts the calls, so a test can

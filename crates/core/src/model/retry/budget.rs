@@ -92,29 +92,6 @@ impl BudgetPolicy {
             BudgetPolicy::Finagle { .. } => BudgetKind::Finagle,
         }
     }
-
-    /// One line for `explain`.
-    pub fn describe(&self) -> String {
-        match *self {
-            BudgetPolicy::None => "none".into(),
-            BudgetPolicy::AwsQuota { capacity, retry_cost, throttle_cost, timeout_cost, success_refund } => format!(
-                "AWS retry quota {capacity} per client: a retry costs {retry_cost} ({throttle_cost} after throttling, {timeout_cost} after a timeout); a first-try success refunds {success_refund}, a success after retries the last cost"
-            ),
-            BudgetPolicy::GrpcThrottle { max_tokens, token_ratio } => format!(
-                "gRPC retry throttling per channel: {max_tokens} tokens, −1 per retryable failure, +{token_ratio} per success, retries only while tokens > {}",
-                max_tokens / 2.0
-            ),
-            BudgetPolicy::EnvoyConcurrent { max_retries } => {
-                format!("at most {max_retries} retries outstanding per cluster")
-            }
-            BudgetPolicy::Finagle { ttl, min_retries_per_sec, percent_can_retry, max_retries_per_request } => format!(
-                "finagle RetryBudget: {}% of requests plus {min_retries_per_sec} retries/s, over {}; one request may use {}% of the balance",
-                percent_can_retry * 100.0,
-                crate::human::duration(ttl),
-                max_retries_per_request * 100.0
-            ),
-        }
-    }
 }
 
 /// AWS adaptive mode's client-side rate limiter, **simplified**.

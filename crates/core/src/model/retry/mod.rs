@@ -4,7 +4,10 @@
 //! Shaped like quinn's strategies: `[retry.policy]` as written ([`RetryPolicyConfig`],
 //! every field optional, most often just `preset = "gcs-python"` and an override or
 //! two) resolves once into a checked [`RetryPolicy`] (every constant concrete, dumped
-//! into manifests), and each logical call keeps a small [`RetryState`] that the engine
+//! into manifests). Like quinn's per-controller configs, each group of keys that only
+//! makes sense together (each budget kind, the rate limiter, the jitter, the deadline, …)
+//! has its own typed config that checks and builds its part ([`config::PolicyParts`]).
+//! Each logical call keeps a small [`RetryState`] that the engine
 //! drives with the outcome of every attempt:
 //!
 //! ```

@@ -3,18 +3,20 @@
 //! [`super::presets`] so that the presets are built from config types while the config
 //! never looks a preset up.
 
-use super::config::{RetryPolicy, RetryPolicyConfig};
+use super::config::{PolicyParts, RetryPolicy, RetryPolicyConfig};
 use super::presets;
 use crate::model::config_error::ConfigErrors;
 
 impl RetryPolicyConfig {
-    /// The preset's config with this one laid over it; an unknown preset is reported.
-    pub fn merged(&self) -> Result<RetryPolicyConfig, ConfigErrors> {
+    /// The preset's groups with this config's laid over them; an unknown preset is
+    /// reported.
+    pub fn merged(&self) -> Result<PolicyParts, ConfigErrors> {
+        let parts = self.parts();
         let Some(name) = &self.preset else {
-            return Ok(self.clone());
+            return Ok(parts);
         };
         match presets::find(name) {
-            Some(p) => Ok(self.over(p.config())),
+            Some(p) => Ok(parts.over(p.config().parts())),
             None => {
                 let mut errs = ConfigErrors::new();
                 errs.push("preset", presets::unknown(name));
@@ -27,20 +29,15 @@ impl RetryPolicyConfig {
     /// combination. Every problem is reported, each naming its key.
     pub fn resolve(&self) -> Result<RetryPolicy, ConfigErrors> {
         let mut errs = ConfigErrors::new();
-        if self.max_attempts.is_some() && self.max_retries.is_some() {
-            errs.push(
-                "max_retries",
-                "set max_attempts or max_retries, not both (max_retries = n means max_attempts = n + 1)",
-            );
-        }
-        let c = match self.merged() {
-            Ok(c) => c,
+        self.parts().limit.check_one_key(&mut errs);
+        let parts = match self.merged() {
+            Ok(parts) => parts,
             Err(e) => {
                 errs.extend_under("", e);
                 return Err(errs);
             }
         };
-        let policy = c.build(&mut errs);
+        let policy = parts.build(&mut errs);
         errs.into_result(policy)
     }
 }

@@ -11,7 +11,7 @@ use super::*;
 use crate::engine::rng::scripted::Draws;
 
 fn policy(preset: &str, sets: &[(&str, &str)]) -> RetryPolicy {
-    RetryPolicyConfig::with_sets(Some(preset), sets).resolve().unwrap()
+    RetryPolicyConfig::with_pairs(Some(preset), sets).resolve().unwrap()
 }
 
 fn s(x: f64) -> SimDuration {
@@ -548,7 +548,7 @@ fn resolve(sets: &[(String, String)], more: &[(&str, &str)]) -> RetryPolicy {
     let replaced = more.iter().any(|(k, _)| limit(k));
     let kept = sets.iter().filter(|(k, _)| !(replaced && limit(k))).map(|(k, v)| (k.as_str(), v.as_str()));
     let all: Vec<(&str, &str)> = kept.chain(more.iter().copied()).collect();
-    RetryPolicyConfig::with_sets(None, &all).resolve().unwrap()
+    RetryPolicyConfig::with_pairs(None, &all).resolve().unwrap()
 }
 
 proptest! {
@@ -674,7 +674,7 @@ proptest! {
 fn a_huge_multiplier_without_a_cap_saturates_and_never_wraps() {
     for jitter in ["none", "full", "equal", "decorrelated", "proportional", "additive", "half"] {
         let sets = [("multiplier", "1e300"), ("cap", "none"), ("jitter", jitter), ("max_attempts", "400")];
-        let p = RetryPolicyConfig::with_sets(None, &sets).resolve().unwrap();
+        let p = RetryPolicyConfig::with_pairs(None, &sets).resolve().unwrap();
         let c = call(&p, Outcome::status(503), 0.0, &mut Draws::always(HALF));
         assert!(matches!(c.end, Decision::GiveUp { .. }), "{jitter}: {:?}", c.end);
         assert_eq!(c.starts.len(), 400, "{jitter}");

@@ -68,7 +68,7 @@ mod tests {
     use crate::model::rto::RtoConfig;
 
     fn params(profile: RtoProfile, sets: &[(&str, &str)]) -> RtoParams {
-        RtoConfig::with_sets(profile, sets).resolve().unwrap()
+        RtoConfig::with_pairs(profile, sets).resolve().unwrap()
     }
 
     fn s(x: f64) -> SimDuration {

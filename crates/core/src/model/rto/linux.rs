@@ -251,7 +251,7 @@ mod tests {
     }
 
     fn linux(sets: &[(&str, &str)]) -> Linux {
-        Linux::new(&RtoConfig::with_sets(RtoProfile::Linux, sets).resolve().unwrap())
+        Linux::new(&RtoConfig::with_pairs(RtoProfile::Linux, sets).resolve().unwrap())
     }
 
     /// (srtt_us, mdev_us, mdev_max_us, rttvar_us): the kernel's scaled fields.

@@ -36,7 +36,7 @@
 //! regression test in `tests.rs`, with the proptest invariants.
 //!
 //! The retry budgets (`syn_retries`, `retries2`) are in `budget.rs`
-//! ([`RtoParams::gives_up`]); [`crate::replay`] drives an estimator from a CSV trace.
+//! ([`RtoParams::gives_up`]); the `replay` command drives an estimator from a CSV trace.
 
 mod budget;
 pub mod config;
@@ -44,7 +44,7 @@ pub mod linux;
 pub mod rfc6298;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use serde::Serialize;
 

@@ -201,7 +201,7 @@ mod tests {
     }
 
     fn est(sets: &[(&str, &str)]) -> Rfc6298 {
-        Rfc6298::new(&RtoConfig::with_sets(super::super::RtoProfile::Rfc6298, sets).resolve().unwrap())
+        Rfc6298::new(&RtoConfig::with_pairs(super::super::RtoProfile::Rfc6298, sets).resolve().unwrap())
     }
 
     /// min 0 (nonconformant), so the RFC formula shows through (2.4)'s 1 s floor.

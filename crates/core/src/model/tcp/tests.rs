@@ -16,7 +16,7 @@ fn dur_ms(v: u64) -> SimDuration {
 
 fn sender(profile: RtoProfile, sets: &[(&str, &str)], window: u32, supply: Supply) -> TcpSender {
     let opts = SenderOptions { handshake: false, window, segment_size: 1000, fast_retransmit: true };
-    TcpSender::new(opts, &RtoConfig::with_sets(profile, sets).resolve().unwrap(), supply)
+    TcpSender::new(opts, &RtoConfig::with_pairs(profile, sets).resolve().unwrap(), supply)
 }
 
 fn ack(s: &mut TcpSender, at: SimTime, ack: u64, tsecr: SimTime) -> Vec<Action> {
@@ -250,7 +250,7 @@ fn linux_syn_gives_up_at_131_seconds_with_the_defaults() {
     // ip-sysctl.rst tcp_syn_retries: "the final timeout for an active TCP connection
     // attempt will happen after 131seconds" (6 retries + 4 linear timeouts).
     let opts = SenderOptions { handshake: true, window: 10, segment_size: 1000, fast_retransmit: true };
-    let params = RtoConfig::with_sets(RtoProfile::Linux, &[]).resolve().unwrap();
+    let params = RtoConfig::with_pairs(RtoProfile::Linux, &[]).resolve().unwrap();
     let mut s = TcpSender::new(opts, &params, Supply::Steady);
     s.start(ms(0), &mut Vec::new());
     let mut syns = 1;

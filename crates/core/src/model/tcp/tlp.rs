@@ -107,7 +107,7 @@ mod tests {
     use crate::model::rto::RtoConfig;
 
     fn params(profile: RtoProfile) -> RtoParams {
-        RtoConfig::with_sets(profile, &[("tlp", "true")]).resolve().unwrap()
+        RtoConfig::with_pairs(profile, &[("tlp", "true")]).resolve().unwrap()
     }
     fn ms(x: u64) -> SimDuration {
         SimDuration::from_millis(x)

@@ -1,0 +1,201 @@
+//! What the sender puts on the wire and when: new data as the window allows,
+//! go-back-N retransmission, the loss probe and the retransmission timer's expiry
+//! (RFC 6298 section 5, Linux `tcp_retransmit_timer`).
+
+use super::*;
+
+impl TcpSender {
+    pub(super) fn seq_info(&self) -> SeqInfo {
+        let mss = u64::from(self.opts.segment_size);
+        SeqInfo { snd_una: self.snd_una * mss, snd_nxt: self.snd_nxt * mss }
+    }
+
+    /// Sends what the window and the application allow: first the segments marked lost
+    /// (go-back-N), then new data once none is left.
+    pub(super) fn try_send(&mut self, now: SimTime, out: &mut Vec<Action>) {
+        if self.state != State::Established {
+            return;
+        }
+        while self.snd_nxt < self.lost_end && self.in_flight() < self.cwnd {
+            let seq = self.snd_nxt;
+            self.retransmit(seq, now, out);
+            self.snd_nxt = seq + 1;
+            if self.timer.is_none() {
+                self.arm_rto(now); // RFC 6298 (5.1)
+            }
+        }
+        if self.snd_nxt == self.lost_end {
+            // Go-back-N is done (or never started): continue after the highest sent.
+            self.snd_nxt = self.snd_max;
+            self.lost_end = self.snd_max;
+            self.push_new(now, out);
+        }
+    }
+
+    /// New data as the window and the congestion window allow (`tcp_write_xmit`);
+    /// returns whether any went out. Segments still marked lost are left as they are.
+    pub(super) fn push_new(&mut self, now: SimTime, out: &mut Vec<Action>) -> bool {
+        let had_outstanding = self.outstanding() > 0;
+        let mut sent = false;
+        while self.new_data_fits() && self.in_flight() < self.cwnd {
+            self.send_new(now, ObservationKind::Send { seq: Some(self.snd_max) }, out);
+            // RFC 6298 (5.1): start the timer on sending data if it is not running.
+            if self.timer.is_none() {
+                self.arm_rto(now);
+            }
+            sent = true;
+        }
+        if sent {
+            self.after_new_data(now, had_outstanding);
+        }
+        sent
+    }
+
+    /// Transmits segment `snd_max` for the first time, observed as `kind`.
+    pub(super) fn send_new(&mut self, now: SimTime, kind: ObservationKind, out: &mut Vec<Action>) {
+        let seq = self.snd_max;
+        self.flight.push_back(TxRecord { first: now, last: now, retransmitted: false });
+        if self.snd_nxt == self.snd_max {
+            self.snd_nxt += 1;
+        }
+        if self.lost_end == self.snd_max {
+            self.lost_end += 1;
+        }
+        self.snd_max += 1;
+        let p = self.params();
+        if self.timed.is_none() && !p.sample_every_ack && !p.timestamps {
+            self.timed = Some((seq, now));
+        }
+        out.push(Action::Transmit(Segment::Data { seq, tsval: now, retransmit: false }));
+        self.observe(kind, out);
+    }
+
+    /// `tcp_event_new_data_sent` and the end of `tcp_write_xmit`: new data restarts the
+    /// RTO if nothing was outstanding or a probe was pending, then "Send one loss probe
+    /// per tail loss episode".
+    pub(super) fn after_new_data(&mut self, now: SimTime, had_outstanding: bool) {
+        let probe_pending = self.probe_pending();
+        if !had_outstanding || probe_pending {
+            self.rearm_rto(now, probe_pending);
+        }
+        self.schedule_probe(now, false);
+    }
+
+    pub(super) fn mark_retransmitted(&mut self, seq: u64, now: SimTime) {
+        let rec = &mut self.flight[(seq - self.snd_una) as usize];
+        rec.last = now;
+        rec.retransmitted = true;
+        if let Some((timed, _)) = self.timed
+            && timed == seq
+        {
+            // RFC 6298 (3), Karn: a retransmitted segment must not be timed. Without
+            // Karn the measurement restarts from this copy, the naive choice whose
+            // ambiguity Karn's algorithm exists to avoid.
+            self.timed = if self.params().karn { None } else { Some((seq, now)) };
+        }
+    }
+
+    pub(super) fn retransmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Action>) {
+        self.mark_retransmitted(seq, now);
+        // tcp_retransmit_skb: "Save stamp of the first (attempted) retransmit."
+        self.retrans_stamp.get_or_insert(now);
+        out.push(Action::Transmit(Segment::Data { seq, tsval: now, retransmit: true }));
+        self.observe(ObservationKind::Retransmit { seq: Some(seq) }, out);
+    }
+
+    /// The timer expired. Call only at the time `timer()` named.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Action>) {
+        let Some((at, kind)) = self.timer else { return };
+        if at != now {
+            return;
+        }
+        self.timer = None;
+        match kind {
+            TimerKind::Probe => self.send_probe(now, out),
+            TimerKind::Rto => self.on_rto(now, out),
+        }
+    }
+
+    /// `tcp_send_loss_probe`: new data if the window allows it, else the last segment
+    /// again; either way the RTO is then re-armed in full from now (RFC 8985 7.3).
+    pub(super) fn send_probe(&mut self, now: SimTime, out: &mut Vec<Action>) {
+        if self.state != State::Established || self.outstanding() == 0 {
+            self.stop_timer();
+            return;
+        }
+        // "At most one outstanding TLP": the RTO takes over for what is left of it.
+        if self.probe.is_some() {
+            self.rearm_rto(now, true);
+            return;
+        }
+        let retrans = if self.new_data_fits() {
+            // tcp_write_xmit(.., push_one = 2): one new segment, whatever cwnd says.
+            self.send_new(now, ObservationKind::Probe { seq: self.snd_max, retransmit: false }, out);
+            false
+        } else {
+            // The highest segment sent so far; __tcp_retransmit_skb, which (unlike a
+            // timeout's retransmission) leaves retrans_stamp alone.
+            let seq = self.snd_max - 1;
+            self.mark_retransmitted(seq, now);
+            out.push(Action::Transmit(Segment::Data { seq, tsval: now, retransmit: true }));
+            self.observe(ObservationKind::Probe { seq, retransmit: true }, out);
+            true
+        };
+        // tlp_high_seq = snd_nxt; icsk_pending = 0 so the RTO restarts from now.
+        self.probe = Some(Probe { high: self.snd_max, retrans });
+        self.rearm_rto(now, false);
+    }
+
+    pub(super) fn abort(&mut self, now: SimTime, out: &mut Vec<Action>) {
+        let first = if self.state == State::SynSent {
+            self.syn_first
+        } else {
+            self.flight.front().map_or(now, |head| head.first)
+        };
+        self.state = State::Aborted;
+        self.stop_timer();
+        self.observe(ObservationKind::Aborted { waited: now.saturating_since(first) }, out);
+    }
+
+    /// `tcp_retransmit_timer`: give up (`tcp_write_timeout`), or enter loss recovery,
+    /// retransmit, back off and restart the timer.
+    pub(super) fn on_rto(&mut self, now: SimTime, out: &mut Vec<Action>) {
+        let phase = match self.state {
+            State::SynSent => Phase::SynSent,
+            State::Established if self.outstanding() > 0 => Phase::Established,
+            _ => return,
+        };
+        let since = now.saturating_since(self.retrans_stamp.unwrap_or(now));
+        if self.params().gives_up(phase, self.retransmits, since) {
+            self.abort(now, out);
+            return;
+        }
+        self.rto.on_timeout(phase);
+        self.observe(ObservationKind::Timeout, out);
+        self.retransmits = self.retransmits.saturating_add(1);
+        if phase == Phase::SynSent {
+            self.syn_retransmitted = true;
+            self.syn_last = now;
+            out.push(Action::Transmit(Segment::Syn { tsval: now, retransmit: true }));
+            self.observe(ObservationKind::Retransmit { seq: None }, out);
+            self.arm_rto(now);
+            return;
+        }
+        // tcp_enter_loss: F-RTO unless this timeout interrupts a fast recovery (a repeated
+        // timeout on the same snd_una keeps it, RFC 5682 section 3.2).
+        let new_recovery = self.ca == Ca::Open;
+        let frto = self.params().frto && (new_recovery || self.retransmits > 1);
+        self.ca = Ca::Loss { high: self.snd_max, frto };
+        self.probe = None; // tlp_high_seq = 0
+        // RFC 6298 (5.4): retransmit the earliest unacknowledged segment; every other
+        // outstanding segment is marked lost and resent as ACKs reopen the window.
+        let seq = self.snd_una;
+        self.retransmit(seq, now, out);
+        self.snd_nxt = seq + 1;
+        self.lost_end = self.snd_max;
+        self.cwnd = 1;
+        self.dupacks = 0;
+        // RFC 6298 (5.6): restart the timer with the backed-off RTO.
+        self.arm_rto(now);
+    }
+}
