@@ -9,7 +9,7 @@ use super::Better;
 use super::compare::Ranking;
 use super::data::RunSet;
 use super::param_sets::{self, Members};
-use super::plot::{Kind, fmt_num};
+use super::plot::{Kind, Redraw, fmt_num};
 use crate::interrupt::Interrupted;
 use crate::metrics::catalogue;
 
@@ -241,24 +241,9 @@ pub fn build(data: &RunSet, plots: &[Kind]) -> Result<Report, Interrupted> {
         }
         _ => String::new(),
     };
-    let redraw = plots
-        .iter()
-        .map(|k| match k {
-            Kind::Rto => {
-                format!(
-                    "backoffsim plot rto {dir} --variant {first_variant}{cell} --from {from}s --to {to}s -o zoom.svg"
-                )
-            }
-            Kind::Attempts => {
-                format!("backoffsim plot attempts {dir}{cell} --from 5s --to 30s -o herd.png")
-            }
-            Kind::Load => format!("backoffsim plot load {dir} --variant {first_variant}{cell} -o load.png"),
-            Kind::Cdf => format!("backoffsim plot cdf {dir} --variant {first_variant}{cell} -o cdf.svg"),
-            Kind::Sweep | Kind::Heatmap => {
-                format!("backoffsim plot {} {dir} --metric {first_metric} -o {first_metric}.png", k.name())
-            }
-        })
-        .collect();
+    let context =
+        Redraw { dir: &dir, variant: &first_variant, cell: &cell, from: &from, to: &to, metric: &first_metric };
+    let redraw = plots.iter().map(|k| k.redraw(&context)).collect();
     let paired = super::paired::table(data, &listing.listed)?;
     Ok(Report {
         title,
@@ -359,6 +344,13 @@ fn param_rows(data: &RunSet) -> Result<Vec<ParamRow>, Interrupted> {
         }
     }
     Ok(rows)
+}
+
+fn plot_ref(kind: Kind, data: &RunSet) -> Result<PlotRef, Interrupted> {
+    let (title, caption) = kind.caption(data)?;
+    let panels = kind.panels(data);
+    crate::interrupt::check()?;
+    Ok(PlotRef { stem: kind.name().to_string(), title, caption, panels })
 }
 
 fn label_of(keys: &[String], point: &[String]) -> Vec<String> {
@@ -568,177 +560,6 @@ fn verdict(
         Some(Ranking::Apart(i) | Ranking::Untested(i)) => Verdict::Best { name: names[i].clone() },
         None => Verdict::NoContest,
     }
-}
-
-/// What the RTO plot shows, naming only the marks that appear in it.
-fn rto_caption(data: &RunSet) -> Result<String, Interrupted> {
-    let mut s = String::from(if data.sweep_keys.is_empty() {
-        "One traced connection per variant, on shared axes. Grey dots are RTT samples, the \
-         blue line is SRTT and the orange line the RTO (the timer's value)"
-    } else {
-        "One traced connection per variant and sweep cell, on shared axes. Grey dots are RTT \
-         samples, the blue line is SRTT and the orange line the RTO (the timer's value)"
-    });
-    // The kinds of event in the trace, in one pass over its (maybe millions of) rows.
-    let mut events: BTreeSet<&str> = BTreeSet::new();
-    for r in &data.trace {
-        crate::interrupt::check()?;
-        events.insert(&r.event);
-    }
-    let has = |e: &str| events.contains(e);
-    if has("timeout") {
-        s.push_str("; a red × marks a timer expiry, at the RTO it fired with");
-    }
-    if has("spurious_timeout") {
-        s.push_str(
-            "; a black ring on the RTO line marks where F-RTO found the last timeout spurious \
-             and undid it",
-        );
-    }
-    match (has("retransmit"), has("probe")) {
-        (true, false) => s.push_str("; purple triangles in the strip under each panel mark retransmissions"),
-        (false, true) => s.push_str("; sky-blue dots in the strip under each panel mark tail loss probes"),
-        (true, true) => s.push_str(
-            "; in the strip under each panel, purple triangles mark retransmissions and sky-blue \
-             dots (a row of their own) tail loss probes",
-        ),
-        (false, false) => {}
-    }
-    if has("aborted") {
-        s.push_str(
-            "; a black vertical line marks where the connection gave up retransmitting \
-             (aborted), after which nothing happens on it",
-        );
-    }
-    s.push('.');
-    if data.variants.iter().any(|v| !v.blackouts.is_empty()) {
-        s.push_str(" Grey bands are blackouts.");
-    }
-    if data.variants.iter().any(|v| !v.rtt_changes.is_empty()) {
-        s.push_str(
-            " Green bands mark where the path's RTT differs from its base (the dashed green \
-             line is the path's RTT).",
-        );
-    }
-    Ok(s)
-}
-
-/// What the load plot shows, naming only the marks that appear in it, then what each
-/// panel's numbers say.
-fn load_caption(data: &RunSet) -> String {
-    let columns: Vec<&str> = data.series.iter().flatten().flat_map(|t| t.columns.iter().map(String::as_str)).collect();
-    let has = |c: &str| columns.contains(&c);
-    let per = if data.sweep_keys.is_empty() { "variant" } else { "variant and sweep cell" };
-    let mut s = format!("Per time bin, the mean over replications, one panel per {per} on shared scales. ");
-    if has("attempts") && has("succeeded") {
-        s.push_str(
-            "The orange line is the offered load (attempts reaching the server per second, retries \
-             included), the blue line the goodput (attempts that succeeded per second)",
-        );
-        s.push_str(if has("capacity") { ", the dashed line the server's capacity. " } else { ". " });
-        s.push_str("In the strip under each panel, the purple line is the retries' share of the attempts");
-        if has("wasted_s") && has("busy_s") {
-            s.push_str(" and the light blue area the share of the server's busy time that was wasted");
-        }
-        let facts = data.variants.iter().flat_map(|v| v.cells.iter().map(|c| &c.facts));
-        if facts.clone().any(|f| f.retry_share_alert.is_some()) {
-            s.push_str("; the red dashed line is the monitor's retry-share alert");
-        }
-        s.push_str(
-            ". Offered load climbing past capacity while goodput falls and retries fill the strip is a \
-             retry storm; goodput that stays low after the incident has ended is a metastable failure.",
-        );
-    } else if has("created") && has("delivered") {
-        s.push_str(
-            "The orange line is jobs created per second, the blue line jobs delivered per second; the \
-             strip under each panel is the queue's depth.",
-        );
-    } else {
-        s.push_str("A line per column of series.csv, as the file holds it.");
-    }
-    let facts: Vec<&super::data::CellFacts> =
-        data.variants.iter().flat_map(|v| v.cells.iter().map(|c| &c.facts)).collect();
-    let mut bands = Vec::new();
-    if facts.iter().any(|f| !f.down.is_empty()) {
-        bands.push("grey bands are the server's down time");
-    }
-    if facts.iter().any(|f| !f.provider_down.is_empty()) {
-        bands.push("grey bands are the provider's down time");
-    }
-    if facts.iter().any(|f| !f.brownouts.is_empty()) {
-        bands.push("yellow bands brownouts");
-    }
-    if !bands.is_empty() {
-        let text = bands.join(", ");
-        s.push_str(&format!(" {}{}.", text[..1].to_uppercase(), &text[1..]));
-    }
-    s
-}
-
-fn plot_ref(kind: Kind, data: &RunSet) -> Result<PlotRef, Interrupted> {
-    let (title, caption) = match kind {
-        Kind::Rto => ("RTO trace", rto_caption(data)?),
-        Kind::Attempts => (
-            "Connection attempts at the server",
-            format!(
-                "Attempts per time bin at the server, mean over replications, accepted (blue) and \
-                 refused (orange) stacked; one panel per variant{} on the same scales, with the \
-                 accepted attempts alone in a strip under each panel. Grey bands are the server's \
-                 down time. A tall narrow spike is a synchronized herd; jitter turns it into a \
-                 lower, wider hump. When the end of the run is empty, the time axis stops a \
-                 little after the last attempt or down time, and the plot's subtitle says where.",
-                if data.sweep_keys.is_empty() { "" } else { " and sweep cell" }
-            ),
-        ),
-        Kind::Load => ("Load over time", load_caption(data)),
-        Kind::Cdf => (
-            match super::population(&super::models(data)) {
-                "jobs" => "Distribution over jobs",
-                "calls" => "Distribution over calls",
-                _ => "Distribution over clients",
-            },
-            format!(
-                "The share of {} (y) done by each time (x), each quantile the mean over \
-                 replications of that replication's quantile: the further left and the steeper, \
-                 the better. {}Dots mark the median (0.5) and the 99th percentile (0.99){}",
-                super::population(&super::models(data)),
-                if data.sweep_keys.is_empty() {
-                    ""
-                } else {
-                    "A line per variant and sweep cell (a column per cell when both vary). "
-                },
-                // Only a server with down time can have been still down.
-                if data.variants.iter().flat_map(|v| &v.cells).any(|c| !c.facts.down.is_empty()) {
-                    "; grey shows where the server was still down."
-                } else {
-                    "."
-                }
-            ),
-        ),
-        Kind::Sweep => (
-            "Metrics against the swept parameter",
-            format!(
-                "The model's headline metrics against `{}`, a line per variant{} with its 95 % \
-                 confidence band (a dot with a whisker where the values are categories); metrics \
-                 that do not vary are left out. `--metric` re-draws any metric.",
-                data.sweep_keys.first().cloned().unwrap_or_default(),
-                data.sweep_keys.get(1).map(|k| format!(" and value of `{k}`")).unwrap_or_default()
-            ),
-        ),
-        Kind::Heatmap => (
-            "Metrics over two swept parameters",
-            format!(
-                "The mean of each headline metric over `{}` and `{}`, a panel per variant; each \
-                 row of panels shares one colour scale, logarithmic where the values span \
-                 decades.",
-                data.sweep_keys.first().cloned().unwrap_or_default(),
-                data.sweep_keys.get(1).cloned().unwrap_or_default()
-            ),
-        ),
-    };
-    let panels = if kind == Kind::Load { super::plot::load::notes(data) } else { Vec::new() };
-    crate::interrupt::check()?;
-    Ok(PlotRef { stem: kind.name().to_string(), title: title.to_string(), caption, panels })
 }
 
 #[cfg(test)]

@@ -20,20 +20,51 @@ use super::{
     Drawn, FONT, Figure, GRID_BOLD, GRID_LIGHT, Glyph, INK, MUTED, PlotOptions, WIDTH, bands, fit, fmt_num, fmt_secs,
     header, mesh, omitted_note, panel_heights, series, stack_heights, stacked_size, tick,
 };
+use super::style::attempts::*;
+use super::style::{AXIS, BLACKOUT, BOTTOM_EXTRA, DOWN, Y_LABELS};
 use crate::report::ReportError;
 use crate::report::data::{Down, RunSet};
 
-const ACCEPTED: RGBColor = RGBColor(0, 114, 178);
-const UNANSWERED: RGBColor = RGBColor(120, 120, 120);
-const REFUSED: RGBColor = RGBColor(213, 94, 0);
-const DOWN: RGBColor = RGBColor(222, 222, 222);
-const BLACKOUT: RGBColor = RGBColor(232, 222, 242);
-/// The chart of all attempts, the strip of accepted ones under it, and the time axis.
-const MAIN_HEIGHT: u32 = 190;
-const STRIP_HEIGHT: u32 = 62;
-const AXIS: u32 = 24;
-const BOTTOM_EXTRA: u32 = 22;
-const Y_LABELS: u32 = 70;
+/// Connection attempts the server saw per time bin, one panel per variant and sweep cell.
+pub struct Attempts;
+
+impl super::Plot for Attempts {
+    const NAME: &'static str = "attempts";
+    const ABOUT: &'static str = "Connection attempts the server saw per time bin, one panel per variant and sweep cell";
+    type Figure = AttemptsFigure;
+
+    fn missing(data: &RunSet) -> Option<String> {
+        data.attempts.as_ref().is_none_or(|a| a.is_empty()).then(|| {
+            "no attempts per time bin: attempts.csv is missing or has no rows (only models with a \
+             server write it)"
+                .into()
+        })
+    }
+
+    fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure, ReportError> {
+        figure(data, opts)
+    }
+
+    fn caption(data: &RunSet) -> Result<(String, String), crate::interrupt::Interrupted> {
+        Ok((
+            "Connection attempts at the server".into(),
+        format!(
+                        "Attempts per time bin at the server, mean over replications, accepted (blue) and \
+                         refused (orange) stacked; one panel per variant{} on the same scales, with the \
+                         accepted attempts alone in a strip under each panel. Grey bands are the server's \
+                         down time. A tall narrow spike is a synchronized herd; jitter turns it into a \
+                         lower, wider hump. When the end of the run is empty, the time axis stops a \
+                         little after the last attempt or down time, and the plot's subtitle says where.",
+                        if data.sweep_keys.is_empty() { "" } else { " and sweep cell" }
+                    ),
+        ))
+    }
+
+    fn redraw(r: &super::Redraw<'_>) -> String {
+        format!("backoffsim plot attempts {}{} --from 5s --to 30s -o herd.png", r.dir, r.cell)
+    }
+}
+
 /// Bars a panel draws at most; finer bins are merged (and the axis says so).
 const MAX_BARS: usize = 500;
 /// Panels one figure shows; past that it says what it left out.

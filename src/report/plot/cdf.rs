@@ -17,16 +17,66 @@ use super::{
     Drawn, FONT, Figure, Glyph, INK, MUTED, PlotOptions, Series, WIDTH, axis_range, color, fit, header, header_height,
     mesh, omitted_note, series, spans_decades, tick,
 };
+use super::style::DOWN;
+use super::style::cdf::*;
 use crate::metrics::catalogue;
 use crate::report::ReportError;
 use crate::report::data::{CellFacts, RunSet};
 
-const PANEL_HEIGHT: u32 = 330;
+/// The distribution of reconnect times (or times to success), a line per variant and sweep cell.
+pub struct Cdf;
+
+impl super::Plot for Cdf {
+    const NAME: &'static str = "cdf";
+    const ABOUT: &'static str = "The distribution of reconnect times (or times to success), a line per variant and sweep cell";
+    type Figure = CdfFigure;
+
+    fn missing(data: &RunSet) -> Option<String> {
+        data.cdf.as_ref().is_none_or(|c| c.is_empty()).then(|| {
+            "no distributions: cdf.csv is missing or has no rows (only models with reconnecting \
+             clients write it)"
+                .into()
+        })
+    }
+
+    fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, ReportError> {
+        figure(data, opts)
+    }
+
+    fn caption(data: &RunSet) -> Result<(String, String), crate::interrupt::Interrupted> {
+        let population = crate::report::population(&crate::report::models(data));
+        let title = match population {
+            "jobs" => "Distribution over jobs",
+            "calls" => "Distribution over calls",
+            _ => "Distribution over clients",
+        };
+        let caption = format!(
+            "The share of {population} (y) done by each time (x), each quantile the mean over \
+             replications of that replication's quantile: the further left and the steeper, the \
+             better. {}Dots mark the median (0.5) and the 99th percentile (0.99){}",
+            if data.sweep_keys.is_empty() {
+                ""
+            } else {
+                "A line per variant and sweep cell (a column per cell when both vary). "
+            },
+            // Only a server with down time can have been still down.
+            if data.variants.iter().flat_map(|v| &v.cells).any(|c| !c.facts.down.is_empty()) {
+                "; grey shows where the server was still down."
+            } else {
+                "."
+            }
+        );
+        Ok((title.into(), caption))
+    }
+
+    fn redraw(r: &super::Redraw<'_>) -> String {
+        format!("backoffsim plot cdf {} --variant {}{} -o cdf.svg", r.dir, r.variant, r.cell)
+    }
+}
+
 /// Lines one panel shows, and cells (columns) one figure shows, at most.
 const MAX_LINES: usize = 8;
 const MAX_COLUMNS: usize = 4;
-const COLUMN_WIDTH: u32 = 440;
-const DOWN: RGBColor = RGBColor(222, 222, 222);
 
 /// The title of a per-client metric `cdf.csv` holds, in lower case for an axis, and the
 /// moment it is measured from. `reconnect_time` is a distribution only (its summary

@@ -21,31 +21,42 @@ use super::{
 };
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::style::Y_LABELS;
+use super::style::rto::*;
 use crate::report::ReportError;
 use crate::report::data::{RunSet, TraceRow};
 
-const SAMPLE: RGBColor = RGBColor(150, 150, 150);
-const SRTT: RGBColor = RGBColor(0, 114, 178);
-const RTO: RGBColor = RGBColor(213, 94, 0);
-const TIMEOUT: RGBColor = RGBColor(190, 0, 0);
-const RETRANSMIT: RGBColor = RGBColor(120, 60, 170);
-const BLACKOUT: RGBColor = RGBColor(222, 222, 222);
-const CHANGED: RGBColor = RGBColor(228, 244, 232);
-const PATH: RGBColor = RGBColor(0, 140, 90);
-/// Tail loss probes: Okabe–Ito sky blue, apart from the purple retransmissions by hue
-/// and lightness, and in a row of their own.
-const PROBE: RGBColor = RGBColor(86, 180, 233);
-/// Timeouts F-RTO undid (rings on the RTO line) and the abort (a vertical line).
-const UNDONE: RGBColor = INK;
-const ABORTED: RGBColor = INK;
+/// RTT samples, SRTT and RTO over time, with timeouts and retransmissions marked.
+pub struct Rto;
+
+impl super::Plot for Rto {
+    const NAME: &'static str = "rto";
+    const ABOUT: &'static str = "RTT samples, SRTT and RTO over time, with timeouts and retransmissions marked";
+    type Figure = RtoFigure;
+
+    fn missing(data: &RunSet) -> Option<String> {
+        data.trace.is_empty().then(|| "no RTO trace: trace.csv is missing or has no rows".into())
+    }
+
+    fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, ReportError> {
+        figure(data, opts)
+    }
+
+    fn caption(data: &RunSet) -> Result<(String, String), crate::interrupt::Interrupted> {
+        Ok(("RTO trace".into(), caption(data)?))
+    }
+
+    fn redraw(r: &super::Redraw<'_>) -> String {
+        format!(
+            "backoffsim plot rto {} --variant {}{} --from {}s --to {}s -o zoom.svg",
+            r.dir, r.variant, r.cell, r.from, r.to
+        )
+    }
+}
+
 
 /// Most panels one figure shows; more connections are left out and the subtitle says so.
 const MAX_PANELS: usize = 12;
-const PANEL_HEIGHT: u32 = 250;
-const BOTTOM_EXTRA: u32 = 20;
-/// The height of the retransmissions strip and the width of the y tick labels.
-const STRIP: u32 = 18;
-const Y_LABELS: u32 = 70;
 
 pub(crate) struct RtoFigure {
     title: String,
@@ -641,6 +652,59 @@ fn draw_rug<DB: DrawingBackend>(
         }
     }
     Ok(())
+}
+
+/// What the RTO plot shows, naming only the marks that appear in it.
+fn caption(data: &RunSet) -> Result<String, crate::interrupt::Interrupted> {
+    let mut s = String::from(if data.sweep_keys.is_empty() {
+        "One traced connection per variant, on shared axes. Grey dots are RTT samples, the \
+         blue line is SRTT and the orange line the RTO (the timer's value)"
+    } else {
+        "One traced connection per variant and sweep cell, on shared axes. Grey dots are RTT \
+         samples, the blue line is SRTT and the orange line the RTO (the timer's value)"
+    });
+    // The kinds of event in the trace, in one pass over its (maybe millions of) rows.
+    let mut events: BTreeSet<&str> = BTreeSet::new();
+    for r in &data.trace {
+        crate::interrupt::check()?;
+        events.insert(&r.event);
+    }
+    let has = |e: &str| events.contains(e);
+    if has("timeout") {
+        s.push_str("; a red × marks a timer expiry, at the RTO it fired with");
+    }
+    if has("spurious_timeout") {
+        s.push_str(
+            "; a black ring on the RTO line marks where F-RTO found the last timeout spurious \
+             and undid it",
+        );
+    }
+    match (has("retransmit"), has("probe")) {
+        (true, false) => s.push_str("; purple triangles in the strip under each panel mark retransmissions"),
+        (false, true) => s.push_str("; sky-blue dots in the strip under each panel mark tail loss probes"),
+        (true, true) => s.push_str(
+            "; in the strip under each panel, purple triangles mark retransmissions and sky-blue \
+             dots (a row of their own) tail loss probes",
+        ),
+        (false, false) => {}
+    }
+    if has("aborted") {
+        s.push_str(
+            "; a black vertical line marks where the connection gave up retransmitting \
+             (aborted), after which nothing happens on it",
+        );
+    }
+    s.push('.');
+    if data.variants.iter().any(|v| !v.blackouts.is_empty()) {
+        s.push_str(" Grey bands are blackouts.");
+    }
+    if data.variants.iter().any(|v| !v.rtt_changes.is_empty()) {
+        s.push_str(
+            " Green bands mark where the path's RTT differs from its base (the dashed green \
+             line is the path's RTT).",
+        );
+    }
+    Ok(s)
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use super::{
     Drawn, FONT, Figure, Glyph, INK, PlotOptions, WIDTH, axis_range, color, fit, fmt_num, header, header_height,
     spans_decades, tick,
 };
+use super::style::sweep::*;
 use crate::engine::time::SimDuration;
 use crate::metrics::catalogue::{self, Model};
 use std::collections::{BTreeMap, BTreeSet};
@@ -23,6 +24,43 @@ use crate::report::{Better, ReportError};
 
 /// The values a swept parameter takes, in plotting order, and where they go on an axis.
 #[derive(Clone, Debug)]
+/// A metric against the swept parameter, a line per variant with its 95 % CI.
+pub struct Sweep;
+
+impl super::Plot for Sweep {
+    const NAME: &'static str = "sweep";
+    const ABOUT: &'static str = "A metric against the swept parameter, a line per variant with its 95 % CI";
+    const PER_CELL: bool = false;
+    type Figure = SweepFigure;
+
+    fn missing(data: &RunSet) -> Option<String> {
+        data.sweep_keys
+            .is_empty()
+            .then(|| "no sweep: summary.csv has no sweep-key columns (the scenario has no [sweep])".into())
+    }
+
+    fn figure(data: &RunSet, opts: &PlotOptions) -> Result<SweepFigure, ReportError> {
+        figure(data, opts)
+    }
+
+    fn caption(data: &RunSet) -> Result<(String, String), crate::interrupt::Interrupted> {
+        Ok((
+            "Metrics against the swept parameter".into(),
+        format!(
+                        "The model's headline metrics against `{}`, a line per variant{} with its 95 % \
+                         confidence band (a dot with a whisker where the values are categories); metrics \
+                         that do not vary are left out. `--metric` re-draws any metric.",
+                        data.sweep_keys.first().cloned().unwrap_or_default(),
+                        data.sweep_keys.get(1).map(|k| format!(" and value of `{k}`")).unwrap_or_default()
+                    ),
+        ))
+    }
+
+    fn redraw(r: &super::Redraw<'_>) -> String {
+        format!("backoffsim plot sweep {} --metric {m} -o {m}.png", r.dir, m = r.metric)
+    }
+}
+
 pub(crate) struct SweepAxis {
     pub key: String,
     pub labels: Vec<String>,
@@ -241,7 +279,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<SweepFigure, R
         }
     };
     legend.push(if axis.numeric {
-        (Glyph::Band(RGBColor(205, 205, 205)), "95 % confidence interval of the mean".to_string())
+        (Glyph::Band(BAND), "95 % confidence interval of the mean".to_string())
     } else {
         (Glyph::Line(super::MUTED, 1), "whisker: 95 % confidence interval of the mean".to_string())
     });
@@ -357,9 +395,6 @@ fn constant(values: &[f64]) -> bool {
     hi - lo <= 1e-12 * lo.abs().max(hi.abs())
 }
 
-const PANEL_HEIGHT: u32 = 320;
-const FOOTER_HEIGHT: u32 = 28;
-const SINGLE_HEIGHT: u32 = 460;
 
 impl SweepFigure {
     fn footer_height(&self) -> u32 {

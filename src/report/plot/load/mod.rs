@@ -29,6 +29,8 @@ use super::{
     Drawn, FONT, Figure, GRID_BOLD, GRID_LIGHT, Glyph, INK, MUTED, PlotOptions, WIDTH, color, fit, fmt_num, fmt_secs,
     header, mesh, omitted_note, panel_heights, series, stack_heights, stacked_size, thin_line, tick,
 };
+use super::style::load::*;
+use super::style::{ALARM as ALERT, AXIS, BLACKOUT, BOTTOM_EXTRA, DOWN, PLOT_WIDTH, Y_LABELS};
 use crate::report::ReportError;
 use crate::report::data::RunSet;
 
@@ -36,26 +38,41 @@ mod binned;
 
 use binned::Binned;
 
-const OFFERED: RGBColor = RGBColor(213, 94, 0);
-const GOODPUT: RGBColor = RGBColor(0, 114, 178);
-const CAPACITY: RGBColor = RGBColor(33, 33, 33);
-const RETRY: RGBColor = RGBColor(136, 34, 85);
-const WASTED: RGBColor = RGBColor(166, 212, 240);
-const ALERT: RGBColor = RGBColor(200, 0, 0);
-const QUEUE: RGBColor = RGBColor(86, 180, 233);
-const DOWN: RGBColor = RGBColor(222, 222, 222);
-const BROWNOUT: RGBColor = RGBColor(253, 236, 178);
-const BLACKOUT: RGBColor = RGBColor(232, 222, 242);
-const MAIN_HEIGHT: u32 = 200;
-const STRIP_HEIGHT: u32 = 86;
-const AXIS: u32 = 24;
-const BOTTOM_EXTRA: u32 = 22;
-const Y_LABELS: u32 = 70;
+/// Offered load, goodput and the retries' share per time bin (or jobs created, delivered and queued), one panel per variant and sweep cell.
+pub struct Load;
+
+impl super::Plot for Load {
+    const NAME: &'static str = "load";
+    const ABOUT: &'static str = "Offered load, goodput and the retries' share per time bin (or jobs created, delivered and queued), one panel per variant and sweep cell";
+    type Figure = LoadFigure;
+
+    fn missing(data: &RunSet) -> Option<String> {
+        data.series.as_ref().is_none_or(|t| t.iter().all(|t| t.rows.is_empty())).then(|| {
+            "no quantities over time: series.csv is missing or has no rows (only models that \
+             track load over time write it)"
+                .into()
+        })
+    }
+
+    fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, ReportError> {
+        figure(data, opts)
+    }
+
+    fn caption(data: &RunSet) -> Result<(String, String), crate::interrupt::Interrupted> {
+        Ok(("Load over time".into(), caption(data)))
+    }
+
+    fn panels(data: &RunSet) -> Vec<(String, String)> {
+        notes(data)
+    }
+
+    fn redraw(r: &super::Redraw<'_>) -> String {
+        format!("backoffsim plot load {} --variant {}{} -o load.png", r.dir, r.variant, r.cell)
+    }
+}
+
 /// Bins a panel draws at most; more are merged (and the subtitle says so).
 const MAX_BINS: usize = 450;
-/// About the pixels a panel's time axis spans, and the narrowest bin drawn as a step.
-const PLOT_WIDTH: u32 = WIDTH - 110;
-const MIN_STEP_PX: f64 = 4.0;
 /// Panels one figure shows; past that it says what it left out.
 pub(crate) const MAX_PANELS: usize = 8;
 
@@ -631,6 +648,58 @@ fn shade<DB: DrawingBackend>(chart: &mut Chart<'_, DB>, p: &Panel, top: f64, nam
         }
     }
     Ok(())
+}
+
+/// What the load plot shows, naming only the marks that appear in it, then what each
+/// panel's numbers say.
+fn caption(data: &RunSet) -> String {
+    let columns: Vec<&str> = data.series.iter().flatten().flat_map(|t| t.columns.iter().map(String::as_str)).collect();
+    let has = |c: &str| columns.contains(&c);
+    let per = if data.sweep_keys.is_empty() { "variant" } else { "variant and sweep cell" };
+    let mut s = format!("Per time bin, the mean over replications, one panel per {per} on shared scales. ");
+    if has("attempts") && has("succeeded") {
+        s.push_str(
+            "The orange line is the offered load (attempts reaching the server per second, retries \
+             included), the blue line the goodput (attempts that succeeded per second)",
+        );
+        s.push_str(if has("capacity") { ", the dashed line the server's capacity. " } else { ". " });
+        s.push_str("In the strip under each panel, the purple line is the retries' share of the attempts");
+        if has("wasted_s") && has("busy_s") {
+            s.push_str(" and the light blue area the share of the server's busy time that was wasted");
+        }
+        let facts = data.variants.iter().flat_map(|v| v.cells.iter().map(|c| &c.facts));
+        if facts.clone().any(|f| f.retry_share_alert.is_some()) {
+            s.push_str("; the red dashed line is the monitor's retry-share alert");
+        }
+        s.push_str(
+            ". Offered load climbing past capacity while goodput falls and retries fill the strip is a \
+             retry storm; goodput that stays low after the incident has ended is a metastable failure.",
+        );
+    } else if has("created") && has("delivered") {
+        s.push_str(
+            "The orange line is jobs created per second, the blue line jobs delivered per second; the \
+             strip under each panel is the queue's depth.",
+        );
+    } else {
+        s.push_str("A line per column of series.csv, as the file holds it.");
+    }
+    let facts: Vec<&crate::report::data::CellFacts> =
+        data.variants.iter().flat_map(|v| v.cells.iter().map(|c| &c.facts)).collect();
+    let mut bands = Vec::new();
+    if facts.iter().any(|f| !f.down.is_empty()) {
+        bands.push("grey bands are the server's down time");
+    }
+    if facts.iter().any(|f| !f.provider_down.is_empty()) {
+        bands.push("grey bands are the provider's down time");
+    }
+    if facts.iter().any(|f| !f.brownouts.is_empty()) {
+        bands.push("yellow bands brownouts");
+    }
+    if !bands.is_empty() {
+        let text = bands.join(", ");
+        s.push_str(&format!(" {}{}.", text[..1].to_uppercase(), &text[1..]));
+    }
+    s
 }
 
 #[cfg(test)]
