@@ -13,9 +13,11 @@
 use super::summary::{Group, SummaryRow};
 use super::tables;
 use crate::interrupt::Interrupted;
+use crate::metrics::trace::secs;
 use crate::report::data::{
     self, AttemptRow, CdfRow, ReplicationRow, RunInfo, RunSet, SeriesRow, SeriesTable, TraceRow, VariantInfo,
 };
+use crate::report::table::number;
 
 /// Which of the optional tables the run wrote: a table the run did not write is absent
 /// from the data too, as it is for a reader of the files.
@@ -78,7 +80,7 @@ pub fn run_set(
             point: q.group.sweep.to_vec(),
             metric: q.metric.to_string(),
             // The text is a number `{:.2}` printed; the fallback is never taken.
-            fraction: q.fraction.parse().unwrap_or(f64::NAN),
+            fraction: number(&q.fraction).unwrap_or(f64::NAN),
             value: q.value,
         })?)
     } else {
@@ -149,7 +151,7 @@ fn series(groups: &[Group<'_>]) -> Result<Option<Vec<SeriesTable>>, Interrupted>
 /// the exact quotient once, to nearest, as parsing the exact decimal does. Beyond (104
 /// days of simulated time) it goes through the text.
 pub fn seconds(ns: u64) -> f64 {
-    if ns < 1 << 53 { ns as f64 / 1e9 } else { crate::metrics::trace::secs(ns).parse().unwrap_or(ns as f64 / 1e9) }
+    if ns < 1 << 53 { ns as f64 / 1e9 } else { number(&secs(ns)).unwrap_or(ns as f64 / 1e9) }
 }
 
 #[cfg(test)]
@@ -157,7 +159,6 @@ mod tests {
     use super::*;
     use crate::engine::time::SimDuration;
     use crate::metrics::series::Series;
-    use crate::metrics::trace::secs;
     use crate::metrics::{MetricValue, ReplicationResult};
     use crate::report::plot::{Format, Kind, PlotOptions, render};
 
@@ -237,7 +238,7 @@ mod tests {
             values.push(x >> (x % 64));
         }
         for ns in values {
-            assert_eq!(seconds(ns).to_bits(), secs(ns).parse::<f64>().unwrap().to_bits(), "{ns} ns");
+            assert_eq!(seconds(ns).to_bits(), number(&secs(ns)).unwrap().to_bits(), "{ns} ns");
         }
     }
 }

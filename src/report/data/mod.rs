@@ -10,9 +10,9 @@
 mod manifest_facts;
 mod readers;
 
+pub use manifest_facts::of_manifest;
 #[cfg(test)]
 use manifest_facts::{facts_of, flatten, variant_info};
-pub use manifest_facts::of_manifest;
 pub use readers::metric_order;
 use readers::{read_attempts, read_cdf, read_replications, read_series, read_summary, read_trace};
 

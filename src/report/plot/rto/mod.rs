@@ -123,11 +123,62 @@ fn rtt_label(rtt: f64) -> String {
 }
 
 pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, ReportError> {
-    // The rows of each (variant, cell), gathered in one pass: a sweep of thousands of
-    // cells must not search the whole trace for each.
+    let (row_variants, by_series) = rows_by_series(data)?;
+    let all = series(data, opts, &row_variants, &|v, p| by_series.contains_key(&(v, p)))?;
+    if all.is_empty() {
+        return Err(ReportError::Missing(format!("trace.csv has no rows for variant {}", opts.variants.join(", "))));
+    }
+    let (mut chosen, total) = choose(&all, &by_series, opts)?;
+    chosen.truncate(MAX_PANELS);
+
+    let horizon = data.horizon_s().unwrap_or_else(|| data.trace.iter().map(|r| r.time).fold(0.0, f64::max).max(1.0));
+    let x0 = opts.from.unwrap_or(0.0);
+    let x1 = opts.to.unwrap_or(horizon.max(x0 + 1e-3));
+
+    let several_clients = chosen.iter().any(|c| c.2 != chosen[0].2);
+    let mut panels: Vec<Panel> = chosen
+        .iter()
+        .map(|&(s, rep, client)| {
+            crate::interrupt::check()?;
+            let rows: Vec<&TraceRow> = (by_series.get(&(s.variant.as_str(), s.point.as_slice())).into_iter().flatten())
+                .copied()
+                .filter(|r| r.replication == rep && r.client == client)
+                .collect();
+            let who = if several_clients { format!("{} · connection {client}", s.label) } else { s.label.clone() };
+            Ok(framed_panel(data, s, &rows, &who, (x0, x1)))
+        })
+        .collect::<Result<_, ReportError>>()?;
+
+    let (lo, hi) = y_extent(&panels);
+    let log = spans_decades(lo, hi);
+    let y = axis_range(lo, hi, log);
+    let clipped = fit_to_axes(&mut panels, (x0, x1), y, log);
+    let legend = legend(&panels, (x0, x1));
+    let subtitle = subtitle(data, &chosen, total, log, clipped);
+    let any = |f: &dyn Fn(&Panel) -> bool| panels.iter().any(f);
+    let rug = Rug { retransmits: any(&|p| !p.retransmits.is_empty()), probes: any(&|p| !p.probes.is_empty()) };
+    Ok(RtoFigure {
+        title: "Retransmission timer: RTT samples, SRTT and RTO over time".into(),
+        subtitle,
+        legend,
+        panels,
+        x: (x0, x1),
+        y,
+        log,
+        rug,
+    })
+}
+
+/// The trace rows of each (variant, cell), and the variants in the order the rows name
+/// them.
+type BySeries<'a> = BTreeMap<(&'a str, &'a [String]), Vec<&'a TraceRow>>;
+
+/// The rows of each (variant, cell), gathered in one pass: a sweep of thousands of cells
+/// must not search the whole trace for each.
+fn rows_by_series(data: &RunSet) -> Result<(Vec<&str>, BySeries<'_>), ReportError> {
     let mut row_variants: Vec<&str> = Vec::new();
     let mut seen: BTreeSet<&str> = BTreeSet::new();
-    let mut by_series: BTreeMap<(&str, &[String]), Vec<&TraceRow>> = BTreeMap::new();
+    let mut by_series: BySeries<'_> = BTreeMap::new();
     for r in &data.trace {
         crate::interrupt::check()?;
         if seen.insert(&r.variant) {
@@ -135,15 +186,19 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
         }
         by_series.entry((r.variant.as_str(), r.point.as_slice())).or_default().push(r);
     }
-    let all = series(data, opts, &row_variants, &|v, p| by_series.contains_key(&(v, p)))?;
-    if all.is_empty() {
-        return Err(ReportError::Missing(format!("trace.csv has no rows for variant {}", opts.variants.join(", "))));
-    }
+    Ok((row_variants, by_series))
+}
 
-    // (series, replication, client) of each panel.
+/// The (series, replication, client) of each panel `opts` asks for, and how many there
+/// are before the figure leaves some out.
+fn choose<'s>(
+    all: &'s [super::Series],
+    by_series: &BySeries<'_>,
+    opts: &PlotOptions,
+) -> Result<(Vec<(&'s super::Series, u32, u32)>, usize), ReportError> {
     let mut chosen: Vec<(&super::Series, u32, u32)> = Vec::new();
     let mut total = 0;
-    for s in &all {
+    for s in all {
         crate::interrupt::check()?;
         let rows = by_series.get(&(s.variant.as_str(), s.point.as_slice())).into_iter().flatten().copied();
         let reps: std::collections::BTreeSet<u32> = rows.clone().map(|r| r.replication).collect();
@@ -176,54 +231,43 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
         total += picked.len();
         chosen.extend(picked.into_iter().map(|c| (s, rep, c)));
     }
-    chosen.truncate(MAX_PANELS);
+    Ok((chosen, total))
+}
 
-    let horizon = data.horizon_s().unwrap_or_else(|| data.trace.iter().map(|r| r.time).fold(0.0, f64::max).max(1.0));
-    let x0 = opts.from.unwrap_or(0.0);
-    let x1 = opts.to.unwrap_or(horizon.max(x0 + 1e-3));
+/// The panel of one connection's `rows` between `x0` and `x1`, with the bands of its
+/// variant's path and a caption naming it `who`.
+fn framed_panel(data: &RunSet, s: &super::Series, rows: &[&TraceRow], who: &str, (x0, x1): (f64, f64)) -> Panel {
+    let name = &s.variant;
+    let mut p = panel(rows, x0, x1);
+    let facts = data.facts(name, &s.point);
+    p.blackouts = bands::merged(facts.blackouts.iter().copied(), (x0, x1));
+    // A band drawn, not each blackout in it, gets a label: blackouts merged into
+    // one band would otherwise label it over and over.
+    let width = text_width(BLACKOUT_LABEL, 12);
+    let labelled = bands::labelled(&p.blackouts, |b| b.0, |_| width, (x0, x1));
+    p.blackout_labels = p.blackouts.iter().zip(labelled).filter_map(|(b, l)| l.then_some(b.0)).collect();
+    if let Some(base) = facts.base_rtt {
+        path_rtt(&mut p, base, &facts.rtt_changes, x0, x1);
+    }
+    p.changed_labels = bands::labelled(&p.changed, |c| c.0, |c| text_width(&rtt_label(c.2), 12), (x0, x1))
+        .into_iter()
+        .zip(&p.changed)
+        .filter_map(|(l, c)| l.then_some((c.0, c.2)))
+        .collect();
+    let changed: Vec<(f64, f64)> = p.changed.iter().map(|c| (c.0, c.1)).collect();
+    p.changed_bands = bands::merged(changed, (x0, x1));
+    let desc = data.variant(name).map(|v| v.description.as_str()).unwrap_or("");
+    let counts = counts(&p);
+    // The counts before the description, which is what gets cut if it is long.
+    p.caption = if desc.is_empty() { format!("{who} ({counts})") } else { format!("{who} ({counts}): {desc}") };
+    p
+}
 
-    let several_clients = chosen.iter().any(|c| c.2 != chosen[0].2);
-    let mut panels: Vec<Panel> = chosen
-        .iter()
-        .map(|(s, rep, client)| {
-            crate::interrupt::check()?;
-            let name = &s.variant;
-            let rows: Vec<&TraceRow> = (by_series.get(&(name.as_str(), s.point.as_slice())).into_iter().flatten())
-                .copied()
-                .filter(|r| r.replication == *rep && r.client == *client)
-                .collect();
-            let mut p = panel(&rows, x0, x1);
-            let facts = data.facts(name, &s.point);
-            p.blackouts = bands::merged(facts.blackouts.iter().copied(), (x0, x1));
-            // A band drawn, not each blackout in it, gets a label: blackouts merged into
-            // one band would otherwise label it over and over.
-            let width = text_width(BLACKOUT_LABEL, 12);
-            let labelled = bands::labelled(&p.blackouts, |b| b.0, |_| width, (x0, x1));
-            p.blackout_labels = p.blackouts.iter().zip(labelled).filter_map(|(b, l)| l.then_some(b.0)).collect();
-            if let Some(base) = facts.base_rtt {
-                path_rtt(&mut p, base, &facts.rtt_changes, x0, x1);
-            }
-            p.changed_labels = bands::labelled(&p.changed, |c| c.0, |c| text_width(&rtt_label(c.2), 12), (x0, x1))
-                .into_iter()
-                .zip(&p.changed)
-                .filter_map(|(l, c)| l.then_some((c.0, c.2)))
-                .collect();
-            let changed: Vec<(f64, f64)> = p.changed.iter().map(|c| (c.0, c.1)).collect();
-            p.changed_bands = bands::merged(changed, (x0, x1));
-            let who = if several_clients { format!("{} · connection {client}", s.label) } else { s.label.clone() };
-            let desc = data.variant(name).map(|v| v.description.as_str()).unwrap_or("");
-            let counts = counts(&p);
-            // The counts before the description, which is what gets cut if it is long.
-            p.caption = if desc.is_empty() { format!("{who} ({counts})") } else { format!("{who} ({counts}): {desc}") };
-            Ok(p)
-        })
-        .collect::<Result<_, ReportError>>()?;
-
-    let (lo, hi) = y_extent(&panels);
-    let log = spans_decades(lo, hi);
-    let y = axis_range(lo, hi, log);
+/// Clips the samples off the y axis to its edge and thins what would overdraw; returns
+/// how many samples were off the scale.
+fn fit_to_axes(panels: &mut [Panel], (x0, x1): (f64, f64), y: (f64, f64), log: bool) -> usize {
     let mut clipped = 0;
-    for p in &mut panels {
+    for p in panels {
         let (inside, outside): (Vec<_>, Vec<_>) = p.samples.iter().partition(|s| s.1 >= y.0 && s.1 <= y.1);
         clipped += outside.len();
         p.clipped = outside.into_iter().map(|(t, v)| (t, v.clamp(y.0, y.1))).collect();
@@ -239,7 +283,11 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
             *s = thin_line(s, x0, x1);
         }
     }
+    clipped
+}
 
+/// The legend: the lines always, each mark only where some panel has it.
+fn legend(panels: &[Panel], (x0, x1): (f64, f64)) -> Vec<(Glyph, String)> {
     let any = |f: &dyn Fn(&Panel) -> bool| panels.iter().any(f);
     let mut legend = vec![
         (Glyph::Dot(SAMPLE), "RTT sample".to_string()),
@@ -273,7 +321,12 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
     if any(&|p| !p.changed.is_empty()) {
         legend.push((Glyph::Band(CHANGED), "path RTT changed".into()));
     }
+    legend
+}
 
+/// The scenario, the connection and replication shown, and what the figure scaled or
+/// left out.
+fn subtitle(data: &RunSet, chosen: &[(&super::Series, u32, u32)], total: usize, log: bool, clipped: usize) -> String {
     let scenario = data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ");
     let mut subtitle = String::new();
     if !scenario.is_empty() {
@@ -296,17 +349,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
         subtitle
             .push_str(&format!(" · {} of {total} panels shown (others: --client, --cell, --variant)", chosen.len()));
     }
-    let rug = Rug { retransmits: any(&|p| !p.retransmits.is_empty()), probes: any(&|p| !p.probes.is_empty()) };
-    Ok(RtoFigure {
-        title: "Retransmission timer: RTT samples, SRTT and RTO over time".into(),
-        subtitle,
-        legend,
-        panels,
-        x: (x0, x1),
-        y,
-        log,
-        rug,
-    })
+    subtitle
 }
 
 /// The y range that shows every line and the bulk of the samples: lines in full, samples
