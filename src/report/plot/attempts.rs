@@ -292,16 +292,7 @@ fn subtitle(
     trimmed: Option<(&Trimmed, f64)>,
     (shown, total_series): (usize, usize),
 ) -> String {
-    let reps_text = match reps_seen.len() {
-        1 => match reps_seen.iter().next() {
-            Some(1) => "one replication".to_string(),
-            Some(n) => format!("mean of {n} replications"),
-            None => String::new(),
-        },
-        _ => "mean over each panel's replications".to_string(),
-    };
-    let scenario = data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ");
-    let mut subtitle = format!("{scenario} · {reps_text}");
+    let mut subtitle = format!("{} · {}", super::scenarios(data), super::replications_text(reps_seen));
     if merge > 1 {
         subtitle.push_str(&format!(" · {} bins of {} merged into bars of {}", merge, fmt_secs(width), fmt_secs(bar)));
     }

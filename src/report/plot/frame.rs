@@ -168,3 +168,20 @@ fn draw_glyph<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, glyph: Glyph, x
 pub(crate) fn grid_rows(n: usize, cols: usize) -> usize {
     n.div_ceil(cols.max(1)).max(1)
 }
+
+/// The scenarios a figure draws from, for its subtitle: `a vs b` across runs.
+pub(crate) fn scenarios(data: &crate::report::data::RunSet) -> String {
+    data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ")
+}
+
+/// How panels average their replications, given the counts of replications they have.
+pub(crate) fn replications_text(reps_seen: &std::collections::BTreeSet<usize>) -> String {
+    match reps_seen.len() {
+        1 => match reps_seen.iter().next() {
+            Some(1) => "one replication".to_string(),
+            Some(n) => format!("mean of {n} replications"),
+            None => String::new(),
+        },
+        _ => "mean over each panel's replications".to_string(),
+    }
+}

@@ -139,7 +139,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<HeatmapFigure,
         return Err(ReportError::Missing("summary.csv has no values to plot for the chosen variants".into()));
     }
     let cols = rows.iter().map(|r| r.panels.len()).max().unwrap_or(1);
-    let scenario = data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ");
+    let scenario = super::scenarios(data);
     let mut subtitle = format!("{scenario} · mean over replications in each cell · one colour scale per row");
     if rows.iter().any(|r| r.log) {
         subtitle.push_str(" · log colour scales where values span decades");

@@ -231,42 +231,74 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, Re
         if let Some(&w) = b.per_bin.first() {
             widths.insert((w.to_bits(), b.merged));
         }
-        let facts = data.facts(&s.variant, &s.point);
-        let mut bands: Vec<(f64, f64, BandKind)> =
-            facts.blackouts.iter().map(|&(a, e)| (a, e, BandKind::Blackout)).collect();
-        bands.extend(facts.brownouts.iter().map(|b| (b.from, b.to, BandKind::Brownout)));
-        bands.extend(facts.down.iter().map(|d| (d.from, d.to, BandKind::Down)));
-        bands.extend(facts.provider_down.iter().map(|&(a, e)| (a, e, BandKind::ProviderDown)));
-        let incident = bands
-            .iter()
-            .filter(|b| b.2 != BandKind::Blackout)
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|b| (b.0, b.2.since()));
-        // Each kind's spans merged as drawn, the kinds in the order above.
-        let bands: Vec<(f64, f64, BandKind)> =
-            [BandKind::Blackout, BandKind::Brownout, BandKind::Down, BandKind::ProviderDown]
-                .into_iter()
-                .flat_map(|k| {
-                    let spans = bands.iter().filter(|b| b.2 == k).map(|b| (b.0, b.1));
-                    super::bands::merged(spans, (x0, x1)).into_iter().map(move |(a, e)| (a, e, k))
-                })
-                .collect();
-        let shape = Shape::of(&table.columns);
-        let (lines, strip, stats, note) = match shape {
-            Shape::Calls => calls(&b, &s.label, facts.retry_share_alert, incident),
-            Shape::Jobs => jobs(&b, &s.label, incident),
-            Shape::Other => other(&b),
-        };
-        let y_max = lines.iter().flat_map(|l| l.segments.iter().flatten()).map(|p| p.1).fold(0.0, f64::max);
-        let desc = data.variant(&s.variant).map(|v| v.description.as_str()).unwrap_or("");
-        let head = if stats.is_empty() { s.label.clone() } else { format!("{} ({stats})", s.label) };
-        let caption = if desc.is_empty() { head } else { format!("{head}: {desc}") };
-        panels.push(Panel { caption, shape, lines, strip, bands, y_max, note });
+        panels.push(panel(data, s, &b, Shape::of(&table.columns), (x0, x1)));
     }
+    let (y_max, queue_max) = scales(&panels);
+    // The columns of the first table of other columns name its lines.
+    let other_columns = chosen
+        .iter()
+        .find_map(|s| table_of(&s.variant, &s.point).filter(|t| Shape::of(&t.columns) == Shape::Other))
+        .map(|t| t.columns.as_slice())
+        .unwrap_or(&[]);
+    let legend = legend(&panels, other_columns);
+    let shapes: Vec<Shape> = panels.iter().map(|p| p.shape).collect();
+    let title = match (shapes.iter().all(|s| *s == Shape::Calls), shapes.iter().all(|s| *s == Shape::Jobs)) {
+        (true, _) => "Offered load, goodput and retries over time",
+        (_, true) => "Jobs created, delivered and queued over time",
+        _ => "Quantities over time",
+    };
+    let subtitle = subtitle(data, &reps_seen, &widths, (chosen.len(), total_series));
+    Ok(LoadFigure { title: title.into(), subtitle, legend, panels, x: (x0, x1), y_max, queue_max })
+}
 
+/// The panel of series `s` from its bins `b`, with its bands and caption.
+fn panel(data: &RunSet, s: &super::Series, b: &Binned, shape: Shape, (x0, x1): (f64, f64)) -> Panel {
+    let facts = data.facts(&s.variant, &s.point);
+    let (bands, incident) = bands_of(&facts, (x0, x1));
+    let (lines, strip, stats, note) = match shape {
+        Shape::Calls => calls(b, &s.label, facts.retry_share_alert, incident),
+        Shape::Jobs => jobs(b, &s.label, incident),
+        Shape::Other => other(b),
+    };
+    let y_max = lines.iter().flat_map(|l| l.segments.iter().flatten()).map(|p| p.1).fold(0.0, f64::max);
+    let desc = data.variant(&s.variant).map(|v| v.description.as_str()).unwrap_or("");
+    let head = if stats.is_empty() { s.label.clone() } else { format!("{} ({stats})", s.label) };
+    let caption = if desc.is_empty() { head } else { format!("{head}: {desc}") };
+    Panel { caption, shape, lines, strip, bands, y_max, note }
+}
+
+/// The shaded spans of a cell, each kind's merged as drawn, and the first incident (not
+/// a blackout) with what its time is called.
+type Bands = (Vec<(f64, f64, BandKind)>, Option<(f64, &'static str)>);
+
+fn bands_of(facts: &crate::report::data::CellFacts, (x0, x1): (f64, f64)) -> Bands {
+    let mut bands: Vec<(f64, f64, BandKind)> =
+        facts.blackouts.iter().map(|&(a, e)| (a, e, BandKind::Blackout)).collect();
+    bands.extend(facts.brownouts.iter().map(|b| (b.from, b.to, BandKind::Brownout)));
+    bands.extend(facts.down.iter().map(|d| (d.from, d.to, BandKind::Down)));
+    bands.extend(facts.provider_down.iter().map(|&(a, e)| (a, e, BandKind::ProviderDown)));
+    let incident = bands
+        .iter()
+        .filter(|b| b.2 != BandKind::Blackout)
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|b| (b.0, b.2.since()));
+    // Each kind's spans merged as drawn, the kinds in the order above.
+    let bands: Vec<(f64, f64, BandKind)> =
+        [BandKind::Blackout, BandKind::Brownout, BandKind::Down, BandKind::ProviderDown]
+            .into_iter()
+            .flat_map(|k| {
+                let spans = bands.iter().filter(|b| b.2 == k).map(|b| (b.0, b.1));
+                super::bands::merged(spans, (x0, x1)).into_iter().map(move |(a, e)| (a, e, k))
+            })
+            .collect();
+    (bands, incident)
+}
+
+/// The top of each shape's y axis, shared by its panels, and of the queue strips.
+fn scales(panels: &[Panel]) -> (BTreeMap<Shape, f64>, f64) {
     let mut y_max: BTreeMap<Shape, f64> = BTreeMap::new();
     let mut queue_max: f64 = 0.0;
-    for p in &panels {
+    for p in panels {
         let top = y_max.entry(p.shape).or_insert(0.0);
         *top = top.max(p.y_max);
         if let Some(Strip::Queue(bars)) = &p.strip {
@@ -277,6 +309,12 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, Re
         *top = if *top > 0.0 { *top * 1.08 } else { 1.0 };
     }
 
+    (y_max, queue_max)
+}
+
+/// The legend: what the panels' shapes draw, the lines of other columns named by
+/// `other_columns`, and each kind of band shown.
+fn legend(panels: &[Panel], other_columns: &[String]) -> Vec<(Glyph, String)> {
     let shapes: Vec<Shape> = panels.iter().map(|p| p.shape).collect();
     let any = |f: &dyn Fn(&Panel) -> bool| panels.iter().any(f);
     let mut legend = Vec::new();
@@ -302,10 +340,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, Re
         legend.push((Glyph::Band(QUEUE), "queue depth (strip)".to_string()));
     }
     if let Some(p) = panels.iter().find(|p| p.shape == Shape::Other) {
-        let table = chosen
-            .iter()
-            .find_map(|s| table_of(&s.variant, &s.point).filter(|t| Shape::of(&t.columns) == Shape::Other));
-        for (i, c) in table.map(|t| t.columns.as_slice()).unwrap_or(&[]).iter().enumerate().take(p.lines.len()) {
+        for (i, c) in other_columns.iter().enumerate().take(p.lines.len()) {
             legend.push((Glyph::Line(color(i), 2), c.clone()));
         }
     }
@@ -317,21 +352,17 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, Re
         legend.push((Glyph::Band(k.color()), k.name().to_string()));
     }
 
-    let title = match (shapes.iter().all(|s| *s == Shape::Calls), shapes.iter().all(|s| *s == Shape::Jobs)) {
-        (true, _) => "Offered load, goodput and retries over time",
-        (_, true) => "Jobs created, delivered and queued over time",
-        _ => "Quantities over time",
-    };
-    let scenario = data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ");
-    let reps_text = match reps_seen.len() {
-        1 => match reps_seen.iter().next() {
-            Some(1) => "one replication".to_string(),
-            Some(n) => format!("mean of {n} replications"),
-            None => String::new(),
-        },
-        _ => "mean over each panel's replications".to_string(),
-    };
-    let mut subtitle = format!("{scenario} · {reps_text}");
+    legend
+}
+
+/// The scenario, how bins average replications and merge, and the panels left out.
+fn subtitle(
+    data: &RunSet,
+    reps_seen: &std::collections::BTreeSet<usize>,
+    widths: &std::collections::BTreeSet<(u64, usize)>,
+    (shown, total_series): (usize, usize),
+) -> String {
+    let mut subtitle = format!("{} · {}", super::scenarios(data), super::replications_text(reps_seen));
     if let [(w, merged)] = widths.iter().copied().collect::<Vec<_>>()[..] {
         let w = f64::from_bits(w);
         subtitle.push_str(&if merged > 1 {
@@ -340,10 +371,10 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, Re
             format!(" · bins of {}", fmt_secs(w))
         });
     }
-    if let Some(note) = omitted_note(chosen.len(), total_series, "panels") {
+    if let Some(note) = omitted_note(shown, total_series, "panels") {
         subtitle.push_str(&format!(" · {note}"));
     }
-    Ok(LoadFigure { title: title.into(), subtitle, legend, panels, x: (x0, x1), y_max, queue_max })
+    subtitle
 }
 
 /// A panel's lines, strip, numbers for its caption, and the report's sentence about it.

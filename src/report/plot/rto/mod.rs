@@ -327,7 +327,7 @@ fn legend(panels: &[Panel], (x0, x1): (f64, f64)) -> Vec<(Glyph, String)> {
 /// The scenario, the connection and replication shown, and what the figure scaled or
 /// left out.
 fn subtitle(data: &RunSet, chosen: &[(&super::Series, u32, u32)], total: usize, log: bool, clipped: usize) -> String {
-    let scenario = data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ");
+    let scenario = super::scenarios(data);
     let mut subtitle = String::new();
     if !scenario.is_empty() {
         subtitle.push_str(&scenario);

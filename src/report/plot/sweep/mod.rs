@@ -295,7 +295,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<SweepFigure, R
             }
         }
     }
-    let scenario = data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ");
+    let scenario = super::scenarios(data);
     let mut subtitle = format!("{scenario} · x: {}", axis.key);
     if let Some(ax) = &second {
         subtitle.push_str(&format!(" · a {} per {}", if axis.numeric { "line" } else { "colour" }, ax.key));
