@@ -195,11 +195,48 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<SweepFigure, R
         .into_iter()
         .filter(|n| opts.variants.is_empty() || opts.variants.iter().any(|v| v == n))
         .collect();
-    // Without a second key a line per variant, told apart by colour. With one, the
-    // colour tells the second key's value and the line style the variant.
+    let series_keys = series_keys(&variants, second.as_ref());
+    let rows = rows_by(data);
+    let mut panels = Vec::new();
+    for (metric, unit) in &metrics {
+        crate::interrupt::check()?;
+        let at = Placed { axis: &axis, fixed: &fixed };
+        panels.extend(panel(&rows, &series_keys, at, (metric, unit), &models));
+    }
+    if panels.is_empty() {
+        return Err(ReportError::Missing("summary.csv has no values to plot for the chosen variants".into()));
+    }
+    let legend = legend(&variants, &axis, second.as_ref());
+    let scenario = super::scenarios(data);
+    let mut subtitle = format!("{scenario} · x: {}", axis.key);
+    if let Some(ax) = &second {
+        subtitle.push_str(&format!(" · a {} per {}", if axis.numeric { "line" } else { "colour" }, ax.key));
+    }
+    for (k, v) in &fixed {
+        subtitle.push_str(&format!(" · {}={v}", data.sweep_keys[*k]));
+    }
+    let cols = if panels.len() > 1 { 2 } else { 1 };
+    Ok(SweepFigure {
+        title: format!(
+            "{} against {}",
+            if metrics.len() == 1 { catalogue::title(&metrics[0].0, &models) } else { "Metrics".to_string() },
+            axis.key
+        ),
+        subtitle,
+        legend,
+        axis,
+        panels,
+        cols,
+        footer,
+    })
+}
+
+/// The lines of a panel. Without a second key a line per variant, told apart by colour.
+/// With one, the colour tells the second key's value and the line style the variant.
+fn series_keys<'a>(variants: &[&'a str], second: Option<&SweepAxis>) -> Vec<SeriesKey<'a>> {
     let mut series_keys: Vec<SeriesKey> = Vec::new();
     for (vi, v) in variants.iter().enumerate() {
-        match &second {
+        match second {
             None => series_keys.push(SeriesKey { variant: v, second: None, colour: vi, style: 0 }),
             Some(ax) => {
                 for (li, l) in ax.labels.iter().enumerate() {
@@ -208,61 +245,78 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<SweepFigure, R
             }
         }
     }
-    let rows = rows_by(data);
-    let mut panels = Vec::new();
-    for (metric, unit) in &metrics {
-        crate::interrupt::check()?;
-        let mut series = Vec::new();
-        for key in &series_keys {
-            let (variant, second_value) = (&key.variant, &key.second);
-            let mut pts: Vec<SweepPoint> = (rows.get(&(*variant, metric.as_str())).into_iter().flatten())
-                .filter(|r| second_value.as_ref().is_none_or(|s| &r.point[1] == s))
-                .filter(|r| fixed.iter().all(|(k, v)| &r.point[*k] == v))
-                .filter_map(|r| Some((axis.x_of(&r.point[0])?, r.mean, r.ci)))
-                .collect();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            if !pts.is_empty() {
-                series.push((key.colour, key.style, pts));
-            }
+    series_keys
+}
+
+/// Where a summary row sits: its place on the x axis, and the keys beyond the second,
+/// held at their first value.
+#[derive(Clone, Copy)]
+struct Placed<'a> {
+    axis: &'a SweepAxis,
+    fixed: &'a [(usize, String)],
+}
+
+/// The panel of `metric`: a line per series key with its interval, or `None` when no
+/// series has a value.
+fn panel(
+    rows: &BTreeMap<(&str, &str), Vec<&SummaryRow>>,
+    series_keys: &[SeriesKey<'_>],
+    Placed { axis, fixed }: Placed<'_>,
+    (metric, unit): (&String, &String),
+    models: &[Model],
+) -> Option<Panel> {
+    let mut series = Vec::new();
+    for key in series_keys {
+        let (variant, second_value) = (&key.variant, &key.second);
+        let mut pts: Vec<SweepPoint> = (rows.get(&(*variant, metric.as_str())).into_iter().flatten())
+            .filter(|r| second_value.as_ref().is_none_or(|s| &r.point[1] == s))
+            .filter(|r| fixed.iter().all(|(k, v)| &r.point[*k] == v))
+            .filter_map(|r| Some((axis.x_of(&r.point[0])?, r.mean, r.ci)))
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        if !pts.is_empty() {
+            series.push((key.colour, key.style, pts));
         }
-        let vals = series.iter().flat_map(|(_, _, p)| {
-            p.iter().flat_map(|&(_, m, ci)| [Some(m), ci.map(|c| c.0), ci.map(|c| c.1)].into_iter().flatten())
-        });
-        let (lo, hi) = vals.fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
-        if lo > hi {
-            continue;
-        }
-        let mean_lo = series.iter().flat_map(|(_, _, p)| p.iter().map(|q| q.1)).fold(f64::MAX, f64::min);
-        let log = mean_lo > 0.0 && spans_decades(mean_lo, hi);
-        let y = if log {
-            axis_range(lo.max(mean_lo / 2.0), hi, true)
-        } else {
-            let (a, b) = axis_range(lo, hi, false);
-            (a.min(lo), b)
-        };
-        let better = match catalogue::better(metric, &models) {
-            Some(Better::Lower) => " · lower is better",
-            Some(Better::Higher) => " · higher is better",
-            None => "",
-        };
-        let title = catalogue::title(metric, &models);
-        panels.push(Panel {
-            caption: format!("{title}{better}{}", if log { " · log scale" } else { "" }),
-            // The caption names the metric; the axis says what it is counted in.
-            y_desc: match unit.as_str() {
-                "" => metric.clone(),
-                "s" => "seconds".to_string(),
-                u => u.to_string(),
-            },
-            series,
-            y,
-            log,
-        });
     }
-    if panels.is_empty() {
-        return Err(ReportError::Missing("summary.csv has no values to plot for the chosen variants".into()));
+    let vals = series.iter().flat_map(|(_, _, p)| {
+        p.iter().flat_map(|&(_, m, ci)| [Some(m), ci.map(|c| c.0), ci.map(|c| c.1)].into_iter().flatten())
+    });
+    let (lo, hi) = vals.fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    if lo > hi {
+        return None;
     }
-    let mut legend: Vec<(Glyph, String)> = match &second {
+    let mean_lo = series.iter().flat_map(|(_, _, p)| p.iter().map(|q| q.1)).fold(f64::MAX, f64::min);
+    let log = mean_lo > 0.0 && spans_decades(mean_lo, hi);
+    let y = if log {
+        axis_range(lo.max(mean_lo / 2.0), hi, true)
+    } else {
+        let (a, b) = axis_range(lo, hi, false);
+        (a.min(lo), b)
+    };
+    let better = match catalogue::better(metric, models) {
+        Some(Better::Lower) => " · lower is better",
+        Some(Better::Higher) => " · higher is better",
+        None => "",
+    };
+    let title = catalogue::title(metric, models);
+    Some(Panel {
+        caption: format!("{title}{better}{}", if log { " · log scale" } else { "" }),
+        // The caption names the metric; the axis says what it is counted in.
+        y_desc: match unit.as_str() {
+            "" => metric.clone(),
+            "s" => "seconds".to_string(),
+            u => u.to_string(),
+        },
+        series,
+        y,
+        log,
+    })
+}
+
+/// The legend: the colours (variants, or the second key's values) and line styles, the
+/// interval's mark, and markers instead of lines where the values are categories.
+fn legend(variants: &[&str], axis: &SweepAxis, second: Option<&SweepAxis>) -> Vec<(Glyph, String)> {
+    let mut legend: Vec<(Glyph, String)> = match second {
         None => variants.iter().enumerate().map(|(i, v)| (Glyph::Line(color(i), 3), v.to_string())).collect(),
         Some(ax) => {
             let mut l: Vec<(Glyph, String)> = ax
@@ -295,28 +349,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<SweepFigure, R
             }
         }
     }
-    let scenario = super::scenarios(data);
-    let mut subtitle = format!("{scenario} · x: {}", axis.key);
-    if let Some(ax) = &second {
-        subtitle.push_str(&format!(" · a {} per {}", if axis.numeric { "line" } else { "colour" }, ax.key));
-    }
-    for (k, v) in &fixed {
-        subtitle.push_str(&format!(" · {}={v}", data.sweep_keys[*k]));
-    }
-    let cols = if panels.len() > 1 { 2 } else { 1 };
-    Ok(SweepFigure {
-        title: format!(
-            "{} against {}",
-            if metrics.len() == 1 { catalogue::title(&metrics[0].0, &models) } else { "Metrics".to_string() },
-            axis.key
-        ),
-        subtitle,
-        legend,
-        axis,
-        panels,
-        cols,
-        footer,
-    })
+    legend
 }
 
 /// The summary's rows of each (variant, metric), in the summary's order: a figure of a
