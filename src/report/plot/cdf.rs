@@ -256,7 +256,7 @@ fn panel(
         crate::interrupt::check()?;
         let mut pts: Vec<(f64, f64)> = rows
             .iter()
-            .filter(|r| r.variant == s.variant && r.point == s.point && &r.metric == metric)
+            .filter(|r| r.variant == s.variant && r.point == s.point && r.metric == metric)
             .map(|r| (r.value, r.fraction))
             .collect();
         pts.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.total_cmp(&b.0)));

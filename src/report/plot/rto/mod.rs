@@ -189,14 +189,17 @@ fn rows_by_series(data: &RunSet) -> Result<(Vec<&str>, BySeries<'_>), ReportErro
     Ok((row_variants, by_series))
 }
 
+/// A panel's (series, replication, client).
+type Chosen<'s> = (&'s super::Series, u32, u32);
+
 /// The (series, replication, client) of each panel `opts` asks for, and how many there
 /// are before the figure leaves some out.
 fn choose<'s>(
     all: &'s [super::Series],
     by_series: &BySeries<'_>,
     opts: &PlotOptions,
-) -> Result<(Vec<(&'s super::Series, u32, u32)>, usize), ReportError> {
-    let mut chosen: Vec<(&super::Series, u32, u32)> = Vec::new();
+) -> Result<(Vec<Chosen<'s>>, usize), ReportError> {
+    let mut chosen: Vec<Chosen<'_>> = Vec::new();
     let mut total = 0;
     for s in all {
         crate::interrupt::check()?;
@@ -326,7 +329,7 @@ fn legend(panels: &[Panel], (x0, x1): (f64, f64)) -> Vec<(Glyph, String)> {
 
 /// The scenario, the connection and replication shown, and what the figure scaled or
 /// left out.
-fn subtitle(data: &RunSet, chosen: &[(&super::Series, u32, u32)], total: usize, log: bool, clipped: usize) -> String {
+fn subtitle(data: &RunSet, chosen: &[Chosen<'_>], total: usize, log: bool, clipped: usize) -> String {
     let scenario = super::scenarios(data);
     let mut subtitle = String::new();
     if !scenario.is_empty() {
