@@ -46,7 +46,8 @@ pub struct PlotArgs {
 }
 
 /// A plot kind by name; a typo is told the nearest kind, as a scenario key is. Clap's
-/// own message for a value enum reads differently from every other unknown name.
+/// own message for a value enum reads differently from every other unknown name, and the
+/// kinds are the report's, which knows nothing of the command line.
 #[derive(Clone)]
 struct KindParser;
 
@@ -67,7 +68,7 @@ impl clap::builder::TypedValueParser for KindParser {
     }
 
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
-        Some(Box::new(Kind::ALL.into_iter().filter_map(|k| clap::ValueEnum::to_possible_value(&k))))
+        Some(Box::new(Kind::ALL.into_iter().map(|k| clap::builder::PossibleValue::new(k.name()).help(k.about()))))
     }
 }
 

@@ -24,6 +24,12 @@ fn csv_problem(e: &csv::Error) -> String {
     }
 }
 
+/// The number a cell's text stands for: the one parse every numeric cell goes through,
+/// so what a run hands the report in memory can be the same `f64` a reader gets.
+pub fn number(text: &str) -> Result<f64, std::num::ParseFloatError> {
+    text.parse()
+}
+
 impl Table {
     pub fn read(path: &Path) -> Result<Table, ReportError> {
         let file = path.display().to_string();
@@ -70,7 +76,7 @@ impl Table {
         if s.is_empty() {
             return Ok(None);
         }
-        match s.parse::<f64>() {
+        match number(s) {
             Ok(v) if v.is_finite() => Ok(Some(v)),
             Ok(_) => Err(self.bad(
                 row,

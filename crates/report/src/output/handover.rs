@@ -15,6 +15,8 @@ use super::tables;
 use crate::data::{
     self, AttemptRow, CdfRow, ReplicationRow, RunInfo, RunSet, SeriesRow, SeriesTable, TraceRow, VariantInfo,
 };
+use crate::table::number;
+use backoffsim_core::metrics::trace::secs;
 use backoffsim_core::run::interrupt::Interrupted;
 
 /// Which of the optional tables the run wrote: a table the run did not write is absent
@@ -78,7 +80,7 @@ pub fn run_set(
             point: q.group.sweep.to_vec(),
             metric: q.metric.to_string(),
             // The text is a number `{:.2}` printed; the fallback is never taken.
-            fraction: q.fraction.parse().unwrap_or(f64::NAN),
+            fraction: number(&q.fraction).unwrap_or(f64::NAN),
             value: q.value,
         })?)
     } else {
@@ -149,11 +151,7 @@ fn series(groups: &[Group<'_>]) -> Result<Option<Vec<SeriesTable>>, Interrupted>
 /// the exact quotient once, to nearest, as parsing the exact decimal does. Beyond (104
 /// days of simulated time) it goes through the text.
 pub fn seconds(ns: u64) -> f64 {
-    if ns < 1 << 53 {
-        ns as f64 / 1e9
-    } else {
-        backoffsim_core::metrics::trace::secs(ns).parse().unwrap_or(ns as f64 / 1e9)
-    }
+    if ns < 1 << 53 { ns as f64 / 1e9 } else { number(&secs(ns)).unwrap_or(ns as f64 / 1e9) }
 }
 
 #[cfg(test)]
@@ -162,7 +160,6 @@ mod tests {
     use crate::plot::{Format, Kind, PlotOptions, render};
     use backoffsim_core::engine::time::SimDuration;
     use backoffsim_core::metrics::series::Series;
-    use backoffsim_core::metrics::trace::secs;
     use backoffsim_core::metrics::{MetricValue, ReplicationResult};
 
     /// A replication whose series has values a CSV could round badly: thirds, sums that
@@ -241,7 +238,7 @@ mod tests {
             values.push(x >> (x % 64));
         }
         for ns in values {
-            assert_eq!(seconds(ns).to_bits(), secs(ns).parse::<f64>().unwrap().to_bits(), "{ns} ns");
+            assert_eq!(seconds(ns).to_bits(), number(&secs(ns)).unwrap().to_bits(), "{ns} ns");
         }
     }
 }

@@ -20,20 +20,51 @@ use super::{
     Drawn, FONT, Figure, GRID_BOLD, GRID_LIGHT, Glyph, INK, MUTED, PlotOptions, WIDTH, bands, fit, fmt_num, fmt_secs,
     header, mesh, omitted_note, panel_heights, series, stack_heights, stacked_size, tick,
 };
+use super::style::attempts::*;
+use super::style::{AXIS, BLACKOUT, BOTTOM_EXTRA, DOWN, Y_LABELS};
 use crate::ReportError;
-use crate::data::{Down, RunSet};
+use crate::data::{AttemptRow, Down, RunSet};
 
-const ACCEPTED: RGBColor = RGBColor(0, 114, 178);
-const UNANSWERED: RGBColor = RGBColor(120, 120, 120);
-const REFUSED: RGBColor = RGBColor(213, 94, 0);
-const DOWN: RGBColor = RGBColor(222, 222, 222);
-const BLACKOUT: RGBColor = RGBColor(232, 222, 242);
-/// The chart of all attempts, the strip of accepted ones under it, and the time axis.
-const MAIN_HEIGHT: u32 = 190;
-const STRIP_HEIGHT: u32 = 62;
-const AXIS: u32 = 24;
-const BOTTOM_EXTRA: u32 = 22;
-const Y_LABELS: u32 = 70;
+/// Connection attempts the server saw per time bin, one panel per variant and sweep cell.
+pub struct Attempts;
+
+impl super::Plot for Attempts {
+    const NAME: &'static str = "attempts";
+    const ABOUT: &'static str = "Connection attempts the server saw per time bin, one panel per variant and sweep cell";
+    type Figure = AttemptsFigure;
+
+    fn missing(data: &RunSet) -> Option<String> {
+        data.attempts.as_ref().is_none_or(|a| a.is_empty()).then(|| {
+            "no attempts per time bin: attempts.csv is missing or has no rows (only models with a \
+             server write it)"
+                .into()
+        })
+    }
+
+    fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure, ReportError> {
+        figure(data, opts)
+    }
+
+    fn caption(data: &RunSet) -> Result<(String, String), backoffsim_core::run::interrupt::Interrupted> {
+        Ok((
+            "Connection attempts at the server".into(),
+        format!(
+                        "Attempts per time bin at the server, mean over replications, accepted (blue) and \
+                         refused (orange) stacked; one panel per variant{} on the same scales, with the \
+                         accepted attempts alone in a strip under each panel. Grey bands are the server's \
+                         down time. A tall narrow spike is a synchronized herd; jitter turns it into a \
+                         lower, wider hump. When the end of the run is empty, the time axis stops a \
+                         little after the last attempt or down time, and the plot's subtitle says where.",
+                        if data.sweep_keys.is_empty() { "" } else { " and sweep cell" }
+                    ),
+        ))
+    }
+
+    fn redraw(r: &super::Redraw<'_>) -> String {
+        format!("backoffsim plot attempts {}{} --from 5s --to 30s -o herd.png", r.dir, r.cell)
+    }
+}
+
 /// Bars a panel draws at most; finer bins are merged (and the axis says so).
 const MAX_BARS: usize = 500;
 /// Panels one figure shows; past that it says what it left out.
@@ -115,20 +146,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
     let last = rows.iter().map(|r| r.bin_start + r.bin_width).fold(f64::MIN, f64::max);
     let x0 = opts.from.unwrap_or(first.min(0.0));
     let end = opts.to.unwrap_or(data.horizon_s().unwrap_or(last).max(last));
-    // The last attempt, down time or blackout of the panels drawn: a time axis given
-    // with --to is the user's; otherwise one whose last stretch is empty is trimmed.
-    let mut active = f64::MIN;
-    for s in &chosen {
-        backoffsim_core::run::interrupt::check()?;
-        let facts = data.facts(&s.variant, &s.point);
-        let bands = facts.down.iter().map(|d| d.to).chain(facts.blackouts.iter().map(|b| b.1));
-        active = bands.fold(active, f64::max);
-    }
-    for r in rows.iter().filter(|r| r.attempts > 0.0) {
-        if chosen.iter().any(|s| s.variant == r.variant && s.point == r.point) {
-            active = active.max(r.bin_start + r.bin_width);
-        }
-    }
+    let active = active_until(data, rows, &chosen)?;
     let trimmed = if opts.to.is_some() { None } else { trim(x0, end, active.min(end), width) };
     let x1 = trimmed.map_or(end, |t| t.axis_end);
     let bins_in_window = ((x1 - x0) / width).ceil().max(1.0) as usize;
@@ -141,69 +159,108 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
     let mut drops = false;
     for s in &chosen {
         backoffsim_core::run::interrupt::check()?;
-        let mine: Vec<_> = rows.iter().filter(|r| r.variant == s.variant && r.point == s.point).collect();
-        let reps: BTreeSet<u32> = mine.iter().map(|r| r.replication).collect();
-        reps_seen.insert(reps.len());
-        let n = reps.len() as f64;
-        // Sum each merged bar over bins and replications, then divide by replications.
-        let mut sums: BTreeMap<i64, (f64, f64)> = BTreeMap::new();
-        for r in &mine {
-            let mid = r.bin_start + r.bin_width / 2.0;
-            if mid < x0 || mid > x1 {
-                continue;
-            }
-            let k = ((r.bin_start - x0) / bar + 1e-9).floor() as i64;
-            let e = sums.entry(k).or_default();
-            e.0 += r.attempts;
-            e.1 += r.refused;
-        }
-        let all_bars: Vec<(f64, f64, f64, f64)> = sums
-            .iter()
-            .filter(|(_, (a, _))| *a > 0.0)
-            .map(|(&k, &(a, f))| {
-                let s = x0 + k as f64 * bar;
-                (s, s + bar, a / n, f / n)
-            })
-            .collect();
-        let peak = all_bars.iter().map(|b| b.2).fold(0.0, f64::max);
-        let total: f64 = all_bars.iter().map(|b| b.2).sum();
-        let refused: f64 = all_bars.iter().map(|b| b.3).sum();
+        let (panel, peak, reps, drop) = panel(data, rows, s, (x0, x1), bar);
+        reps_seen.insert(reps);
         y_max = y_max.max(peak);
-        let facts = data.facts(&s.variant, &s.point);
-        let down_at = down_lookup(&facts.down);
-        let silent_at = |b: &(f64, f64, f64, f64)| facts.down_silent && down_at((b.0 + b.1) / 2.0);
-        let (silent, bars): (Vec<_>, Vec<_>) = all_bars.into_iter().partition(silent_at);
-        let silent = silent.into_iter().map(|(a, b, att, _)| (a, b, att)).collect();
-        accepted_max = bars.iter().map(|b| b.2 - b.3).fold(accepted_max, f64::max);
-        let desc = data.variant(&s.variant).map(|v| v.description.as_str()).unwrap_or("");
-        let stats = format!(
-            "peak {} per {}, {} in all, {} refused",
-            fmt_num(peak, 3),
-            fmt_secs(bar),
-            fmt_num(total, 4),
-            fmt_num(refused, 4)
-        );
-        let caption =
-            if desc.is_empty() { format!("{} ({stats})", s.label) } else { format!("{} ({stats}): {desc}", s.label) };
-        let down = bands::merged(facts.down.iter().map(|d| (d.from, d.to)), (x0, x1));
-        let width = super::text_width(DOWN_LABEL, 12);
-        let labels = bands::labelled(&down, |d| d.0, |_| width, (x0, x1));
-        let down_labels = down.iter().zip(labels).filter_map(|(d, l)| l.then_some(d.0)).collect();
-        let blackouts = bands::merged(facts.blackouts.iter().copied(), (x0, x1));
-        drops |= facts.overload_drops;
-        panels.push(Panel { caption, bars, silent, down, down_labels, blackouts });
+        accepted_max = panel.bars.iter().map(|b| b.2 - b.3).fold(accepted_max, f64::max);
+        drops |= drop;
+        panels.push(panel);
     }
-    let reps_text = match reps_seen.len() {
-        1 => match reps_seen.iter().next() {
-            Some(1) => "one replication".to_string(),
-            Some(n) => format!("mean of {n} replications"),
-            None => String::new(),
-        },
-        _ => "mean over each panel's replications".to_string(),
-    };
     // The strip of accepted attempts earns its place only where they would hardly show
     // in the main chart.
     let strip = accepted_max > 0.0 && accepted_max < 0.25 * y_max;
+    let legend = legend(&panels, drops, strip);
+    let shown = (chosen.len(), total_series);
+    let subtitle = subtitle(data, &reps_seen, (merge, width, bar), trimmed.as_ref().map(|t| (t, end)), shown);
+    Ok(AttemptsFigure {
+        title: format!("Connection attempts at the server per {}", fmt_secs(bar)),
+        subtitle,
+        legend,
+        panels,
+        x: (x0, x1),
+        y_max: if y_max > 0.0 { y_max * 1.08 } else { 1.0 },
+        accepted_max: if accepted_max > 0.0 { accepted_max * 1.1 } else { 1.0 },
+        strip,
+        y_desc: format!("attempts per {}", fmt_secs(bar)),
+        strip_note: format!("accepted per {}, on this strip's own scale", fmt_secs(bar)),
+    })
+}
+
+/// The last attempt, down time or blackout of the panels drawn: a time axis given with
+/// --to is the user's; otherwise one whose last stretch is empty is trimmed.
+fn active_until(data: &RunSet, rows: &[AttemptRow], chosen: &[super::Series]) -> Result<f64, ReportError> {
+    let mut active = f64::MIN;
+    for s in chosen {
+        backoffsim_core::run::interrupt::check()?;
+        let facts = data.facts(&s.variant, &s.point);
+        let bands = facts.down.iter().map(|d| d.to).chain(facts.blackouts.iter().map(|b| b.1));
+        active = bands.fold(active, f64::max);
+    }
+    for r in rows.iter().filter(|r| r.attempts > 0.0) {
+        if chosen.iter().any(|s| s.variant == r.variant && s.point == r.point) {
+            active = active.max(r.bin_start + r.bin_width);
+        }
+    }
+    Ok(active)
+}
+
+/// The panel of series `s`: its bars of `bar` seconds between `x0` and `x1`, averaged
+/// over replications, and its bands; with its tallest bar, its count of replications
+/// and whether its server drops attempts when the queue is full.
+fn panel(data: &RunSet, rows: &[AttemptRow], s: &super::Series, (x0, x1): (f64, f64), bar: f64) -> (Panel, f64, usize, bool) {
+    let mine: Vec<_> = rows.iter().filter(|r| r.variant == s.variant && r.point == s.point).collect();
+    let reps: BTreeSet<u32> = mine.iter().map(|r| r.replication).collect();
+    let n = reps.len() as f64;
+    // Sum each merged bar over bins and replications, then divide by replications.
+    let mut sums: BTreeMap<i64, (f64, f64)> = BTreeMap::new();
+    for r in &mine {
+        let mid = r.bin_start + r.bin_width / 2.0;
+        if mid < x0 || mid > x1 {
+            continue;
+        }
+        let k = ((r.bin_start - x0) / bar + 1e-9).floor() as i64;
+        let e = sums.entry(k).or_default();
+        e.0 += r.attempts;
+        e.1 += r.refused;
+    }
+    let all_bars: Vec<(f64, f64, f64, f64)> = sums
+        .iter()
+        .filter(|(_, (a, _))| *a > 0.0)
+        .map(|(&k, &(a, f))| {
+            let s = x0 + k as f64 * bar;
+            (s, s + bar, a / n, f / n)
+        })
+        .collect();
+    let peak = all_bars.iter().map(|b| b.2).fold(0.0, f64::max);
+    let total: f64 = all_bars.iter().map(|b| b.2).sum();
+    let refused: f64 = all_bars.iter().map(|b| b.3).sum();
+    let facts = data.facts(&s.variant, &s.point);
+    let down_at = down_lookup(&facts.down);
+    let silent_at = |b: &(f64, f64, f64, f64)| facts.down_silent && down_at((b.0 + b.1) / 2.0);
+    let (silent, bars): (Vec<_>, Vec<_>) = all_bars.into_iter().partition(silent_at);
+    let silent = silent.into_iter().map(|(a, b, att, _)| (a, b, att)).collect();
+    let desc = data.variant(&s.variant).map(|v| v.description.as_str()).unwrap_or("");
+    let stats = format!(
+        "peak {} per {}, {} in all, {} refused",
+        fmt_num(peak, 3),
+        fmt_secs(bar),
+        fmt_num(total, 4),
+        fmt_num(refused, 4)
+    );
+    let caption =
+        if desc.is_empty() { format!("{} ({stats})", s.label) } else { format!("{} ({stats}): {desc}", s.label) };
+    let down = bands::merged(facts.down.iter().map(|d| (d.from, d.to)), (x0, x1));
+    let width = super::text_width(DOWN_LABEL, 12);
+    let labels = bands::labelled(&down, |d| d.0, |_| width, (x0, x1));
+    let down_labels = down.iter().zip(labels).filter_map(|(d, l)| l.then_some(d.0)).collect();
+    let blackouts = bands::merged(facts.blackouts.iter().copied(), (x0, x1));
+    let panel = Panel { caption, bars, silent, down, down_labels, blackouts };
+    (panel, peak, reps.len(), facts.overload_drops)
+}
+
+/// The legend: the accepted bars always (saying where the strip shows them alone), each
+/// other mark only where some panel has it.
+fn legend(panels: &[Panel], drops: bool, strip: bool) -> Vec<(Glyph, String)> {
     let accepted = match (drops, strip) {
         (false, false) => "accepted",
         (false, true) => "accepted (also alone, on its own scale, under each panel)",
@@ -223,12 +280,23 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
     if panels.iter().any(|p| !p.blackouts.is_empty()) {
         legend.push((Glyph::Band(BLACKOUT), "path blackout".into()));
     }
-    let scenario = data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ");
-    let mut subtitle = format!("{scenario} · {reps_text}");
+    legend
+}
+
+/// The scenario, how the bars average replications and merge bins, and where the axis
+/// was trimmed and panels left out.
+fn subtitle(
+    data: &RunSet,
+    reps_seen: &BTreeSet<usize>,
+    (merge, width, bar): (usize, f64, f64),
+    trimmed: Option<(&Trimmed, f64)>,
+    (shown, total_series): (usize, usize),
+) -> String {
+    let mut subtitle = format!("{} · {}", super::scenarios(data), super::replications_text(reps_seen));
     if merge > 1 {
         subtitle.push_str(&format!(" · {} bins of {} merged into bars of {}", merge, fmt_secs(width), fmt_secs(bar)));
     }
-    if let Some(t) = &trimmed {
+    if let Some((t, end)) = trimmed {
         // In seconds, as the time axis counts.
         let s = |x: f64| format!("{} s", fmt_num(x, 4));
         subtitle.push_str(&format!(
@@ -238,21 +306,10 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<AttemptsFigure
             s(t.active_until)
         ));
     }
-    if let Some(note) = omitted_note(chosen.len(), total_series, "panels") {
+    if let Some(note) = omitted_note(shown, total_series, "panels") {
         subtitle.push_str(&format!(" · {note}"));
     }
-    Ok(AttemptsFigure {
-        title: format!("Connection attempts at the server per {}", fmt_secs(bar)),
-        subtitle,
-        legend,
-        panels,
-        x: (x0, x1),
-        y_max: if y_max > 0.0 { y_max * 1.08 } else { 1.0 },
-        accepted_max: if accepted_max > 0.0 { accepted_max * 1.1 } else { 1.0 },
-        strip,
-        y_desc: format!("attempts per {}", fmt_secs(bar)),
-        strip_note: format!("accepted per {}, on this strip's own scale", fmt_secs(bar)),
-    })
+    subtitle
 }
 
 /// Where a time axis was cut short of the end.

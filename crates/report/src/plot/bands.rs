@@ -4,11 +4,11 @@
 //! run into the one before. A path with 100,000 blackouts then draws a few thousand
 //! bands and a readable row of labels, not 100,000 of each.
 
-use super::{LINE_BUCKETS, WIDTH};
+use super::LINE_BUCKETS;
 
 /// The width of a panel's plotting area in pixels: the figure less the y labels and
 /// margins every panel has.
-pub(crate) const PLOT_WIDTH: u32 = WIDTH - 110;
+pub(crate) use super::style::PLOT_WIDTH;
 
 /// `spans` within `[x0, x1]`, clipped to it, in order of their start, with spans that
 /// overlap, touch or lie less than one of [`LINE_BUCKETS`] slices of the window apart

@@ -17,16 +17,66 @@ use super::{
     Drawn, FONT, Figure, Glyph, INK, MUTED, PlotOptions, Series, WIDTH, axis_range, color, fit, header, header_height,
     mesh, omitted_note, series, spans_decades, tick,
 };
+use super::style::DOWN;
+use super::style::cdf::*;
+use backoffsim_core::metrics::catalogue;
 use crate::ReportError;
 use crate::data::{CellFacts, RunSet};
-use backoffsim_core::metrics::catalogue;
 
-const PANEL_HEIGHT: u32 = 330;
+/// The distribution of reconnect times (or times to success), a line per variant and sweep cell.
+pub struct Cdf;
+
+impl super::Plot for Cdf {
+    const NAME: &'static str = "cdf";
+    const ABOUT: &'static str = "The distribution of reconnect times (or times to success), a line per variant and sweep cell";
+    type Figure = CdfFigure;
+
+    fn missing(data: &RunSet) -> Option<String> {
+        data.cdf.as_ref().is_none_or(|c| c.is_empty()).then(|| {
+            "no distributions: cdf.csv is missing or has no rows (only models with reconnecting \
+             clients write it)"
+                .into()
+        })
+    }
+
+    fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, ReportError> {
+        figure(data, opts)
+    }
+
+    fn caption(data: &RunSet) -> Result<(String, String), backoffsim_core::run::interrupt::Interrupted> {
+        let population = crate::population(&crate::models(data));
+        let title = match population {
+            "jobs" => "Distribution over jobs",
+            "calls" => "Distribution over calls",
+            _ => "Distribution over clients",
+        };
+        let caption = format!(
+            "The share of {population} (y) done by each time (x), each quantile the mean over \
+             replications of that replication's quantile: the further left and the steeper, the \
+             better. {}Dots mark the median (0.5) and the 99th percentile (0.99){}",
+            if data.sweep_keys.is_empty() {
+                ""
+            } else {
+                "A line per variant and sweep cell (a column per cell when both vary). "
+            },
+            // Only a server with down time can have been still down.
+            if data.variants.iter().flat_map(|v| &v.cells).any(|c| !c.facts.down.is_empty()) {
+                "; grey shows where the server was still down."
+            } else {
+                "."
+            }
+        );
+        Ok((title.into(), caption))
+    }
+
+    fn redraw(r: &super::Redraw<'_>) -> String {
+        format!("backoffsim plot cdf {} --variant {}{} -o cdf.svg", r.dir, r.variant, r.cell)
+    }
+}
+
 /// Lines one panel shows, and cells (columns) one figure shows, at most.
 const MAX_LINES: usize = 8;
 const MAX_COLUMNS: usize = 4;
-const COLUMN_WIDTH: u32 = 440;
-const DOWN: RGBColor = RGBColor(222, 222, 222);
 
 /// The title of a per-client metric `cdf.csv` holds, in lower case for an axis, and the
 /// moment it is measured from. `reconnect_time` is a distribution only (its summary
@@ -40,10 +90,7 @@ fn metric_title(metric: &str) -> (String, Since) {
     let title = match metric {
         "reconnect_time" => "time to reconnect".to_string(),
         other => {
-            let t = catalogue::title(
-                other,
-                &[catalogue::ModelId::Grpc, catalogue::ModelId::Calls, catalogue::ModelId::Jobs],
-            );
+            let t = catalogue::title(other, &[catalogue::ModelId::Grpc, catalogue::ModelId::Calls, catalogue::ModelId::Jobs]);
             let mut c = t.chars();
             c.next().map(|f| f.to_lowercase().chain(c).collect()).unwrap_or_default()
         }
@@ -137,86 +184,21 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
     // One panel per metric when lines are told apart by one thing (the variant or the
     // cell); a column per cell when both vary, so each line is one variant in one cell.
     let grid = variants.len() > 1 && cells.len() > 1;
-    let (columns, shown_cells, omitted): (Vec<Vec<&Series>>, usize, Option<String>) = if grid {
+    let (columns, omitted): (Vec<Vec<&Series>>, Option<String>) = if grid {
         let shown = &cells[..cells.len().min(MAX_COLUMNS)];
         let cols = shown.iter().map(|c| all.iter().filter(|s| s.point == *c).take(MAX_LINES).collect()).collect();
-        (cols, shown.len(), omitted_note(shown.len(), cells.len(), "sweep cells (one column each)"))
+        (cols, omitted_note(shown.len(), cells.len(), "sweep cells (one column each)"))
     } else {
         let lines: Vec<&Series> = all.iter().take(MAX_LINES).collect();
-        (vec![lines], cells.len().min(MAX_LINES), omitted_note(all.len().min(MAX_LINES), all.len(), "lines"))
+        (vec![lines], omitted_note(all.len().min(MAX_LINES), all.len(), "lines"))
     };
-    let _ = shown_cells;
     let one_variant = variants.len() == 1;
-    // Colours follow the variant's place in the run, so they match across plots; with
-    // one variant, the cell's place among those shown.
-    let colour = |s: &Series, i: usize| if one_variant { i } else { s.variant_index };
-
     let who = crate::population(&crate::models(data));
     let mut panel_rows = Vec::new();
     for metric in &metrics {
-        let (title, since) = metric_title(metric);
         let mut row = Vec::new();
         for col in &columns {
-            let n = col.len() as u32;
-            let mut lines = Vec::new();
-            // Where the server was still down, each span once: a hundred thousand restarts
-            // of one length are one span.
-            let mut down: Vec<(f64, f64)> = Vec::new();
-            let mut spans_seen: BTreeSet<(u64, u64)> = BTreeSet::new();
-            for (i, s) in col.iter().enumerate() {
-                backoffsim_core::run::interrupt::check()?;
-                let mut pts: Vec<(f64, f64)> = rows
-                    .iter()
-                    .filter(|r| r.variant == s.variant && r.point == s.point && &r.metric == metric)
-                    .map(|r| (r.value, r.fraction))
-                    .collect();
-                pts.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.total_cmp(&b.0)));
-                let pts = window(&pts, opts.from, opts.to);
-                if pts.is_empty() {
-                    continue;
-                }
-                // Earlier lines are drawn wider, so where curves coincide each still shows
-                // as a stripe beside the one drawn over it.
-                let width = 2 + (n - 1 - i as u32).min(3);
-                lines.push((colour(s, i), width, pts));
-                for span in still_down(since, &data.facts(&s.variant, &s.point)) {
-                    if spans_seen.insert((span.0.to_bits(), span.1.to_bits())) {
-                        down.push(span);
-                    }
-                }
-            }
-            if lines.is_empty() {
-                row.push(None);
-                continue;
-            }
-            let values = || lines.iter().flat_map(|(_, _, l)| l.iter().map(|p| p.0));
-            let (lo, hi) = values().fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
-            let pos_lo = values().filter(|v| *v > 0.0).fold(f64::MAX, f64::min);
-            let log = lo >= 0.0 && pos_lo < f64::MAX && spans_decades(pos_lo, hi);
-            let (unit, per) = unit_for(lo, hi, log);
-            let x = if log {
-                let (a, b) = axis_range(pos_lo / per, hi / per, true);
-                (opts.from.map_or(a, |f| (f / per).max(a)), opts.to.map_or(b, |t| t / per))
-            } else {
-                let (a, b) = axis_range(lo / per, hi / per, false);
-                (opts.from.map_or(a, |f| f / per), opts.to.map_or(b, |t| t / per))
-            };
-            for (_, _, l) in &mut lines {
-                for p in l.iter_mut() {
-                    // A zero has no place on a log axis: it sits at the left edge.
-                    p.0 = (p.0 / per).clamp(x.0, x.1);
-                }
-            }
-            let down = super::bands::merged(down.iter().map(|&(a, b)| (a / per, b / per)), x);
-            let cell = if grid { super::cell_label(&data.sweep_keys, &col[0].point) } else { String::new() };
-            let caption = if cell.is_empty() { title.to_string() } else { format!("{title} · {cell}") };
-            let since_text = match since {
-                Since::Drop => " since the drop",
-                Since::CallStart => " since the call's start",
-                Since::Nothing => "",
-            };
-            let x_desc = format!("{title}{since_text} ({unit}{})", if log { ", log scale" } else { "" });
-            row.push(Some(Panel { caption, x_desc, lines, down, x, log, y_desc: format!("fraction of {who}") }));
+            row.push(panel(data, metric, col, opts, grid, one_variant)?);
         }
         if row.iter().any(Option::is_some) {
             panel_rows.push(row);
@@ -225,6 +207,109 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
     if panel_rows.is_empty() {
         return Err(ReportError::Missing("cdf.csv has no values in the chosen window".into()));
     }
+    let legend = legend(&columns, &panel_rows, grid, one_variant);
+    let reps: BTreeSet<u64> = data.runs.iter().filter_map(|r| r.replications).collect();
+    let averaged = match reps.iter().next() {
+        Some(1) if reps.len() == 1 => "one replication".to_string(),
+        _ => "quantiles averaged over replications".to_string(),
+    };
+    let scenario = super::scenarios(data);
+    let mut subtitle = format!("{scenario} · {averaged} · dots: median, 99th percentile");
+    if let Some(note) = omitted {
+        subtitle.push_str(&format!(" · {note}"));
+    }
+    Ok(CdfFigure {
+        title: format!("Distribution over {who} (CDF)"),
+        subtitle,
+        legend,
+        columns: panel_rows.iter().map(Vec::len).max().unwrap_or(1),
+        rows: panel_rows,
+    })
+}
+
+/// Colours follow the variant's place in the run, so they match across plots; with one
+/// variant, the cell's place among those shown.
+fn colour(s: &Series, i: usize, one_variant: bool) -> usize {
+    if one_variant { i } else { s.variant_index }
+}
+
+/// The panel of `metric` with a line per series of `col`, or `None` when none has
+/// values in the window.
+fn panel(
+    data: &RunSet,
+    metric: &str,
+    col: &[&Series],
+    opts: &PlotOptions,
+    grid: bool,
+    one_variant: bool,
+) -> Result<Option<Panel>, ReportError> {
+    let rows = data.cdf.as_deref().unwrap_or(&[]);
+    let who = crate::population(&crate::models(data));
+    let (title, since) = metric_title(metric);
+    let n = col.len() as u32;
+    let mut lines = Vec::new();
+    // Where the server was still down, each span once: a hundred thousand restarts
+    // of one length are one span.
+    let mut down: Vec<(f64, f64)> = Vec::new();
+    let mut spans_seen: BTreeSet<(u64, u64)> = BTreeSet::new();
+    for (i, s) in col.iter().enumerate() {
+        backoffsim_core::run::interrupt::check()?;
+        let mut pts: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.variant == s.variant && r.point == s.point && r.metric == metric)
+            .map(|r| (r.value, r.fraction))
+            .collect();
+        pts.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.total_cmp(&b.0)));
+        let pts = window(&pts, opts.from, opts.to);
+        if pts.is_empty() {
+            continue;
+        }
+        // Earlier lines are drawn wider, so where curves coincide each still shows
+        // as a stripe beside the one drawn over it.
+        let width = 2 + (n - 1 - i as u32).min(3);
+        lines.push((colour(s, i, one_variant), width, pts));
+        for span in still_down(since, &data.facts(&s.variant, &s.point)) {
+            if spans_seen.insert((span.0.to_bits(), span.1.to_bits())) {
+                down.push(span);
+            }
+        }
+    }
+    if lines.is_empty() {
+        return Ok(None);
+    }
+    let values = || lines.iter().flat_map(|(_, _, l)| l.iter().map(|p| p.0));
+    let (lo, hi) = values().fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    let pos_lo = values().filter(|v| *v > 0.0).fold(f64::MAX, f64::min);
+    let log = lo >= 0.0 && pos_lo < f64::MAX && spans_decades(pos_lo, hi);
+    let (unit, per) = unit_for(lo, hi, log);
+    let x = if log {
+        let (a, b) = axis_range(pos_lo / per, hi / per, true);
+        (opts.from.map_or(a, |f| (f / per).max(a)), opts.to.map_or(b, |t| t / per))
+    } else {
+        let (a, b) = axis_range(lo / per, hi / per, false);
+        (opts.from.map_or(a, |f| f / per), opts.to.map_or(b, |t| t / per))
+    };
+    for (_, _, l) in &mut lines {
+        for p in l.iter_mut() {
+            // A zero has no place on a log axis: it sits at the left edge.
+            p.0 = (p.0 / per).clamp(x.0, x.1);
+        }
+    }
+    let down = super::bands::merged(down.iter().map(|&(a, b)| (a / per, b / per)), x);
+    let cell = if grid { super::cell_label(&data.sweep_keys, &col[0].point) } else { String::new() };
+    let caption = if cell.is_empty() { title.to_string() } else { format!("{title} · {cell}") };
+    let since_text = match since {
+        Since::Drop => " since the drop",
+        Since::CallStart => " since the call's start",
+        Since::Nothing => "",
+    };
+    let x_desc = format!("{title}{since_text} ({unit}{})", if log { ", log scale" } else { "" });
+    Ok(Some(Panel { caption, x_desc, lines, down, x, log, y_desc: format!("fraction of {who}") }))
+}
+
+/// The legend: a line per variant in a grid of cells, else per line drawn; and the
+/// still-down band where a panel has it.
+fn legend(columns: &[Vec<&Series>], panel_rows: &[Vec<Option<Panel>>], grid: bool, one_variant: bool) -> Vec<(Glyph, String)> {
     let mut legend: Vec<(Glyph, String)> = Vec::new();
     let legend_series: Vec<&Series> = if grid {
         let mut seen: Vec<&Series> = Vec::new();
@@ -241,28 +326,12 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<CdfFigure, Rep
     for (i, s) in legend_series.iter().enumerate() {
         let width = 2 + (count - 1 - i as u32).min(3);
         let label = if grid { s.variant.clone() } else { s.label.clone() };
-        legend.push((Glyph::Line(color(colour(s, i)), width), label));
+        legend.push((Glyph::Line(color(colour(s, i, one_variant)), width), label));
     }
     if panel_rows.iter().flatten().flatten().any(|p| !p.down.is_empty()) {
         legend.push((Glyph::Band(DOWN), "the server was still down".into()));
     }
-    let reps: BTreeSet<u64> = data.runs.iter().filter_map(|r| r.replications).collect();
-    let averaged = match reps.iter().next() {
-        Some(1) if reps.len() == 1 => "one replication".to_string(),
-        _ => "quantiles averaged over replications".to_string(),
-    };
-    let scenario = data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ");
-    let mut subtitle = format!("{scenario} · {averaged} · dots: median, 99th percentile");
-    if let Some(note) = omitted {
-        subtitle.push_str(&format!(" · {note}"));
-    }
-    Ok(CdfFigure {
-        title: format!("Distribution over {who} (CDF)"),
-        subtitle,
-        legend,
-        columns: panel_rows.iter().map(Vec::len).max().unwrap_or(1),
-        rows: panel_rows,
-    })
+    legend
 }
 
 /// The points of a line inside `[from, to]`, cut where the line crosses an edge, so

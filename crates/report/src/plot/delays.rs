@@ -9,13 +9,12 @@ use plotters::prelude::*;
 use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::style::delays::*;
 use super::{Drawn, FONT};
 use super::{
     Figure, Format, Glyph, INK, MUTED, WIDTH, axis_range, encode, fit, fmt_secs, header, header_height, spans_decades,
 };
 use crate::ReportError;
-
-const PANEL_HEIGHT: u32 = 440;
 
 /// The distribution of the sleep before one attempt, in seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -42,11 +41,6 @@ pub(crate) struct DelaysFigure {
     y: (f64, f64),
     log: bool,
 }
-
-const RANGE: RGBColor = RGBColor(0, 114, 178);
-const MEDIAN: RGBColor = RGBColor(33, 33, 33);
-const NOMINAL: RGBColor = RGBColor(0, 158, 115);
-const CAP: RGBColor = RGBColor(213, 94, 0);
 
 /// Draws the per-attempt delay distribution; `cap` in seconds.
 pub fn render(

@@ -13,14 +13,53 @@ use super::sweep::{Selection, SweepAxis, chosen_metrics, rows_by};
 use super::{
     Drawn, FONT, Figure, INK, MUTED, PlotOptions, WIDTH, fit, fmt_num, header, header_height, spans_decades, text_width,
 };
+use super::style::heatmap::*;
+use backoffsim_core::metrics::catalogue;
 use crate::data::RunSet;
 use crate::{Better, ReportError};
-use backoffsim_core::metrics::catalogue;
 
-const ROW_HEIGHT: u32 = 300;
+/// A metric over two swept parameters.
+pub struct Heatmap;
+
+impl super::Plot for Heatmap {
+    const NAME: &'static str = "heatmap";
+    const ABOUT: &'static str = "A metric over two swept parameters";
+    const PER_CELL: bool = false;
+    type Figure = HeatmapFigure;
+
+    fn missing(data: &RunSet) -> Option<String> {
+        (data.sweep_keys.len() < 2).then(|| {
+            format!(
+                "a heatmap needs two swept parameters; summary.csv has {}",
+                if data.sweep_keys.is_empty() { "none".to_string() } else { format!("only `{}`", data.sweep_keys[0]) }
+            )
+        })
+    }
+
+    fn figure(data: &RunSet, opts: &PlotOptions) -> Result<HeatmapFigure, ReportError> {
+        figure(data, opts)
+    }
+
+    fn caption(data: &RunSet) -> Result<(String, String), backoffsim_core::run::interrupt::Interrupted> {
+        Ok((
+            "Metrics over two swept parameters".into(),
+        format!(
+                        "The mean of each headline metric over `{}` and `{}`, a panel per variant; each \
+                         row of panels shares one colour scale, logarithmic where the values span \
+                         decades.",
+                        data.sweep_keys.first().cloned().unwrap_or_default(),
+                        data.sweep_keys.get(1).cloned().unwrap_or_default()
+                    ),
+        ))
+    }
+
+    fn redraw(r: &super::Redraw<'_>) -> String {
+        format!("backoffsim plot heatmap {} --metric {m} -o {m}.png", r.dir, m = r.metric)
+    }
+}
+
 /// Most variants a row of panels shows; the subtitle names how many more there are.
 const MAX_PANELS: usize = 8;
-const SCALE_WIDTH: u32 = 96;
 
 pub(crate) struct HeatmapFigure {
     title: String,
@@ -100,7 +139,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<HeatmapFigure,
         return Err(ReportError::Missing("summary.csv has no values to plot for the chosen variants".into()));
     }
     let cols = rows.iter().map(|r| r.panels.len()).max().unwrap_or(1);
-    let scenario = data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ");
+    let scenario = super::scenarios(data);
     let mut subtitle = format!("{scenario} · mean over replications in each cell · one colour scale per row");
     if rows.iter().any(|r| r.log) {
         subtitle.push_str(" · log colour scales where values span decades");

@@ -29,33 +29,52 @@ use super::{
     Drawn, FONT, Figure, GRID_BOLD, GRID_LIGHT, Glyph, INK, MUTED, PlotOptions, WIDTH, color, fit, fmt_num, fmt_secs,
     header, mesh, omitted_note, panel_heights, series, stack_heights, stacked_size, thin_line, tick,
 };
+use super::style::load::*;
+use super::style::{ALARM as ALERT, AXIS, BLACKOUT, BOTTOM_EXTRA, DOWN, PLOT_WIDTH, Y_LABELS};
 use crate::ReportError;
 use crate::data::RunSet;
 
 mod binned;
+mod caption;
+mod draw;
 
 use binned::Binned;
 
-const OFFERED: RGBColor = RGBColor(213, 94, 0);
-const GOODPUT: RGBColor = RGBColor(0, 114, 178);
-const CAPACITY: RGBColor = RGBColor(33, 33, 33);
-const RETRY: RGBColor = RGBColor(136, 34, 85);
-const WASTED: RGBColor = RGBColor(166, 212, 240);
-const ALERT: RGBColor = RGBColor(200, 0, 0);
-const QUEUE: RGBColor = RGBColor(86, 180, 233);
-const DOWN: RGBColor = RGBColor(222, 222, 222);
-const BROWNOUT: RGBColor = RGBColor(253, 236, 178);
-const BLACKOUT: RGBColor = RGBColor(232, 222, 242);
-const MAIN_HEIGHT: u32 = 200;
-const STRIP_HEIGHT: u32 = 86;
-const AXIS: u32 = 24;
-const BOTTOM_EXTRA: u32 = 22;
-const Y_LABELS: u32 = 70;
+/// Offered load, goodput and the retries' share per time bin (or jobs created, delivered and queued), one panel per variant and sweep cell.
+pub struct Load;
+
+impl super::Plot for Load {
+    const NAME: &'static str = "load";
+    const ABOUT: &'static str = "Offered load, goodput and the retries' share per time bin (or jobs created, delivered and queued), one panel per variant and sweep cell";
+    type Figure = LoadFigure;
+
+    fn missing(data: &RunSet) -> Option<String> {
+        data.series.as_ref().is_none_or(|t| t.iter().all(|t| t.rows.is_empty())).then(|| {
+            "no quantities over time: series.csv is missing or has no rows (only models that \
+             track load over time write it)"
+                .into()
+        })
+    }
+
+    fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, ReportError> {
+        figure(data, opts)
+    }
+
+    fn caption(data: &RunSet) -> Result<(String, String), backoffsim_core::run::interrupt::Interrupted> {
+        Ok(("Load over time".into(), caption::caption(data)))
+    }
+
+    fn panels(data: &RunSet) -> Vec<(String, String)> {
+        notes(data)
+    }
+
+    fn redraw(r: &super::Redraw<'_>) -> String {
+        format!("backoffsim plot load {} --variant {}{} -o load.png", r.dir, r.variant, r.cell)
+    }
+}
+
 /// Bins a panel draws at most; more are merged (and the subtitle says so).
 const MAX_BINS: usize = 450;
-/// About the pixels a panel's time axis spans, and the narrowest bin drawn as a step.
-const PLOT_WIDTH: u32 = WIDTH - 110;
-const MIN_STEP_PX: f64 = 4.0;
 /// Panels one figure shows; past that it says what it left out.
 pub(crate) const MAX_PANELS: usize = 8;
 
@@ -212,42 +231,74 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, Re
         if let Some(&w) = b.per_bin.first() {
             widths.insert((w.to_bits(), b.merged));
         }
-        let facts = data.facts(&s.variant, &s.point);
-        let mut bands: Vec<(f64, f64, BandKind)> =
-            facts.blackouts.iter().map(|&(a, e)| (a, e, BandKind::Blackout)).collect();
-        bands.extend(facts.brownouts.iter().map(|b| (b.from, b.to, BandKind::Brownout)));
-        bands.extend(facts.down.iter().map(|d| (d.from, d.to, BandKind::Down)));
-        bands.extend(facts.provider_down.iter().map(|&(a, e)| (a, e, BandKind::ProviderDown)));
-        let incident = bands
-            .iter()
-            .filter(|b| b.2 != BandKind::Blackout)
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|b| (b.0, b.2.since()));
-        // Each kind's spans merged as drawn, the kinds in the order above.
-        let bands: Vec<(f64, f64, BandKind)> =
-            [BandKind::Blackout, BandKind::Brownout, BandKind::Down, BandKind::ProviderDown]
-                .into_iter()
-                .flat_map(|k| {
-                    let spans = bands.iter().filter(|b| b.2 == k).map(|b| (b.0, b.1));
-                    super::bands::merged(spans, (x0, x1)).into_iter().map(move |(a, e)| (a, e, k))
-                })
-                .collect();
-        let shape = Shape::of(&table.columns);
-        let (lines, strip, stats, note) = match shape {
-            Shape::Calls => calls(&b, &s.label, facts.retry_share_alert, incident),
-            Shape::Jobs => jobs(&b, &s.label, incident),
-            Shape::Other => other(&b),
-        };
-        let y_max = lines.iter().flat_map(|l| l.segments.iter().flatten()).map(|p| p.1).fold(0.0, f64::max);
-        let desc = data.variant(&s.variant).map(|v| v.description.as_str()).unwrap_or("");
-        let head = if stats.is_empty() { s.label.clone() } else { format!("{} ({stats})", s.label) };
-        let caption = if desc.is_empty() { head } else { format!("{head}: {desc}") };
-        panels.push(Panel { caption, shape, lines, strip, bands, y_max, note });
+        panels.push(panel(data, s, &b, Shape::of(&table.columns), (x0, x1)));
     }
+    let (y_max, queue_max) = scales(&panels);
+    // The columns of the first table of other columns name its lines.
+    let other_columns = chosen
+        .iter()
+        .find_map(|s| table_of(&s.variant, &s.point).filter(|t| Shape::of(&t.columns) == Shape::Other))
+        .map(|t| t.columns.as_slice())
+        .unwrap_or(&[]);
+    let legend = legend(&panels, other_columns);
+    let shapes: Vec<Shape> = panels.iter().map(|p| p.shape).collect();
+    let title = match (shapes.iter().all(|s| *s == Shape::Calls), shapes.iter().all(|s| *s == Shape::Jobs)) {
+        (true, _) => "Offered load, goodput and retries over time",
+        (_, true) => "Jobs created, delivered and queued over time",
+        _ => "Quantities over time",
+    };
+    let subtitle = subtitle(data, &reps_seen, &widths, (chosen.len(), total_series));
+    Ok(LoadFigure { title: title.into(), subtitle, legend, panels, x: (x0, x1), y_max, queue_max })
+}
 
+/// The panel of series `s` from its bins `b`, with its bands and caption.
+fn panel(data: &RunSet, s: &super::Series, b: &Binned, shape: Shape, (x0, x1): (f64, f64)) -> Panel {
+    let facts = data.facts(&s.variant, &s.point);
+    let (bands, incident) = bands_of(&facts, (x0, x1));
+    let (lines, strip, stats, note) = match shape {
+        Shape::Calls => calls(b, &s.label, facts.retry_share_alert, incident),
+        Shape::Jobs => jobs(b, &s.label, incident),
+        Shape::Other => other(b),
+    };
+    let y_max = lines.iter().flat_map(|l| l.segments.iter().flatten()).map(|p| p.1).fold(0.0, f64::max);
+    let desc = data.variant(&s.variant).map(|v| v.description.as_str()).unwrap_or("");
+    let head = if stats.is_empty() { s.label.clone() } else { format!("{} ({stats})", s.label) };
+    let caption = if desc.is_empty() { head } else { format!("{head}: {desc}") };
+    Panel { caption, shape, lines, strip, bands, y_max, note }
+}
+
+/// The shaded spans of a cell, each kind's merged as drawn, and the first incident (not
+/// a blackout) with what its time is called.
+type Bands = (Vec<(f64, f64, BandKind)>, Option<(f64, &'static str)>);
+
+fn bands_of(facts: &crate::data::CellFacts, (x0, x1): (f64, f64)) -> Bands {
+    let mut bands: Vec<(f64, f64, BandKind)> =
+        facts.blackouts.iter().map(|&(a, e)| (a, e, BandKind::Blackout)).collect();
+    bands.extend(facts.brownouts.iter().map(|b| (b.from, b.to, BandKind::Brownout)));
+    bands.extend(facts.down.iter().map(|d| (d.from, d.to, BandKind::Down)));
+    bands.extend(facts.provider_down.iter().map(|&(a, e)| (a, e, BandKind::ProviderDown)));
+    let incident = bands
+        .iter()
+        .filter(|b| b.2 != BandKind::Blackout)
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|b| (b.0, b.2.since()));
+    // Each kind's spans merged as drawn, the kinds in the order above.
+    let bands: Vec<(f64, f64, BandKind)> =
+        [BandKind::Blackout, BandKind::Brownout, BandKind::Down, BandKind::ProviderDown]
+            .into_iter()
+            .flat_map(|k| {
+                let spans = bands.iter().filter(|b| b.2 == k).map(|b| (b.0, b.1));
+                super::bands::merged(spans, (x0, x1)).into_iter().map(move |(a, e)| (a, e, k))
+            })
+            .collect();
+    (bands, incident)
+}
+
+/// The top of each shape's y axis, shared by its panels, and of the queue strips.
+fn scales(panels: &[Panel]) -> (BTreeMap<Shape, f64>, f64) {
     let mut y_max: BTreeMap<Shape, f64> = BTreeMap::new();
     let mut queue_max: f64 = 0.0;
-    for p in &panels {
+    for p in panels {
         let top = y_max.entry(p.shape).or_insert(0.0);
         *top = top.max(p.y_max);
         if let Some(Strip::Queue(bars)) = &p.strip {
@@ -258,6 +309,12 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, Re
         *top = if *top > 0.0 { *top * 1.08 } else { 1.0 };
     }
 
+    (y_max, queue_max)
+}
+
+/// The legend: what the panels' shapes draw, the lines of other columns named by
+/// `other_columns`, and each kind of band shown.
+fn legend(panels: &[Panel], other_columns: &[String]) -> Vec<(Glyph, String)> {
     let shapes: Vec<Shape> = panels.iter().map(|p| p.shape).collect();
     let any = |f: &dyn Fn(&Panel) -> bool| panels.iter().any(f);
     let mut legend = Vec::new();
@@ -283,10 +340,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, Re
         legend.push((Glyph::Band(QUEUE), "queue depth (strip)".to_string()));
     }
     if let Some(p) = panels.iter().find(|p| p.shape == Shape::Other) {
-        let table = chosen
-            .iter()
-            .find_map(|s| table_of(&s.variant, &s.point).filter(|t| Shape::of(&t.columns) == Shape::Other));
-        for (i, c) in table.map(|t| t.columns.as_slice()).unwrap_or(&[]).iter().enumerate().take(p.lines.len()) {
+        for (i, c) in other_columns.iter().enumerate().take(p.lines.len()) {
             legend.push((Glyph::Line(color(i), 2), c.clone()));
         }
     }
@@ -298,21 +352,17 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, Re
         legend.push((Glyph::Band(k.color()), k.name().to_string()));
     }
 
-    let title = match (shapes.iter().all(|s| *s == Shape::Calls), shapes.iter().all(|s| *s == Shape::Jobs)) {
-        (true, _) => "Offered load, goodput and retries over time",
-        (_, true) => "Jobs created, delivered and queued over time",
-        _ => "Quantities over time",
-    };
-    let scenario = data.runs.iter().map(|r| r.scenario.as_str()).collect::<Vec<_>>().join(" vs ");
-    let reps_text = match reps_seen.len() {
-        1 => match reps_seen.iter().next() {
-            Some(1) => "one replication".to_string(),
-            Some(n) => format!("mean of {n} replications"),
-            None => String::new(),
-        },
-        _ => "mean over each panel's replications".to_string(),
-    };
-    let mut subtitle = format!("{scenario} · {reps_text}");
+    legend
+}
+
+/// The scenario, how bins average replications and merge, and the panels left out.
+fn subtitle(
+    data: &RunSet,
+    reps_seen: &std::collections::BTreeSet<usize>,
+    widths: &std::collections::BTreeSet<(u64, usize)>,
+    (shown, total_series): (usize, usize),
+) -> String {
+    let mut subtitle = format!("{} · {}", super::scenarios(data), super::replications_text(reps_seen));
     if let [(w, merged)] = widths.iter().copied().collect::<Vec<_>>()[..] {
         let w = f64::from_bits(w);
         subtitle.push_str(&if merged > 1 {
@@ -321,10 +371,10 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<LoadFigure, Re
             format!(" · bins of {}", fmt_secs(w))
         });
     }
-    if let Some(note) = omitted_note(chosen.len(), total_series, "panels") {
+    if let Some(note) = omitted_note(shown, total_series, "panels") {
         subtitle.push_str(&format!(" · {note}"));
     }
-    Ok(LoadFigure { title: title.into(), subtitle, legend, panels, x: (x0, x1), y_max, queue_max })
+    subtitle
 }
 
 /// A panel's lines, strip, numbers for its caption, and the report's sentence about it.
@@ -445,192 +495,6 @@ pub(crate) fn notes(data: &RunSet) -> Vec<(String, String)> {
     figure(data, &PlotOptions::default())
         .map(|f| f.panels.into_iter().filter_map(|p| p.note).collect())
         .unwrap_or_default()
-}
-
-impl Figure for LoadFigure {
-    fn size(&self) -> (u32, u32) {
-        let (w, h) = stacked_size(&self.subtitle, &self.legend, self.panels.len(), MAIN_HEIGHT + AXIS, BOTTOM_EXTRA);
-        (w, h + self.panels.iter().filter(|p| p.strip.is_some()).count() as u32 * STRIP_HEIGHT)
-    }
-
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        let body = header(root, &self.title, &self.subtitle, &self.legend)?;
-        let n = self.panels.len();
-        let mut heights = panel_heights(n, MAIN_HEIGHT + AXIS, BOTTOM_EXTRA);
-        for (h, p) in heights.iter_mut().zip(&self.panels) {
-            *h += if p.strip.is_some() { STRIP_HEIGHT } else { 0 };
-        }
-        for (i, (area, p)) in stack_heights(&body, &heights).iter().zip(&self.panels).enumerate() {
-            super::stop()?;
-            let last = i + 1 == n;
-            match &p.strip {
-                Some(strip) => {
-                    let (main, below) = area.split_vertically(MAIN_HEIGHT);
-                    self.draw_main(&main, p, None)?;
-                    self.draw_strip(&below, p, strip, last)?;
-                }
-                None => self.draw_main(area, p, Some(last))?,
-            }
-        }
-        Ok(())
-    }
-}
-
-type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
-
-impl LoadFigure {
-    fn x_area(axis: Option<bool>) -> u32 {
-        match axis {
-            None => 0,
-            Some(false) => AXIS,
-            Some(true) => AXIS + BOTTOM_EXTRA,
-        }
-    }
-
-    /// The rates (or the columns); `axis` is `Some(last panel?)` when it carries the time
-    /// axis itself (no strip under it).
-    fn draw_main<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        p: &Panel,
-        axis: Option<bool>,
-    ) -> Result<(), String> {
-        let caption_style = TextStyle::from((FONT, 15, FontStyle::Bold).into_font()).color(&INK);
-        let top = self.y_max.get(&p.shape).copied().unwrap_or(1.0);
-        let mut chart = ChartBuilder::on(area)
-            .margin_left(8)
-            .margin_right(24)
-            .margin_top(6)
-            // Room between the main chart's lowest tick label and the strip's highest.
-            .margin_bottom(if axis.is_none() { 8 } else { 0 })
-            .caption(fit(&p.caption, 15, WIDTH - 40), caption_style)
-            .x_label_area_size(Self::x_area(axis))
-            .y_label_area_size(Y_LABELS)
-            .build_cartesian_2d(self.x.0..self.x.1, 0.0..top)
-            .d()?;
-        mesh(&mut chart, if axis == Some(true) { "time (s)" } else { "" }, p.shape.y_desc(), &tick, &tick)?;
-        shade(&mut chart, p, top, true)?;
-        for l in &p.lines {
-            for seg in &l.segments {
-                let seg = thin_line(seg, self.x.0, self.x.1);
-                if l.dashed {
-                    chart.draw_series(DashedLineSeries::new(seg, 7, 5, l.color.stroke_width(2))).d()?;
-                } else {
-                    chart.draw_series(LineSeries::new(seg, l.color.stroke_width(2))).d()?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn draw_strip<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        p: &Panel,
-        strip: &Strip,
-        last: bool,
-    ) -> Result<(), String> {
-        let top = match strip {
-            Strip::Shares { .. } => 100.0,
-            Strip::Queue(_) => {
-                if self.queue_max > 0.0 {
-                    self.queue_max * 1.1
-                } else {
-                    1.0
-                }
-            }
-        };
-        let mut chart = ChartBuilder::on(area)
-            .margin_left(8)
-            .margin_right(24)
-            .margin_top(8)
-            .x_label_area_size(Self::x_area(Some(last)))
-            .y_label_area_size(Y_LABELS)
-            .build_cartesian_2d(self.x.0..self.x.1, 0.0..top)
-            .d()?;
-        let percent = |v: &f64| format!("{} %", tick(v));
-        chart
-            .configure_mesh()
-            .bold_line_style(GRID_BOLD)
-            .light_line_style(GRID_LIGHT)
-            .max_light_lines(1)
-            .axis_style(MUTED)
-            .label_style((FONT, 13).into_font().color(&INK))
-            .axis_desc_style((FONT, 14).into_font().color(&INK))
-            .x_desc(if last { "time (s)" } else { "" })
-            .y_desc(match strip {
-                Strip::Shares { .. } => "share",
-                Strip::Queue(_) => "queued",
-            })
-            .x_labels(12)
-            .y_labels(3)
-            .x_label_formatter(&tick)
-            .y_label_formatter(match strip {
-                Strip::Shares { .. } => &percent,
-                Strip::Queue(_) => &tick,
-            })
-            .draw()
-            .d()?;
-        shade(&mut chart, p, top, false)?;
-        match strip {
-            Strip::Shares { retry, wasted, alert } => {
-                fill(&mut chart, wasted, WASTED, self.x)?;
-                if let Some(a) = *alert {
-                    let a = a.min(100.0);
-                    chart
-                        .draw_series(DashedLineSeries::new([(self.x.0, a), (self.x.1, a)], 6, 4, ALERT.stroke_width(1)))
-                        .d()?;
-                    // Above the line, at the right, unless the line is at the top.
-                    let v = if a > 75.0 { VPos::Top } else { VPos::Bottom };
-                    let style = TextStyle::from((FONT, 12)).color(&ALERT).pos(Pos::new(HPos::Right, v));
-                    let label = format!("alert at {} % ", fmt_num(a, 3));
-                    chart.draw_series(std::iter::once(Text::new(label, (self.x.1, a), style))).d()?;
-                }
-                for seg in retry {
-                    chart
-                        .draw_series(LineSeries::new(thin_line(seg, self.x.0, self.x.1), RETRY.stroke_width(2)))
-                        .d()?;
-                }
-            }
-            Strip::Queue(bars) => {
-                fill(&mut chart, bars, QUEUE, self.x)?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The area under a line of steps, thinned like a line.
-fn fill<DB: DrawingBackend>(
-    chart: &mut Chart<'_, DB>,
-    steps: &Steps,
-    col: RGBColor,
-    x: (f64, f64),
-) -> Result<(), String> {
-    for seg in steps {
-        let (Some(first), Some(last)) = (seg.first(), seg.last()) else { continue };
-        let mut outline = vec![(first.0, 0.0)];
-        outline.extend(thin_line(seg, x.0, x.1));
-        outline.push((last.0, 0.0));
-        chart.draw_series(std::iter::once(Polygon::new(outline, col.filled()))).d()?;
-    }
-    Ok(())
-}
-
-/// The incident bands behind a chart; the main chart names each at its top left.
-fn shade<DB: DrawingBackend>(chart: &mut Chart<'_, DB>, p: &Panel, top: f64, named: bool) -> Result<(), String> {
-    chart.draw_series(p.bands.iter().map(|&(a, b, k)| Rectangle::new([(a, 0.0), (b, top)], k.color().filled()))).d()?;
-    if named {
-        let style = TextStyle::from((FONT, 12)).color(&MUTED).pos(Pos::new(HPos::Left, VPos::Top));
-        for &(a, b, k) in &p.bands {
-            let (left, _) = chart.backend_coord(&(a, 0.0));
-            let (right, _) = chart.backend_coord(&(b, 0.0));
-            if right - left >= super::text_width(k.name(), 12) as i32 + 6 {
-                chart.draw_series(std::iter::once(Text::new(format!(" {}", k.name()), (a, top), style.clone()))).d()?;
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

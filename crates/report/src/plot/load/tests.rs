@@ -65,7 +65,13 @@ fn storm(name: &str, horizon: usize, at: usize, recovers: bool) -> Vec<SeriesRow
 
 fn svg(data: &RunSet) -> String {
     String::from_utf8(
-        crate::plot::render(crate::plot::Kind::Load, data, &PlotOptions::default(), crate::plot::Format::Svg).unwrap(),
+        crate::plot::render(
+            crate::plot::Kind::Load,
+            data,
+            &PlotOptions::default(),
+            crate::plot::Format::Svg,
+        )
+        .unwrap(),
     )
     .unwrap()
 }

@@ -9,7 +9,7 @@ use super::Better;
 use super::compare::Ranking;
 use super::data::RunSet;
 use super::param_sets::{self, Members};
-use super::plot::{Kind, fmt_num};
+use super::plot::{Kind, Redraw, fmt_num};
 use backoffsim_core::metrics::catalogue;
 use backoffsim_core::run::interrupt::Interrupted;
 
@@ -241,24 +241,9 @@ pub fn build(data: &RunSet, plots: &[Kind]) -> Result<Report, Interrupted> {
         }
         _ => String::new(),
     };
-    let redraw = plots
-        .iter()
-        .map(|k| match k {
-            Kind::Rto => {
-                format!(
-                    "backoffsim plot rto {dir} --variant {first_variant}{cell} --from {from}s --to {to}s -o zoom.svg"
-                )
-            }
-            Kind::Attempts => {
-                format!("backoffsim plot attempts {dir}{cell} --from 5s --to 30s -o herd.png")
-            }
-            Kind::Load => format!("backoffsim plot load {dir} --variant {first_variant}{cell} -o load.png"),
-            Kind::Cdf => format!("backoffsim plot cdf {dir} --variant {first_variant}{cell} -o cdf.svg"),
-            Kind::Sweep | Kind::Heatmap => {
-                format!("backoffsim plot {} {dir} --metric {first_metric} -o {first_metric}.png", k.name())
-            }
-        })
-        .collect();
+    let context =
+        Redraw { dir: &dir, variant: &first_variant, cell: &cell, from: &from, to: &to, metric: &first_metric };
+    let redraw = plots.iter().map(|k| k.redraw(&context)).collect();
     let paired = super::paired::table(data, &listing.listed)?;
     Ok(Report {
         title,
@@ -359,6 +344,13 @@ fn param_rows(data: &RunSet) -> Result<Vec<ParamRow>, Interrupted> {
         }
     }
     Ok(rows)
+}
+
+fn plot_ref(kind: Kind, data: &RunSet) -> Result<PlotRef, Interrupted> {
+    let (title, caption) = kind.caption(data)?;
+    let panels = kind.panels(data);
+    backoffsim_core::run::interrupt::check()?;
+    Ok(PlotRef { stem: kind.name().to_string(), title, caption, panels })
 }
 
 fn label_of(keys: &[String], point: &[String]) -> Vec<String> {
@@ -570,294 +562,5 @@ fn verdict(
     }
 }
 
-/// What the RTO plot shows, naming only the marks that appear in it.
-fn rto_caption(data: &RunSet) -> Result<String, Interrupted> {
-    let mut s = String::from(if data.sweep_keys.is_empty() {
-        "One traced connection per variant, on shared axes. Grey dots are RTT samples, the \
-         blue line is SRTT and the orange line the RTO (the timer's value)"
-    } else {
-        "One traced connection per variant and sweep cell, on shared axes. Grey dots are RTT \
-         samples, the blue line is SRTT and the orange line the RTO (the timer's value)"
-    });
-    // The kinds of event in the trace, in one pass over its (maybe millions of) rows.
-    let mut events: BTreeSet<&str> = BTreeSet::new();
-    for r in &data.trace {
-        backoffsim_core::run::interrupt::check()?;
-        events.insert(&r.event);
-    }
-    let has = |e: &str| events.contains(e);
-    if has("timeout") {
-        s.push_str("; a red × marks a timer expiry, at the RTO it fired with");
-    }
-    if has("spurious_timeout") {
-        s.push_str(
-            "; a black ring on the RTO line marks where F-RTO found the last timeout spurious \
-             and undid it",
-        );
-    }
-    match (has("retransmit"), has("probe")) {
-        (true, false) => s.push_str("; purple triangles in the strip under each panel mark retransmissions"),
-        (false, true) => s.push_str("; sky-blue dots in the strip under each panel mark tail loss probes"),
-        (true, true) => s.push_str(
-            "; in the strip under each panel, purple triangles mark retransmissions and sky-blue \
-             dots (a row of their own) tail loss probes",
-        ),
-        (false, false) => {}
-    }
-    if has("aborted") {
-        s.push_str(
-            "; a black vertical line marks where the connection gave up retransmitting \
-             (aborted), after which nothing happens on it",
-        );
-    }
-    s.push('.');
-    if data.variants.iter().any(|v| !v.blackouts.is_empty()) {
-        s.push_str(" Grey bands are blackouts.");
-    }
-    if data.variants.iter().any(|v| !v.rtt_changes.is_empty()) {
-        s.push_str(
-            " Green bands mark where the path's RTT differs from its base (the dashed green \
-             line is the path's RTT).",
-        );
-    }
-    Ok(s)
-}
-
-/// What the load plot shows, naming only the marks that appear in it, then what each
-/// panel's numbers say.
-fn load_caption(data: &RunSet) -> String {
-    let columns: Vec<&str> = data.series.iter().flatten().flat_map(|t| t.columns.iter().map(String::as_str)).collect();
-    let has = |c: &str| columns.contains(&c);
-    let per = if data.sweep_keys.is_empty() { "variant" } else { "variant and sweep cell" };
-    let mut s = format!("Per time bin, the mean over replications, one panel per {per} on shared scales. ");
-    if has("attempts") && has("succeeded") {
-        s.push_str(
-            "The orange line is the offered load (attempts reaching the server per second, retries \
-             included), the blue line the goodput (attempts that succeeded per second)",
-        );
-        s.push_str(if has("capacity") { ", the dashed line the server's capacity. " } else { ". " });
-        s.push_str("In the strip under each panel, the purple line is the retries' share of the attempts");
-        if has("wasted_s") && has("busy_s") {
-            s.push_str(" and the light blue area the share of the server's busy time that was wasted");
-        }
-        let facts = data.variants.iter().flat_map(|v| v.cells.iter().map(|c| &c.facts));
-        if facts.clone().any(|f| f.retry_share_alert.is_some()) {
-            s.push_str("; the red dashed line is the monitor's retry-share alert");
-        }
-        s.push_str(
-            ". Offered load climbing past capacity while goodput falls and retries fill the strip is a \
-             retry storm; goodput that stays low after the incident has ended is a metastable failure.",
-        );
-    } else if has("created") && has("delivered") {
-        s.push_str(
-            "The orange line is jobs created per second, the blue line jobs delivered per second; the \
-             strip under each panel is the queue's depth.",
-        );
-    } else {
-        s.push_str("A line per column of series.csv, as the file holds it.");
-    }
-    let facts: Vec<&super::data::CellFacts> =
-        data.variants.iter().flat_map(|v| v.cells.iter().map(|c| &c.facts)).collect();
-    let mut bands = Vec::new();
-    if facts.iter().any(|f| !f.down.is_empty()) {
-        bands.push("grey bands are the server's down time");
-    }
-    if facts.iter().any(|f| !f.provider_down.is_empty()) {
-        bands.push("grey bands are the provider's down time");
-    }
-    if facts.iter().any(|f| !f.brownouts.is_empty()) {
-        bands.push("yellow bands brownouts");
-    }
-    if !bands.is_empty() {
-        let text = bands.join(", ");
-        s.push_str(&format!(" {}{}.", text[..1].to_uppercase(), &text[1..]));
-    }
-    s
-}
-
-fn plot_ref(kind: Kind, data: &RunSet) -> Result<PlotRef, Interrupted> {
-    let (title, caption) = match kind {
-        Kind::Rto => ("RTO trace", rto_caption(data)?),
-        Kind::Attempts => (
-            "Connection attempts at the server",
-            format!(
-                "Attempts per time bin at the server, mean over replications, accepted (blue) and \
-                 refused (orange) stacked; one panel per variant{} on the same scales, with the \
-                 accepted attempts alone in a strip under each panel. Grey bands are the server's \
-                 down time. A tall narrow spike is a synchronized herd; jitter turns it into a \
-                 lower, wider hump. When the end of the run is empty, the time axis stops a \
-                 little after the last attempt or down time, and the plot's subtitle says where.",
-                if data.sweep_keys.is_empty() { "" } else { " and sweep cell" }
-            ),
-        ),
-        Kind::Load => ("Load over time", load_caption(data)),
-        Kind::Cdf => (
-            match super::population(&super::models(data)) {
-                "jobs" => "Distribution over jobs",
-                "calls" => "Distribution over calls",
-                _ => "Distribution over clients",
-            },
-            format!(
-                "The share of {} (y) done by each time (x), each quantile the mean over \
-                 replications of that replication's quantile: the further left and the steeper, \
-                 the better. {}Dots mark the median (0.5) and the 99th percentile (0.99){}",
-                super::population(&super::models(data)),
-                if data.sweep_keys.is_empty() {
-                    ""
-                } else {
-                    "A line per variant and sweep cell (a column per cell when both vary). "
-                },
-                // Only a server with down time can have been still down.
-                if data.variants.iter().flat_map(|v| &v.cells).any(|c| !c.facts.down.is_empty()) {
-                    "; grey shows where the server was still down."
-                } else {
-                    "."
-                }
-            ),
-        ),
-        Kind::Sweep => (
-            "Metrics against the swept parameter",
-            format!(
-                "The model's headline metrics against `{}`, a line per variant{} with its 95 % \
-                 confidence band (a dot with a whisker where the values are categories); metrics \
-                 that do not vary are left out. `--metric` re-draws any metric.",
-                data.sweep_keys.first().cloned().unwrap_or_default(),
-                data.sweep_keys.get(1).map(|k| format!(" and value of `{k}`")).unwrap_or_default()
-            ),
-        ),
-        Kind::Heatmap => (
-            "Metrics over two swept parameters",
-            format!(
-                "The mean of each headline metric over `{}` and `{}`, a panel per variant; each \
-                 row of panels shares one colour scale, logarithmic where the values span \
-                 decades.",
-                data.sweep_keys.first().cloned().unwrap_or_default(),
-                data.sweep_keys.get(1).cloned().unwrap_or_default()
-            ),
-        ),
-    };
-    let panels = if kind == Kind::Load { super::plot::load::notes(data) } else { Vec::new() };
-    backoffsim_core::run::interrupt::check()?;
-    Ok(PlotRef { stem: kind.name().to_string(), title: title.to_string(), caption, panels })
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(variant: &str, n: u64, mean: f64, sd: f64) -> super::super::data::SummaryRow {
-        super::super::data::SummaryRow {
-            variant: variant.into(),
-            point: Vec::new(),
-            metric: "m".into(),
-            unit: "s".into(),
-            n,
-            mean,
-            sd: Some(sd),
-            ci: None,
-        }
-    }
-
-    /// The report names a best variant only where `compare`'s table would: a difference of
-    /// 3 with spreads 2 and 1 is within chance at 4 replications and beyond it at 40
-    /// (Welch's interval, as `significance::welch` computes by hand).
-    #[test]
-    fn a_best_variant_is_named_only_where_the_difference_is_significant() {
-        let names = ["a".to_string(), "b".to_string()];
-        let (a4, b4) = (row("a", 4, 7.0, 1.0), row("b", 4, 10.0, 2.0));
-        fn welch(stats: [&super::super::data::SummaryRow; 2]) -> impl Fn(usize, usize) -> Option<(f64, f64)> + '_ {
-            move |i, j| {
-                let (a, b) = (stats[i], stats[j]);
-                super::super::significance::welch((a.n, a.mean, a.sd), (b.n, b.mean, b.sd))
-            }
-        }
-        let text = verdict(&names, &[Some(&a4), Some(&b4)], Some(Better::Lower), welch([&a4, &b4])).text();
-        assert_eq!(text, super::super::compare::NOT_SIGNIFICANT);
-        let (a40, b40) = (row("a", 40, 7.0, 1.0), row("b", 40, 10.0, 2.0));
-        assert_eq!(verdict(&names, &[Some(&a40), Some(&b40)], Some(Better::Lower), welch([&a40, &b40])).text(), "a");
-        assert_eq!(verdict(&names, &[Some(&a40), Some(&b40)], Some(Better::Higher), welch([&a40, &b40])).text(), "b");
-        // Pairing: the same spreads, but every replication of `a` 3 below `b`'s.
-        let paired = |_: usize, _: usize| Some((-3.0, -3.0));
-        assert_eq!(verdict(&names, &[Some(&a4), Some(&b4)], Some(Better::Lower), paired).text(), "a");
-    }
-
-    #[test]
-    fn directories_are_quoted_for_the_shell_only_when_they_need_it() {
-        assert_eq!(shell_word("results/tcp-blackout"), "results/tcp-blackout");
-        assert_eq!(shell_word("my runs/a"), "'my runs/a'");
-        assert_eq!(shell_word("it's"), r"'it'\''s'");
-        assert_eq!(shell_word("$HOME"), "'$HOME'");
-        assert_eq!(shell_word(""), "''");
-    }
-
-    #[test]
-    fn a_parameter_table_lists_the_first_differences_and_says_how_many_more() {
-        use super::super::data::{RunInfo, VariantInfo};
-        // Two variants whose paths differ in 150 blackouts' start times, and agree on one key.
-        let params = |shift: u32| -> Vec<(String, String)> {
-            let mut p: Vec<(String, String)> =
-                (0..150).map(|i| (format!("path.blackout[{i}].at"), format!("{}s", i * 10 + shift))).collect();
-            p.push(("model".to_string(), "tcp".to_string()));
-            p
-        };
-        let data = RunSet {
-            runs: vec![RunInfo::default()],
-            variants: vec![
-                VariantInfo { name: "a".into(), params: params(0), ..Default::default() },
-                VariantInfo { name: "b".into(), params: params(1), ..Default::default() },
-            ],
-            ..Default::default()
-        };
-        let r = build(&data, &[]).unwrap();
-        assert_eq!((r.params.len(), r.params_more), (MAX_PARAMS, 50));
-        assert_eq!(r.params[0].key, "path.blackout[0].at");
-        assert_eq!(r.params[0].values, [Some("0s".to_string()), Some("1s".to_string())]);
-        let md = super::super::markdown::render(&r).unwrap();
-        assert!(md.contains("50 more parameters differ between the variants"), "{md}");
-    }
-
-    #[test]
-    fn a_set_valued_parameter_is_one_row_of_set_differences() {
-        use super::super::data::{RunInfo, VariantInfo};
-        let params = |codes: &[&str]| -> Vec<(String, String)> {
-            let mut p: Vec<(String, String)> =
-                codes.iter().enumerate().map(|(i, c)| (format!("policy.retry_on[{i}]"), c.to_string())).collect();
-            p.extend([("calls.tiers[0]".to_string(), "3".to_string()), ("model".to_string(), "calls".to_string())]);
-            p
-        };
-        let variant =
-            |name: &str, codes: &[&str]| VariantInfo { name: name.into(), params: params(codes), ..Default::default() };
-        let data = RunSet {
-            runs: vec![RunInfo::default()],
-            variants: vec![
-                variant("a", &["timeout", "500", "503"]),
-                variant("b", &["timeout", "408", "503"]),
-                variant("c", &["503", "timeout", "500"]),
-            ],
-            ..Default::default()
-        };
-        let r = build(&data, &[]).unwrap();
-        assert_eq!(r.params.len(), 1, "one row for the set, none for the equal tiers");
-        assert_eq!(r.params[0].key, "policy.retry_on");
-        assert_eq!(
-            r.params[0].values,
-            [
-                Some("{timeout, 500, 503}".to_string()),
-                Some("only in b {408}, only in a {500}".to_string()),
-                Some("{timeout, 500, 503}".to_string())
-            ]
-        );
-        assert!(r.params[0].differs(1) && !r.params[0].differs(2), "the same set in another order is no difference");
-    }
-
-    #[test]
-    fn relative_differences_read_naturally() {
-        assert_eq!(relative(19.1, 6.5), "+194 %");
-        assert_eq!(relative(6.5, 6.5), "±0 %");
-        assert_eq!(relative(0.9, 1.0), "-10 %");
-        assert_eq!(relative(1.05, 1.0), "+5.0 %");
-        assert_eq!(relative(3.0, 0.0), "+3 vs 0");
-        assert_eq!(mean_ci(6.5, Some((3.61, 9.39))), "6.5 ± 2.9");
-        assert_eq!(mean_ci(14600.0, None), "14600");
-    }
-}
+mod tests;

@@ -1,0 +1,56 @@
+//! What the report says the RTO plot shows.
+
+use super::*;
+
+/// What the RTO plot shows, naming only the marks that appear in it.
+pub(super) fn caption(data: &RunSet) -> Result<String, backoffsim_core::run::interrupt::Interrupted> {
+    let mut s = String::from(if data.sweep_keys.is_empty() {
+        "One traced connection per variant, on shared axes. Grey dots are RTT samples, the \
+         blue line is SRTT and the orange line the RTO (the timer's value)"
+    } else {
+        "One traced connection per variant and sweep cell, on shared axes. Grey dots are RTT \
+         samples, the blue line is SRTT and the orange line the RTO (the timer's value)"
+    });
+    // The kinds of event in the trace, in one pass over its (maybe millions of) rows.
+    let mut events: BTreeSet<&str> = BTreeSet::new();
+    for r in &data.trace {
+        backoffsim_core::run::interrupt::check()?;
+        events.insert(&r.event);
+    }
+    let has = |e: &str| events.contains(e);
+    if has("timeout") {
+        s.push_str("; a red × marks a timer expiry, at the RTO it fired with");
+    }
+    if has("spurious_timeout") {
+        s.push_str(
+            "; a black ring on the RTO line marks where F-RTO found the last timeout spurious \
+             and undid it",
+        );
+    }
+    match (has("retransmit"), has("probe")) {
+        (true, false) => s.push_str("; purple triangles in the strip under each panel mark retransmissions"),
+        (false, true) => s.push_str("; sky-blue dots in the strip under each panel mark tail loss probes"),
+        (true, true) => s.push_str(
+            "; in the strip under each panel, purple triangles mark retransmissions and sky-blue \
+             dots (a row of their own) tail loss probes",
+        ),
+        (false, false) => {}
+    }
+    if has("aborted") {
+        s.push_str(
+            "; a black vertical line marks where the connection gave up retransmitting \
+             (aborted), after which nothing happens on it",
+        );
+    }
+    s.push('.');
+    if data.variants.iter().any(|v| !v.blackouts.is_empty()) {
+        s.push_str(" Grey bands are blackouts.");
+    }
+    if data.variants.iter().any(|v| !v.rtt_changes.is_empty()) {
+        s.push_str(
+            " Green bands mark where the path's RTT differs from its base (the dashed green \
+             line is the path's RTT).",
+        );
+    }
+    Ok(s)
+}

@@ -1,0 +1,175 @@
+//! Drawing the RTO figure: a panel per connection, its lines, marks and the strip of
+//! retransmissions and probes under it.
+
+use super::*;
+
+impl Figure for RtoFigure {
+    fn size(&self) -> (u32, u32) {
+        stacked_size(&self.subtitle, &self.legend, self.panels.len(), PANEL_HEIGHT, BOTTOM_EXTRA)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let body = header(root, &self.title, &self.subtitle, &self.legend)?;
+        let n = self.panels.len();
+        let heights = panel_heights(n, PANEL_HEIGHT, BOTTOM_EXTRA);
+        for (i, (area, p)) in stack_heights(&body, &heights).iter().zip(&self.panels).enumerate() {
+            crate::plot::stop()?;
+            let last = i + 1 == n;
+            let (y0, y1) = self.y;
+            if self.log {
+                draw_panel(area, p, self, last, (y0..y1).log_scale())?;
+            } else {
+                draw_panel(area, p, self, last, y0..y1)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn draw_panel<DB, Y>(
+    area: &DrawingArea<DB, Shift>,
+    p: &Panel,
+    fig: &RtoFigure,
+    last: bool,
+    y_spec: Y,
+) -> Result<(), String>
+where
+    DB: DrawingBackend,
+    Y: AsRangedCoord<Value = f64>,
+    Y::CoordDescType: ValueFormatter<f64>,
+{
+    let (x0, x1) = fig.x;
+    let (y0, y1) = fig.y;
+    // Retransmissions and probes get a strip of their own under the plot, a row each, so
+    // their marks never sit on top of an RTT sample or each other; the strip carries the
+    // time axis.
+    let axis_h = if last { 44 } else { 24 };
+    let rug = fig.rug.rows() > 0;
+    let strip_h = if rug { STRIP * fig.rug.rows() + axis_h } else { 0 };
+    let (top, strip) = area.split_vertically(area.dim_in_pixel().1 - strip_h);
+    let caption_style = TextStyle::from((FONT, 15, FontStyle::Bold).into_font()).color(&INK);
+    let mut chart = ChartBuilder::on(&top)
+        .margin_left(8)
+        .margin_right(24)
+        .margin_top(6)
+        .caption(fit(&p.caption, 15, WIDTH - 40), caption_style)
+        .x_label_area_size(if rug { 0 } else { axis_h })
+        .y_label_area_size(Y_LABELS)
+        .build_cartesian_2d(x0..x1, y_spec)
+        .d()?;
+    let x_desc = if last && !rug { "time (s)" } else { "" };
+    if fig.log {
+        mesh_with(&mut chart, x_desc, "RTT, SRTT, RTO (s)", &tick, &log_tick, LOG_Y_LABELS)?;
+    } else {
+        mesh(&mut chart, x_desc, "RTT, SRTT, RTO (s)", &tick, &tick)?;
+    }
+    if rug {
+        draw_rug(&strip, p, fig, last, axis_h)?;
+    }
+    let label = TextStyle::from((FONT, 12))
+        .color(&MUTED)
+        .pos(text_anchor::Pos::new(text_anchor::HPos::Left, text_anchor::VPos::Top));
+    chart.draw_series(p.blackouts.iter().map(|&(a, b)| Rectangle::new([(a, y0), (b, y1)], BLACKOUT.filled()))).d()?;
+    chart.draw_series(p.blackout_labels.iter().map(|&a| Text::new(BLACKOUT_LABEL, (a, y1), label.clone()))).d()?;
+    chart
+        .draw_series(p.changed_bands.iter().map(|&(a, b)| Rectangle::new([(a, y0), (b, y1)], CHANGED.filled())))
+        .d()?;
+    chart
+        .draw_series(p.changed_labels.iter().map(|&(a, rtt)| Text::new(rtt_label(rtt), (a, y1), label.clone())))
+        .d()?;
+    chart.draw_series(p.samples.iter().map(|&(x, y)| Circle::new((x, y), 2, SAMPLE.filled()))).d()?;
+    chart.draw_series(p.clipped.iter().map(|&(x, y)| Circle::new((x, y), 3, SAMPLE.stroke_width(1)))).d()?;
+    for s in &p.srtt {
+        chart.draw_series(LineSeries::new(s.iter().copied(), SRTT.stroke_width(2))).d()?;
+    }
+    if !p.path.is_empty() {
+        chart.draw_series(DashedLineSeries::new(p.path.iter().copied(), 6, 4, PATH.stroke_width(1))).d()?;
+    }
+    chart.draw_series(LineSeries::new(p.rto.iter().copied(), RTO.stroke_width(2))).d()?;
+    chart.draw_series(p.timeouts.iter().map(|&(x, y)| Cross::new((x, y), 5, TIMEOUT.stroke_width(2)))).d()?;
+    chart.draw_series(p.undone.iter().map(|&(x, y)| Circle::new((x, y), 5, UNDONE.stroke_width(2)))).d()?;
+    if let Some(t) = p.aborted.filter(|t| *t >= x0 && *t <= x1) {
+        chart.draw_series(std::iter::once(PathElement::new(vec![(t, y0), (t, y1)], ABORTED.stroke_width(2)))).d()?;
+        // Labelled halfway up (blackout labels take the top, the SRTT often the bottom),
+        // on a white ground, after the line where nothing else happens, unless that is
+        // off the right edge.
+        let mid = if fig.log { (y0 * y1).sqrt() } else { (y0 + y1) / 2.0 };
+        let w = text_width("aborted", 12) as i32 + 6;
+        let dx = if t < x0 + 0.85 * (x1 - x0) { 4 } else { -4 - w };
+        let style = TextStyle::from((FONT, 12, FontStyle::Bold).into_font())
+            .color(&ABORTED)
+            .pos(text_anchor::Pos::new(text_anchor::HPos::Left, text_anchor::VPos::Center));
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((t, mid))
+                    + Rectangle::new([(dx, -9), (dx + w, 9)], WHITE.filled())
+                    + Text::new("aborted", (dx + 3, 0), style),
+            ))
+            .d()?;
+    }
+    Ok(())
+}
+
+/// The strip of retransmission and probe marks under a panel, a row each (the rows any
+/// panel needs), carrying the time axis.
+fn draw_rug<DB: DrawingBackend>(
+    strip: &DrawingArea<DB, Shift>,
+    p: &Panel,
+    fig: &RtoFigure,
+    last: bool,
+    axis_h: u32,
+) -> Result<(), String> {
+    let (x0, x1) = fig.x;
+    let strip = strip.clone();
+    let mut rug = ChartBuilder::on(&strip)
+        .margin_left(8)
+        .margin_right(24)
+        .x_label_area_size(axis_h)
+        .y_label_area_size(Y_LABELS)
+        .build_cartesian_2d(x0..x1, 0.0..f64::from(fig.rug.rows()))
+        .d()?;
+    rug.configure_mesh()
+        .disable_y_mesh()
+        .bold_line_style(crate::plot::GRID_BOLD)
+        .light_line_style(crate::plot::GRID_LIGHT)
+        .axis_style(MUTED)
+        .y_labels(0)
+        .x_labels(12)
+        .label_style((FONT, 13).into_font().color(&INK))
+        .axis_desc_style((FONT, 14).into_font().color(&INK))
+        .x_desc(if last { "time (s)" } else { "" })
+        .x_label_formatter(&tick)
+        .draw()
+        .d()?;
+    // The rows any panel needs, top down, each with this panel's marks (triangles or dots).
+    let mut rows: Vec<(&str, RGBColor, &[f64], bool)> = Vec::new();
+    if fig.rug.retransmits {
+        rows.push(("retransmitted", RETRANSMIT, &p.retransmits, true));
+    }
+    if fig.rug.probes {
+        rows.push(("probe (TLP)", PROBE, &p.probes, false));
+    }
+    for (i, &(name, colour, _, _)) in rows.iter().enumerate() {
+        let label = TextStyle::from((FONT, 11))
+            .color(&colour)
+            .pos(text_anchor::Pos::new(text_anchor::HPos::Right, text_anchor::VPos::Center));
+        strip.draw_text(name, &label, (8 + Y_LABELS as i32 - 6, (STRIP * i as u32 + STRIP / 2) as i32)).d()?;
+    }
+    let top = f64::from(fig.rug.rows());
+    for &(a, b) in &p.blackouts {
+        rug.draw_series(std::iter::once(Rectangle::new([(a, 0.0), (b, top)], BLACKOUT.filled()))).d()?;
+    }
+    if let Some(t) = p.aborted.filter(|t| *t >= x0 && *t <= x1) {
+        rug.draw_series(std::iter::once(PathElement::new(vec![(t, 0.0), (t, top)], ABORTED.stroke_width(2)))).d()?;
+    }
+    for (i, &(_, colour, marks, triangles)) in rows.iter().enumerate() {
+        // Row i from the top is centred at top - i - 0.5 on the strip's y axis.
+        let y = top - i as f64 - 0.5;
+        if triangles {
+            rug.draw_series(marks.iter().map(|&x| TriangleMarker::new((x, y), 4, colour.filled()))).d()?;
+        } else {
+            rug.draw_series(marks.iter().map(|&x| Circle::new((x, y), 4, colour.filled()))).d()?;
+        }
+    }
+    Ok(())
+}

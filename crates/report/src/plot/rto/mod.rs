@@ -1,0 +1,535 @@
+//! `rto`: a traced connection's RTT samples (points), SRTT and RTO (lines) over time,
+//! timer expiries (and timeouts F-RTO undid) marked on the RTO line, retransmissions and
+//! tail loss probes along the bottom, an abort as a vertical line, blackouts and changed
+//! path RTTs shaded. One panel per variant and sweep cell (or per connection
+//! when one is chosen), on shared axes so the panels compare at a glance.
+//!
+//! The y axis covers the lines and the bulk of the samples (their 1st to 99th
+//! percentile): one odd sample must not squash the rest into a corner. Samples beyond it
+//! are drawn at its edge as open circles.
+
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+use plotters::style::text_anchor;
+
+mod caption;
+mod draw;
+
+use super::{
+    Drawn, FONT, Figure, Glyph, INK, LOG_Y_LABELS, MUTED, PlotOptions, WIDTH, axis_range, bands, fit, fmt_secs, header,
+    log_tick, mesh, mesh_with, panel_heights, series, spans_decades, stack_heights, stacked_size, text_width,
+    thin_line, thin_marks, thin_points, tick,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::style::Y_LABELS;
+use super::style::rto::*;
+use crate::ReportError;
+use crate::data::{RunSet, TraceRow};
+
+/// RTT samples, SRTT and RTO over time, with timeouts and retransmissions marked.
+pub struct Rto;
+
+impl super::Plot for Rto {
+    const NAME: &'static str = "rto";
+    const ABOUT: &'static str = "RTT samples, SRTT and RTO over time, with timeouts and retransmissions marked";
+    type Figure = RtoFigure;
+
+    fn missing(data: &RunSet) -> Option<String> {
+        data.trace.is_empty().then(|| "no RTO trace: trace.csv is missing or has no rows".into())
+    }
+
+    fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, ReportError> {
+        figure(data, opts)
+    }
+
+    fn caption(data: &RunSet) -> Result<(String, String), backoffsim_core::run::interrupt::Interrupted> {
+        Ok(("RTO trace".into(), caption::caption(data)?))
+    }
+
+    fn redraw(r: &super::Redraw<'_>) -> String {
+        format!(
+            "backoffsim plot rto {} --variant {}{} --from {}s --to {}s -o zoom.svg",
+            r.dir, r.variant, r.cell, r.from, r.to
+        )
+    }
+}
+
+/// Most panels one figure shows; more connections are left out and the subtitle says so.
+const MAX_PANELS: usize = 12;
+
+pub(crate) struct RtoFigure {
+    title: String,
+    subtitle: String,
+    legend: Vec<(Glyph, String)>,
+    panels: Vec<Panel>,
+    x: (f64, f64),
+    y: (f64, f64),
+    log: bool,
+    /// The rows of the strip under each panel, top down: whether any panel has
+    /// retransmissions, and whether any has tail loss probes.
+    rug: Rug,
+}
+
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+struct Rug {
+    retransmits: bool,
+    probes: bool,
+}
+
+impl Rug {
+    fn rows(self) -> u32 {
+        u32::from(self.retransmits) + u32::from(self.probes)
+    }
+}
+
+#[derive(Default)]
+struct Panel {
+    caption: String,
+    samples: Vec<(f64, f64)>,
+    /// Samples beyond the y axis, at its edge.
+    clipped: Vec<(f64, f64)>,
+    /// SRTT as steps, split where the estimate is cleared.
+    srtt: Vec<Vec<(f64, f64)>>,
+    rto: Vec<(f64, f64)>,
+    /// Where the timer fired, at the RTO it fired with.
+    timeouts: Vec<(f64, f64)>,
+    retransmits: Vec<f64>,
+    /// Tail loss probes sent.
+    probes: Vec<f64>,
+    /// Where F-RTO found the last timeout spurious and undid it, at the RTO then.
+    undone: Vec<(f64, f64)>,
+    /// When the connection gave up retransmitting (it may be before the window).
+    aborted: Option<f64>,
+    /// Blackouts as drawn ([`bands::merged`]), and where a label names one.
+    blackouts: Vec<(f64, f64)>,
+    blackout_labels: Vec<f64>,
+    /// The path's base RTT as steps, and the spans where it differs from the start,
+    /// with the RTT there.
+    path: Vec<(f64, f64)>,
+    changed: Vec<(f64, f64, f64)>,
+    /// The changed spans as drawn, and the labels that have room: (start, RTT).
+    changed_bands: Vec<(f64, f64)>,
+    changed_labels: Vec<(f64, f64)>,
+}
+
+/// What names a blackout band, and a changed path RTT band.
+const BLACKOUT_LABEL: &str = "blackout";
+
+fn rtt_label(rtt: f64) -> String {
+    format!("RTT {}", fmt_secs(rtt))
+}
+
+pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, ReportError> {
+    let (row_variants, by_series) = rows_by_series(data)?;
+    let all = series(data, opts, &row_variants, &|v, p| by_series.contains_key(&(v, p)))?;
+    if all.is_empty() {
+        return Err(ReportError::Missing(format!("trace.csv has no rows for variant {}", opts.variants.join(", "))));
+    }
+    let (mut chosen, total) = choose(&all, &by_series, opts)?;
+    chosen.truncate(MAX_PANELS);
+
+    let horizon = data.horizon_s().unwrap_or_else(|| data.trace.iter().map(|r| r.time).fold(0.0, f64::max).max(1.0));
+    let x0 = opts.from.unwrap_or(0.0);
+    let x1 = opts.to.unwrap_or(horizon.max(x0 + 1e-3));
+
+    let several_clients = chosen.iter().any(|c| c.2 != chosen[0].2);
+    let mut panels: Vec<Panel> = chosen
+        .iter()
+        .map(|&(s, rep, client)| {
+            backoffsim_core::run::interrupt::check()?;
+            let rows: Vec<&TraceRow> = (by_series.get(&(s.variant.as_str(), s.point.as_slice())).into_iter().flatten())
+                .copied()
+                .filter(|r| r.replication == rep && r.client == client)
+                .collect();
+            let who = if several_clients { format!("{} · connection {client}", s.label) } else { s.label.clone() };
+            Ok(framed_panel(data, s, &rows, &who, (x0, x1)))
+        })
+        .collect::<Result<_, ReportError>>()?;
+
+    let (lo, hi) = y_extent(&panels);
+    let log = spans_decades(lo, hi);
+    let y = axis_range(lo, hi, log);
+    let clipped = fit_to_axes(&mut panels, (x0, x1), y, log);
+    let legend = legend(&panels, (x0, x1));
+    let subtitle = subtitle(data, &chosen, total, log, clipped);
+    let any = |f: &dyn Fn(&Panel) -> bool| panels.iter().any(f);
+    let rug = Rug { retransmits: any(&|p| !p.retransmits.is_empty()), probes: any(&|p| !p.probes.is_empty()) };
+    Ok(RtoFigure {
+        title: "Retransmission timer: RTT samples, SRTT and RTO over time".into(),
+        subtitle,
+        legend,
+        panels,
+        x: (x0, x1),
+        y,
+        log,
+        rug,
+    })
+}
+
+/// The trace rows of each (variant, cell), and the variants in the order the rows name
+/// them.
+type BySeries<'a> = BTreeMap<(&'a str, &'a [String]), Vec<&'a TraceRow>>;
+
+/// The rows of each (variant, cell), gathered in one pass: a sweep of thousands of cells
+/// must not search the whole trace for each.
+fn rows_by_series(data: &RunSet) -> Result<(Vec<&str>, BySeries<'_>), ReportError> {
+    let mut row_variants: Vec<&str> = Vec::new();
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut by_series: BySeries<'_> = BTreeMap::new();
+    for r in &data.trace {
+        backoffsim_core::run::interrupt::check()?;
+        if seen.insert(&r.variant) {
+            row_variants.push(&r.variant);
+        }
+        by_series.entry((r.variant.as_str(), r.point.as_slice())).or_default().push(r);
+    }
+    Ok((row_variants, by_series))
+}
+
+/// A panel's (series, replication, client).
+type Chosen<'s> = (&'s super::Series, u32, u32);
+
+/// The (series, replication, client) of each panel `opts` asks for, and how many there
+/// are before the figure leaves some out.
+fn choose<'s>(
+    all: &'s [super::Series],
+    by_series: &BySeries<'_>,
+    opts: &PlotOptions,
+) -> Result<(Vec<Chosen<'s>>, usize), ReportError> {
+    let mut chosen: Vec<Chosen<'_>> = Vec::new();
+    let mut total = 0;
+    for s in all {
+        backoffsim_core::run::interrupt::check()?;
+        let rows = by_series.get(&(s.variant.as_str(), s.point.as_slice())).into_iter().flatten().copied();
+        let reps: std::collections::BTreeSet<u32> = rows.clone().map(|r| r.replication).collect();
+        let rep = match opts.replication {
+            Some(r) if reps.contains(&r) => r,
+            Some(r) => {
+                return Err(ReportError::Missing(format!(
+                    "replication {r} of `{}` is not traced (traced: {})",
+                    s.label,
+                    list(&reps)
+                )));
+            }
+            None => *reps.iter().next().expect("the series has rows"),
+        };
+        let clients: std::collections::BTreeSet<u32> =
+            rows.filter(|r| r.replication == rep).map(|r| r.client).collect();
+        let picked: Vec<u32> = match opts.client {
+            Some(c) if clients.contains(&c) => vec![c],
+            Some(c) => {
+                return Err(ReportError::Missing(format!(
+                    "connection {c} of `{}` (replication {rep}) is not traced (traced: {}); \
+                     choose traced connections with [trace] clients in the scenario",
+                    s.label,
+                    list(&clients)
+                )));
+            }
+            None if all.len() == 1 => clients.iter().copied().collect(),
+            None => vec![*clients.iter().next().expect("the replication has rows")],
+        };
+        total += picked.len();
+        chosen.extend(picked.into_iter().map(|c| (s, rep, c)));
+    }
+    Ok((chosen, total))
+}
+
+/// The panel of one connection's `rows` between `x0` and `x1`, with the bands of its
+/// variant's path and a caption naming it `who`.
+fn framed_panel(data: &RunSet, s: &super::Series, rows: &[&TraceRow], who: &str, (x0, x1): (f64, f64)) -> Panel {
+    let name = &s.variant;
+    let mut p = panel(rows, x0, x1);
+    let facts = data.facts(name, &s.point);
+    p.blackouts = bands::merged(facts.blackouts.iter().copied(), (x0, x1));
+    // A band drawn, not each blackout in it, gets a label: blackouts merged into
+    // one band would otherwise label it over and over.
+    let width = text_width(BLACKOUT_LABEL, 12);
+    let labelled = bands::labelled(&p.blackouts, |b| b.0, |_| width, (x0, x1));
+    p.blackout_labels = p.blackouts.iter().zip(labelled).filter_map(|(b, l)| l.then_some(b.0)).collect();
+    if let Some(base) = facts.base_rtt {
+        path_rtt(&mut p, base, &facts.rtt_changes, x0, x1);
+    }
+    p.changed_labels = bands::labelled(&p.changed, |c| c.0, |c| text_width(&rtt_label(c.2), 12), (x0, x1))
+        .into_iter()
+        .zip(&p.changed)
+        .filter_map(|(l, c)| l.then_some((c.0, c.2)))
+        .collect();
+    let changed: Vec<(f64, f64)> = p.changed.iter().map(|c| (c.0, c.1)).collect();
+    p.changed_bands = bands::merged(changed, (x0, x1));
+    let desc = data.variant(name).map(|v| v.description.as_str()).unwrap_or("");
+    let counts = counts(&p);
+    // The counts before the description, which is what gets cut if it is long.
+    p.caption = if desc.is_empty() { format!("{who} ({counts})") } else { format!("{who} ({counts}): {desc}") };
+    p
+}
+
+/// Clips the samples off the y axis to its edge and thins what would overdraw; returns
+/// how many samples were off the scale.
+fn fit_to_axes(panels: &mut [Panel], (x0, x1): (f64, f64), y: (f64, f64), log: bool) -> usize {
+    let mut clipped = 0;
+    for p in panels {
+        let (inside, outside): (Vec<_>, Vec<_>) = p.samples.iter().partition(|s| s.1 >= y.0 && s.1 <= y.1);
+        clipped += outside.len();
+        p.clipped = outside.into_iter().map(|(t, v)| (t, v.clamp(y.0, y.1))).collect();
+        p.samples = thin_points(&inside, (x0, x1), y, log);
+        p.rto = thin_line(&p.rto, x0, x1);
+        p.path = thin_line(&p.path, x0, x1);
+        // Marks by the hundred thousand (a timeout per blackout) cover one another.
+        p.timeouts = thin_points(&p.timeouts, (x0, x1), y, log);
+        p.undone = thin_points(&p.undone, (x0, x1), y, log);
+        p.retransmits = thin_marks(&p.retransmits, x0, x1);
+        p.probes = thin_marks(&p.probes, x0, x1);
+        for s in &mut p.srtt {
+            *s = thin_line(s, x0, x1);
+        }
+    }
+    clipped
+}
+
+/// The legend: the lines always, each mark only where some panel has it.
+fn legend(panels: &[Panel], (x0, x1): (f64, f64)) -> Vec<(Glyph, String)> {
+    let any = |f: &dyn Fn(&Panel) -> bool| panels.iter().any(f);
+    let mut legend = vec![
+        (Glyph::Dot(SAMPLE), "RTT sample".to_string()),
+        (Glyph::Line(SRTT, 2), "SRTT".to_string()),
+        (Glyph::Line(RTO, 2), "RTO (the timer's value)".to_string()),
+    ];
+    if any(&|p| !p.clipped.is_empty()) {
+        legend.push((Glyph::Ring(SAMPLE), "RTT sample off the scale (drawn at its edge)".into()));
+    }
+    if any(&|p| !p.timeouts.is_empty()) {
+        legend.push((Glyph::Cross(TIMEOUT), "timer expired".into()));
+    }
+    if any(&|p| !p.undone.is_empty()) {
+        legend.push((Glyph::Ring(UNDONE), "timeout undone (F-RTO: spurious)".into()));
+    }
+    if any(&|p| !p.retransmits.is_empty()) {
+        legend.push((Glyph::Triangle(RETRANSMIT), "retransmission".into()));
+    }
+    if any(&|p| !p.probes.is_empty()) {
+        legend.push((Glyph::Dot(PROBE), "tail loss probe".into()));
+    }
+    if any(&|p| p.aborted.is_some_and(|t| t >= x0 && t <= x1)) {
+        legend.push((Glyph::Line(ABORTED, 2), "connection aborted (gave up)".into()));
+    }
+    if any(&|p| !p.path.is_empty()) {
+        legend.push((Glyph::Dashed(PATH), "path base RTT".into()));
+    }
+    if any(&|p| !p.blackouts.is_empty()) {
+        legend.push((Glyph::Band(BLACKOUT), "blackout (all packets lost)".into()));
+    }
+    if any(&|p| !p.changed.is_empty()) {
+        legend.push((Glyph::Band(CHANGED), "path RTT changed".into()));
+    }
+    legend
+}
+
+/// The scenario, the connection and replication shown, and what the figure scaled or
+/// left out.
+fn subtitle(data: &RunSet, chosen: &[Chosen<'_>], total: usize, log: bool, clipped: usize) -> String {
+    let scenario = super::scenarios(data);
+    let mut subtitle = String::new();
+    if !scenario.is_empty() {
+        subtitle.push_str(&scenario);
+        subtitle.push_str(" · ");
+    }
+    let reps: std::collections::BTreeSet<u32> = chosen.iter().map(|c| c.1).collect();
+    let clients: std::collections::BTreeSet<u32> = chosen.iter().map(|c| c.2).collect();
+    if clients.len() == 1 {
+        subtitle.push_str(&format!("connection {} · ", list(&clients)));
+    }
+    subtitle.push_str(&format!("replication {}", list(&reps)));
+    if log {
+        subtitle.push_str(" · log scale: the RTO spans decades");
+    }
+    if clipped > 0 {
+        subtitle.push_str(&format!(" · {} off the scale", plural(clipped, "sample")));
+    }
+    if total > chosen.len() {
+        subtitle
+            .push_str(&format!(" · {} of {total} panels shown (others: --client, --cell, --variant)", chosen.len()));
+    }
+    subtitle
+}
+
+/// The y range that shows every line and the bulk of the samples: lines in full, samples
+/// from their 1st to their 99th percentile (all of them when there are few).
+fn y_extent(panels: &[Panel]) -> (f64, f64) {
+    let lines = panels.iter().flat_map(|p| p.srtt.iter().flatten().chain(&p.rto).chain(&p.path).map(|q| q.1));
+    let (mut lo, mut hi) = lines.filter(|v| *v > 0.0).fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    let mut samples: Vec<f64> =
+        panels.iter().flat_map(|p| p.samples.iter().map(|s| s.1)).filter(|v| *v > 0.0).collect();
+    samples.sort_by(f64::total_cmp);
+    if !samples.is_empty() {
+        let n = samples.len();
+        let (a, b) = if n < 100 { (0, n - 1) } else { (n / 100, n - 1 - n / 100) };
+        lo = lo.min(samples[a]);
+        hi = hi.max(samples[b]);
+    }
+    if lo > hi { (0.1, 1.0) } else { (lo, hi) }
+}
+
+/// What a panel's caption counts: timeouts and retransmissions always, undone timeouts,
+/// probes and the abort when there are any.
+fn counts(p: &Panel) -> String {
+    let mut c = vec![plural(p.timeouts.len(), "timeout")];
+    if !p.undone.is_empty() {
+        c.push(format!("{} undone", p.undone.len()));
+    }
+    c.push(plural(p.retransmits.len(), "retransmission"));
+    if !p.probes.is_empty() {
+        c.push(plural(p.probes.len(), "probe"));
+    }
+    if let Some(t) = p.aborted {
+        // In the axis's unit, so it reads off the plot.
+        c.push(format!("aborted at {} s", tick(&t)));
+    }
+    c.join(", ")
+}
+
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
+}
+
+fn list(set: &std::collections::BTreeSet<u32>) -> String {
+    set.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// The series of one connection within `[x0, x1]`.
+fn panel(rows: &[&TraceRow], x0: f64, x1: f64) -> Panel {
+    let mut p = Panel::default();
+    let mut rto: Option<f64> = None;
+    let mut srtt: Option<f64> = None;
+    let mut seg: Vec<(f64, f64)> = Vec::new();
+    let mut finished = None;
+    let mut started = false;
+    for r in rows {
+        let t = r.time;
+        if t > x1 {
+            break;
+        }
+        if t < x0 {
+            // Before the window: only the state it opens with matters.
+            rto = r.rto.or(rto);
+            srtt = r.srtt;
+            match r.event.as_str() {
+                "finished" => finished = Some(t),
+                "aborted" => {
+                    finished = Some(t);
+                    p.aborted = Some(t);
+                }
+                _ => {}
+            }
+            continue;
+        }
+        if !started {
+            started = true;
+            open(&mut p, &mut seg, rto, srtt, x0);
+        }
+        match r.event.as_str() {
+            "sample" => {
+                if let Some(s) = r.sample {
+                    p.samples.push((t, s));
+                }
+            }
+            "timeout" => {
+                if let Some(before) = rto {
+                    p.timeouts.push((t, before));
+                }
+            }
+            "retransmit" => p.retransmits.push(t),
+            "probe" => p.probes.push(t),
+            "spurious_timeout" => {
+                // At the RTO in force once the timeout is undone.
+                if let Some(v) = r.rto.or(rto) {
+                    p.undone.push((t, v));
+                }
+            }
+            "finished" => finished = Some(t),
+            // Like finished: no RTO is in force after it.
+            "aborted" => {
+                finished = Some(t);
+                p.aborted = Some(t);
+            }
+            _ => {}
+        }
+        if let Some(new) = r.rto.filter(|new| rto != Some(*new)) {
+            if let Some(old) = rto {
+                p.rto.push((t, old));
+            }
+            p.rto.push((t, new));
+            rto = Some(new);
+        }
+        match (srtt, r.srtt) {
+            (Some(old), Some(new)) if old != new => {
+                seg.push((t, old));
+                seg.push((t, new));
+            }
+            (None, Some(new)) => seg.push((t, new)),
+            (Some(old), None) => {
+                // The estimate was cleared: end this piece of the line.
+                seg.push((t, old));
+                p.srtt.push(std::mem::take(&mut seg));
+            }
+            _ => {}
+        }
+        srtt = r.srtt;
+    }
+    if !started {
+        open(&mut p, &mut seg, rto, srtt, x0);
+    }
+    let end = finished.unwrap_or(x1).clamp(x0, x1);
+    if let Some(v) = rto {
+        p.rto.push((end, v));
+    }
+    if let Some(v) = srtt {
+        seg.push((end, v));
+    }
+    if !seg.is_empty() {
+        p.srtt.push(seg);
+    }
+    p
+}
+
+/// Starts the lines at the window's left edge with the state carried into it.
+fn open(p: &mut Panel, seg: &mut Vec<(f64, f64)>, rto: Option<f64>, srtt: Option<f64>, x0: f64) {
+    if let Some(v) = rto {
+        p.rto.push((x0, v));
+    }
+    if let Some(v) = srtt {
+        seg.push((x0, v));
+    }
+}
+
+/// The path's base RTT over `[x0, x1]` as steps, and the spans where it is changed.
+fn path_rtt(p: &mut Panel, base: f64, changes: &[(f64, f64)], x0: f64, x1: f64) {
+    let mut t = x0;
+    let mut rtt = base;
+    for &(at, new) in changes {
+        if at <= x0 {
+            rtt = new;
+            continue;
+        }
+        if at >= x1 {
+            break;
+        }
+        p.path.push((t, rtt));
+        p.path.push((at, rtt));
+        if rtt != base {
+            p.changed.push((t, at, rtt));
+        }
+        t = at;
+        rtt = new;
+    }
+    p.path.push((t, rtt));
+    p.path.push((x1, rtt));
+    if rtt != base {
+        p.changed.push((t, x1, rtt));
+    }
+}
+
+#[cfg(test)]
+mod tests;
