@@ -1,12 +1,13 @@
-//! Ctrl-C and SIGTERM: a request to stop, which the engine and the writer of results
-//! check, so that an interrupted run ends within a fraction of a second, leaves no
-//! staging directory and never touches earlier results.
+//! A request to stop (Ctrl-C, SIGTERM), which the run and the writer of results check, so
+//! that an interrupted run ends within a fraction of a second, leaves no staging
+//! directory and never touches earlier results.
 //!
-//! The handler only sets a flag (nothing else is safe in a signal handler); the work
-//! stops at its next check: every [`CHECK_EVERY`] events in the engine, and within the
-//! loops that summarize, tabulate, plot and report the results ([`check`]). A second
-//! signal while the first is being honoured ends the process at once, as a user
-//! pressing Ctrl-C twice expects.
+//! The process has one flag. The command line's signal handler sets it ([`request`];
+//! nothing else is safe in a signal handler) and exits at once on a second signal, as a
+//! user pressing Ctrl-C twice expects; a library user who installs no handler keeps the
+//! signals' default behaviour. The work stops at its next check: the engine asks the
+//! run's `Budget::stop`, which the run points at this flag, every [`CHECK_EVERY`] events;
+//! the loops that summarize, tabulate, plot and report the results call [`check`].
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -10,7 +10,7 @@
 //! scattered points keep one point per cell of a fine grid (see `thin_line` and
 //! `thin_points`), so a run with millions of trace rows still plots in milliseconds.
 //!
-//! A kind is a module with a type that implements [`Plot`] and one line in the list
+//! A kind is a module with a type that implements `Plot` and one line in the list
 //! below; the list gives [`Kind`], its names and the dispatch.
 
 mod axes;
@@ -38,7 +38,7 @@ pub(crate) use style::*;
 pub(crate) use thin::*;
 
 /// Declares the plot kinds, each `module: Type` where `module::Type` implements
-/// [`Plot`], and derives from that one list the [`Kind`] enum, [`Kind::ALL`] and the
+/// `Plot`, and derives from that one list the [`Kind`] enum, [`Kind::ALL`] and the
 /// dispatch from a kind to its type.
 macro_rules! kinds {
     ($($module:ident: $plot:ident,)*) => {
