@@ -145,8 +145,7 @@ fn every_module_of_the_core_uses_only_its_layer_and_those_below() {
             .unwrap_or_else(|| panic!("{name}: a top-level module of no layer; add it to LAYERS"));
         checked += 1;
         for a in arrows_up(&fs::read_to_string(file).unwrap(), own) {
-            problems
-                .push(format!("src/{name}:{}: {} (layer {}) uses {} (layer {})", a.line, a.path, a.from, a.to, a.to));
+            problems.push(format!("src/{name}:{}: layer `{}` uses `{}` of layer `{}`", a.line, a.from, a.path, a.to));
         }
     }
     assert!(checked > 100, "only {checked} files read: is the source tree where the test looks?");
