@@ -69,15 +69,23 @@ pub(super) fn read_summary(
             let mean_value = t.req(i, mean)?;
             let ci = match (t.num(i, lo)?, t.num(i, hi)?) {
                 (Some(l), Some(h)) if l > h => {
-                    return Err(t.bad(i, lo, &format!("{l} is above ci95_high {h}: an interval's low end is its lower")));
+                    return Err(t.bad(
+                        i,
+                        lo,
+                        &format!("{l} is above ci95_high {h}: an interval's low end is its lower"),
+                    ));
                 }
                 (Some(l), Some(h)) if !(l..=h).contains(&mean_value) => {
                     return Err(t.bad(i, mean, &format!("{mean_value} is outside its interval [{l}, {h}]")));
                 }
                 (Some(l), Some(h)) => Some((l, h)),
                 (None, None) => None,
-                (Some(_), None) => return Err(t.bad(i, hi, "is empty while ci95_low is not: an interval has both ends")),
-                (None, Some(_)) => return Err(t.bad(i, lo, "is empty while ci95_high is not: an interval has both ends")),
+                (Some(_), None) => {
+                    return Err(t.bad(i, hi, "is empty while ci95_low is not: an interval has both ends"));
+                }
+                (None, Some(_)) => {
+                    return Err(t.bad(i, lo, "is empty while ci95_high is not: an interval has both ends"));
+                }
             };
             (mean_value, t.within(i, sd, f64::MAX, "")?, ci)
         };

@@ -125,7 +125,10 @@ pub enum Column<'a> {
     Unit,
     Better,
     /// A variant's values; the first of several is the baseline the others are compared to.
-    Variant { name: &'a str, baseline: bool },
+    Variant {
+        name: &'a str,
+        baseline: bool,
+    },
     Best,
 }
 
@@ -148,7 +151,9 @@ impl MetricTable {
             out.extend([Column::Unit, Column::Better]);
         }
         let several = self.columns.len() > 1;
-        out.extend(self.columns.iter().enumerate().map(|(i, c)| Column::Variant { name: c, baseline: i == 0 && several }));
+        out.extend(
+            self.columns.iter().enumerate().map(|(i, c)| Column::Variant { name: c, baseline: i == 0 && several }),
+        );
         if self.ranked {
             out.push(Column::Best);
         }

@@ -176,10 +176,7 @@ where
     let caption = format!("Sleep before each attempt{}", if f.log { "  (log scale)" } else { "" });
     // At most one tick per attempt; only whole attempts are labelled.
     let n = (last - first + 1) as usize;
-    let mut chart = captioned(area, &caption)
-        .x_label_area_size(44)
-        .build_cartesian_2d(x0..x1, y_spec)
-        .d()?;
+    let mut chart = captioned(area, &caption).x_label_area_size(44).build_cartesian_2d(x0..x1, y_spec).d()?;
     chart
         .configure_mesh()
         .bold_line_style(super::GRID_BOLD)
