@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::model::{MetricTable, Report, better_text};
+use super::model::{Column, Entry, MetricTable, Report, better_text};
 use backoffsim_core::run::interrupt::Interrupted;
 
 /// Escapes text for HTML content and attribute values.
@@ -226,38 +226,28 @@ fn table(w: &mut String, t: &MetricTable) -> Result<(), Interrupted> {
         let _ = writeln!(w, "<h3>{}</h3>", code_spans(h));
     }
     let _ = write!(w, "<div class=\"wide\"><table>\n<tr>");
-    for f in &t.first {
-        let _ = write!(w, "<th>{}</th>", esc(f));
-    }
-    if t.per_metric_rows {
-        let _ = write!(w, "<th>unit</th><th>better</th>");
-    }
-    for (i, c) in t.columns.iter().enumerate() {
-        if i == 0 && t.columns.len() > 1 {
-            let _ = write!(w, "<th>{}<br><span class=\"muted\">baseline</span></th>", esc(c));
-        } else {
-            let _ = write!(w, "<th>{}</th>", esc(c));
-        }
-    }
-    if t.ranked {
-        let _ = write!(w, "<th>best</th>");
+    for c in t.layout() {
+        let _ = match c {
+            Column::First(f) => write!(w, "<th>{}</th>", esc(f)),
+            Column::Unit => write!(w, "<th>unit</th>"),
+            Column::Better => write!(w, "<th>better</th>"),
+            Column::Variant { name, baseline: true } => {
+                write!(w, "<th>{}<br><span class=\"muted\">baseline</span></th>", esc(name))
+            }
+            Column::Variant { name, baseline: false } => write!(w, "<th>{}</th>", esc(name)),
+            Column::Best => write!(w, "<th>best</th>"),
+        };
     }
     let _ = writeln!(w, "</tr>");
     for row in &t.rows {
         backoffsim_core::run::interrupt::check()?;
         let _ = write!(w, "<tr>");
-        for l in &row.label {
-            let _ = write!(w, "<td>{}</td>", esc(l));
-        }
-        if t.per_metric_rows {
-            let _ = write!(w, "<td>{}</td><td>{}</td>", esc(&row.unit), better_text(row.better));
-        }
-        for c in &row.cells {
-            match c {
-                None => {
-                    let _ = write!(w, "<td class=\"num muted\">—</td>");
-                }
-                Some(c) => {
+        for e in t.entries(row) {
+            let _ = match e {
+                Entry::First(l) | Entry::Unit(l) => write!(w, "<td>{}</td>", esc(l)),
+                Entry::Better(b) => write!(w, "<td>{}</td>", better_text(b)),
+                Entry::Variant(None) => write!(w, "<td class=\"num muted\">—</td>"),
+                Entry::Variant(Some(c)) => {
                     let class = if c.best { "num best" } else { "num" };
                     let mut s = esc(&c.text);
                     if let Some(n) = c.n_note {
@@ -266,12 +256,10 @@ fn table(w: &mut String, t: &MetricTable) -> Result<(), Interrupted> {
                     if let Some(rel) = &c.rel {
                         let _ = write!(s, "<br><span class=\"rel\">{}</span>", esc(rel));
                     }
-                    let _ = write!(w, "<td class=\"{class}\">{s}</td>");
+                    write!(w, "<td class=\"{class}\">{s}</td>")
                 }
-            }
-        }
-        if t.ranked {
-            let _ = write!(w, "<td class=\"verdict\">{}</td>", esc(&row.verdict.text()));
+                Entry::Best(v) => write!(w, "<td class=\"verdict\">{}</td>", esc(&v.text())),
+            };
         }
         let _ = writeln!(w, "</tr>");
     }

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::model::{MetricTable, Report, better_text};
+use super::model::{Column, Entry, MetricTable, Report, better_text};
 use backoffsim_core::run::interrupt::Interrupted;
 
 /// Escapes what would break a Markdown table cell.
@@ -162,52 +162,33 @@ fn table(w: &mut String, t: &MetricTable) -> Result<(), Interrupted> {
     if let Some(h) = &t.heading {
         let _ = writeln!(w, "### {h}\n");
     }
+    let layout = t.layout();
     let _ = write!(w, "|");
-    for f in &t.first {
-        let _ = write!(w, " {} |", cell(f));
-    }
-    if t.per_metric_rows {
-        let _ = write!(w, " unit | better |");
-    }
-    for (i, c) in t.columns.iter().enumerate() {
-        if i == 0 && t.columns.len() > 1 {
-            let _ = write!(w, " {} (baseline) |", cell(c));
-        } else {
-            let _ = write!(w, " {} |", cell(c));
-        }
-    }
-    if t.ranked {
-        let _ = write!(w, " best |");
+    for c in &layout {
+        let _ = match c {
+            Column::First(f) => write!(w, " {} |", cell(f)),
+            Column::Unit => write!(w, " unit |"),
+            Column::Better => write!(w, " better |"),
+            Column::Variant { name, baseline: true } => write!(w, " {} (baseline) |", cell(name)),
+            Column::Variant { name, baseline: false } => write!(w, " {} |", cell(name)),
+            Column::Best => write!(w, " best |"),
+        };
     }
     let _ = write!(w, "\n|");
-    for _ in &t.first {
-        let _ = write!(w, "---|");
-    }
-    if t.per_metric_rows {
-        let _ = write!(w, "---|---|");
-    }
-    for _ in &t.columns {
-        let _ = write!(w, "---:|");
-    }
-    if t.ranked {
-        let _ = write!(w, "---|");
+    for c in &layout {
+        // Numbers align right.
+        let _ = write!(w, "{}", if matches!(c, Column::Variant { .. }) { "---:|" } else { "---|" });
     }
     let _ = writeln!(w);
     for row in &t.rows {
         backoffsim_core::run::interrupt::check()?;
         let _ = write!(w, "|");
-        for l in &row.label {
-            let _ = write!(w, " {} |", cell(l));
-        }
-        if t.per_metric_rows {
-            let _ = write!(w, " {} | {} |", cell(&row.unit), better_text(row.better));
-        }
-        for c in &row.cells {
-            match c {
-                None => {
-                    let _ = write!(w, " — |");
-                }
-                Some(c) => {
+        for e in t.entries(row) {
+            let _ = match e {
+                Entry::First(l) | Entry::Unit(l) => write!(w, " {} |", cell(l)),
+                Entry::Better(b) => write!(w, " {} |", better_text(b)),
+                Entry::Variant(None) => write!(w, " — |"),
+                Entry::Variant(Some(c)) => {
                     let mut s = if c.best { format!("**{}**", c.text) } else { c.text.clone() };
                     if let Some(n) = c.n_note {
                         let _ = write!(s, " (n = {n})");
@@ -215,12 +196,10 @@ fn table(w: &mut String, t: &MetricTable) -> Result<(), Interrupted> {
                     if let Some(rel) = &c.rel {
                         let _ = write!(s, " ({rel})");
                     }
-                    let _ = write!(w, " {s} |");
+                    write!(w, " {s} |")
                 }
-            }
-        }
-        if t.ranked {
-            let _ = write!(w, " {} |", cell(&row.verdict.text()));
+                Entry::Best(v) => write!(w, " {} |", cell(&v.text())),
+            };
         }
         let _ = writeln!(w);
     }

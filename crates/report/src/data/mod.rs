@@ -247,6 +247,21 @@ impl RunSet {
         load_run(dir, String::new())
     }
 
+    /// One run's set from its manifest's facts and its summary rows, before its other
+    /// tables: the rows no replication gave a value are set apart and the metrics keep the
+    /// summary's order. A run read from its files and a run handed over in memory both
+    /// come through here, so the report sees the same rows either way.
+    pub fn of_summary(
+        run: RunInfo,
+        variants: Vec<VariantInfo>,
+        sweep_keys: Vec<String>,
+        rows: Vec<SummaryRow>,
+    ) -> RunSet {
+        let order = metric_order(&rows);
+        let (absent, summary) = rows.into_iter().partition(|r| r.n == 0);
+        RunSet { runs: vec![run], variants, sweep_keys, summary, absent, order, ..RunSet::default() }
+    }
+
     /// Loads several run directories into one set, each run's variants labelled
     /// `label:variant`. Labels are the directories' names, or `run1`, `run2`, … when
     /// those are not unique.
@@ -292,8 +307,7 @@ impl RunSet {
         if !self.order.is_empty() {
             return self.order.clone();
         }
-        let mut seen: BTreeSet<&str> = BTreeSet::new();
-        self.summary.iter().filter(|r| seen.insert(&r.metric)).map(|r| (r.metric.clone(), r.unit.clone())).collect()
+        metric_order(&self.summary)
     }
 
     /// Sweep points in order of first appearance (one empty point without a sweep).
@@ -430,8 +444,6 @@ fn load_run(dir: &Path, label: String) -> Result<RunSet, ReportError> {
     let summary_path = dir.join("summary.csv");
     let (sweep_keys, rows) =
         if summary_path.is_file() { read_summary(&summary_path, &bounds, &prefix)? } else { (Vec::new(), Vec::new()) };
-    let order = metric_order(&rows);
-    let (absent, summary) = rows.into_iter().partition(|r| r.n == 0);
     // The sweep keys are read from the CSV header (the columns between `variant` and
     // `metric`, less the swept durations' columns in seconds), which is what the rows are
     // read by; the manifest's `sweep_keys` lists the same names.
@@ -452,19 +464,7 @@ fn load_run(dir: &Path, label: String) -> Result<RunSet, ReportError> {
     let series_path = dir.join("series.csv");
     let series =
         if series_path.is_file() { Some(vec![read_series(&series_path, keys, &bounds, &prefix)?]) } else { None };
-    Ok(RunSet {
-        runs: vec![run],
-        variants,
-        sweep_keys,
-        summary,
-        absent,
-        order,
-        replications,
-        trace,
-        attempts,
-        cdf,
-        series,
-    })
+    Ok(RunSet { replications, trace, attempts, cdf, series, ..RunSet::of_summary(run, variants, sweep_keys, rows) })
 }
 
 #[cfg(test)]

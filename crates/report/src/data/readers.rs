@@ -9,6 +9,31 @@ pub fn metric_order(rows: &[SummaryRow]) -> Vec<(String, String)> {
     rows.iter().filter(|r| seen.insert(&r.metric)).map(|r| (r.metric.clone(), r.unit.clone())).collect()
 }
 
+/// A file's variant names as the report shows them (`run1:linux` in a comparison), made
+/// once per run of equal names: a file lists each variant's rows together, and a trace
+/// has millions of them.
+struct Names<'a> {
+    prefix: &'a dyn Fn(&str) -> String,
+    last: Option<(String, String)>,
+}
+
+impl<'a> Names<'a> {
+    fn new(prefix: &'a dyn Fn(&str) -> String) -> Self {
+        Names { prefix, last: None }
+    }
+
+    fn of(&mut self, name: &str) -> String {
+        match &self.last {
+            Some((last, shown)) if last == name => shown.clone(),
+            _ => {
+                let shown = (self.prefix)(name);
+                self.last = Some((name.to_string(), shown.clone()));
+                shown
+            }
+        }
+    }
+}
+
 pub(super) fn read_summary(
     path: &Path,
     bounds: &Bounds,
@@ -28,49 +53,50 @@ pub(super) fn read_summary(
     let (unit, n, mean, sd, lo, hi) =
         (t.col("unit")?, t.col("replications")?, t.col("mean")?, t.col("sd")?, t.col("ci95_low")?, t.col("ci95_high")?);
     let most = bounds.replications.unwrap_or(u64::MAX);
+    let mut names = Names::new(prefix);
     let mut rows = Vec::with_capacity(t.row_count());
     for i in 0..t.row_count() {
         let count = t.whole(i, n, most)?;
-        if count == 0 {
+        let (mean_value, sd_value, ci) = if count == 0 {
             // A metric no replication has a value for is listed with nothing else.
             for c in [mean, sd, lo, hi] {
                 if t.num(i, c)?.is_some() {
                     return Err(t.bad(i, c, "has a value while `replications` is 0: no replication gave one"));
                 }
             }
-            rows.push(SummaryRow {
-                variant: prefix(t.str(i, variant)),
-                point: at.iter().map(|&c| t.str(i, c).to_string()).collect(),
-                metric: t.str(i, metric).to_string(),
-                unit: t.str(i, unit).to_string(),
-                n: 0,
-                mean: f64::NAN,
-                sd: None,
-                ci: None,
-            });
-            continue;
-        }
-        let mean_value = t.req(i, mean)?;
-        let ci = match (t.num(i, lo)?, t.num(i, hi)?) {
-            (Some(l), Some(h)) if l > h => {
-                return Err(t.bad(i, lo, &format!("{l} is above ci95_high {h}: an interval's low end is its lower")));
-            }
-            (Some(l), Some(h)) if !(l..=h).contains(&mean_value) => {
-                return Err(t.bad(i, mean, &format!("{mean_value} is outside its interval [{l}, {h}]")));
-            }
-            (Some(l), Some(h)) => Some((l, h)),
-            (None, None) => None,
-            (Some(_), None) => return Err(t.bad(i, hi, "is empty while ci95_low is not: an interval has both ends")),
-            (None, Some(_)) => return Err(t.bad(i, lo, "is empty while ci95_high is not: an interval has both ends")),
+            (f64::NAN, None, None)
+        } else {
+            let mean_value = t.req(i, mean)?;
+            let ci = match (t.num(i, lo)?, t.num(i, hi)?) {
+                (Some(l), Some(h)) if l > h => {
+                    return Err(t.bad(
+                        i,
+                        lo,
+                        &format!("{l} is above ci95_high {h}: an interval's low end is its lower"),
+                    ));
+                }
+                (Some(l), Some(h)) if !(l..=h).contains(&mean_value) => {
+                    return Err(t.bad(i, mean, &format!("{mean_value} is outside its interval [{l}, {h}]")));
+                }
+                (Some(l), Some(h)) => Some((l, h)),
+                (None, None) => None,
+                (Some(_), None) => {
+                    return Err(t.bad(i, hi, "is empty while ci95_low is not: an interval has both ends"));
+                }
+                (None, Some(_)) => {
+                    return Err(t.bad(i, lo, "is empty while ci95_high is not: an interval has both ends"));
+                }
+            };
+            (mean_value, t.within(i, sd, f64::MAX, "")?, ci)
         };
         rows.push(SummaryRow {
-            variant: prefix(t.str(i, variant)),
+            variant: names.of(t.str(i, variant)),
             point: at.iter().map(|&c| t.str(i, c).to_string()).collect(),
             metric: t.str(i, metric).to_string(),
             unit: t.str(i, unit).to_string(),
             n: count,
             mean: mean_value,
-            sd: t.within(i, sd, f64::MAX, "")?,
+            sd: sd_value,
             ci,
         });
     }
@@ -86,10 +112,11 @@ pub(super) fn read_replications(
     let t = Table::read(path)?;
     let cells = t.cols(keys);
     let (variant, rep, metric, value) = (t.col("variant")?, t.col("replication")?, t.col("metric")?, t.col("value")?);
+    let mut names = Names::new(prefix);
     let mut rows = Vec::with_capacity(t.row_count());
     for i in 0..t.row_count() {
         rows.push(ReplicationRow {
-            variant: prefix(t.str(i, variant)),
+            variant: names.of(t.str(i, variant)),
             point: t.point(i, &cells),
             replication: replication(&t, i, rep, bounds)?,
             metric: t.str(i, metric).to_string(),
@@ -117,17 +144,13 @@ pub(super) fn read_trace(
         (t.col("time_s")?, t.col("client")?, t.col("variant")?, t.col("replication")?, t.col("event")?);
     let (sample, srtt, rto) = (t.col("sample_s")?, t.col("srtt_s")?, t.col("rto_s")?);
     let horizon = bounds.horizon_words();
+    let mut names = Names::new(prefix);
     let mut rows = Vec::with_capacity(t.row_count());
-    let mut last_variant = (String::new(), String::new());
     for i in 0..t.row_count() {
-        let v = t.str(i, variant);
-        if v != last_variant.0 {
-            last_variant = (v.to_string(), prefix(v));
-        }
         rows.push(TraceRow {
             time: t.req_within(i, time, bounds.horizon_s, &horizon)?,
             client: t.whole(i, client, u64::from(u32::MAX))? as u32,
-            variant: last_variant.1.clone(),
+            variant: names.of(t.str(i, variant)),
             point: t.point(i, &cells),
             replication: replication(&t, i, rep, bounds)?,
             event: t.str(i, event).to_string(),
@@ -165,6 +188,7 @@ pub(super) fn read_attempts(
     );
     let horizon = bounds.horizon_words();
     let most = u64::from(u32::MAX);
+    let mut names = Names::new(prefix);
     (0..t.row_count())
         .map(|i| {
             let count = t.whole(i, attempts, most)?;
@@ -173,7 +197,7 @@ pub(super) fn read_attempts(
                 return Err(t.bad(i, refused, &format!("{refusals} is more than the bin's {count} attempts")));
             }
             Ok(AttemptRow {
-                variant: prefix(t.str(i, variant)),
+                variant: names.of(t.str(i, variant)),
                 point: t.point(i, &cells),
                 replication: replication(&t, i, rep, bounds)?,
                 bin_start: t.req_within(i, start, bounds.horizon_s, &horizon)?,
@@ -194,13 +218,14 @@ pub(super) fn read_cdf(
     let cells = t.cols(keys);
     let (variant, metric, fraction, value) =
         (t.col("variant")?, t.col("metric")?, t.col("fraction")?, t.col("value_s")?);
+    let mut names = Names::new(prefix);
     let mut rows = Vec::with_capacity(t.row_count());
     for i in 0..t.row_count() {
         let share = t.req_within(i, fraction, 1.0, "1: a fraction is from 0 to 1")?;
         // A quantile that does not exist (nobody reconnected) is left empty: skip it.
         if let Some(v) = t.within(i, value, f64::MAX, "")? {
             rows.push(CdfRow {
-                variant: prefix(t.str(i, variant)),
+                variant: names.of(t.str(i, variant)),
                 point: t.point(i, &cells),
                 metric: t.str(i, metric).to_string(),
                 fraction: share,
@@ -225,15 +250,11 @@ pub(super) fn read_series(
     let first = width + 1;
     let columns = t.headers[first..].to_vec();
     let horizon = bounds.horizon_words();
+    let mut names = Names::new(prefix);
     let mut rows = Vec::with_capacity(t.row_count());
-    let mut last_variant = (String::new(), String::new());
     for i in 0..t.row_count() {
-        let v = t.str(i, variant);
-        if v != last_variant.0 {
-            last_variant = (v.to_string(), prefix(v));
-        }
         rows.push(SeriesRow {
-            variant: last_variant.1.clone(),
+            variant: names.of(t.str(i, variant)),
             point: t.point(i, &cells),
             replication: replication(&t, i, rep, bounds)?,
             bin_start: t.req_within(i, start, bounds.horizon_s, &horizon)?,
@@ -242,4 +263,17 @@ pub(super) fn read_series(
         });
     }
     Ok(SeriesTable { columns, rows })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Names;
+
+    #[test]
+    fn names_label_every_row_even_when_a_variant_comes_back_or_is_empty() {
+        let prefix = |n: &str| format!("run1:{n}");
+        let mut names = Names::new(&prefix);
+        let got: Vec<String> = ["a", "a", "b", "a", ""].iter().map(|n| names.of(n)).collect();
+        assert_eq!(got, ["run1:a", "run1:a", "run1:b", "run1:a", "run1:"]);
+    }
 }

@@ -117,6 +117,63 @@ pub struct PlotRef {
     pub panels: Vec<(String, String)>,
 }
 
+/// A column of a [`MetricTable`], in the order every format lays them out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Column<'a> {
+    /// One of the first columns: `metric`, or a sweep key.
+    First(&'a str),
+    Unit,
+    Better,
+    /// A variant's values; the first of several is the baseline the others are compared to.
+    Variant {
+        name: &'a str,
+        baseline: bool,
+    },
+    Best,
+}
+
+/// A row's entry under one [`Column`].
+#[derive(Clone, Copy)]
+pub enum Entry<'a> {
+    First(&'a str),
+    Unit(&'a str),
+    Better(Option<Better>),
+    Variant(Option<&'a Cell>),
+    Best(&'a Verdict),
+}
+
+impl MetricTable {
+    /// The table's columns: the first ones, `unit` and `better` where each row is a
+    /// metric, one per variant, and `best` where the variants are ranked.
+    pub fn layout(&self) -> Vec<Column<'_>> {
+        let mut out: Vec<Column<'_>> = self.first.iter().map(|f| Column::First(f)).collect();
+        if self.per_metric_rows {
+            out.extend([Column::Unit, Column::Better]);
+        }
+        let several = self.columns.len() > 1;
+        out.extend(
+            self.columns.iter().enumerate().map(|(i, c)| Column::Variant { name: c, baseline: i == 0 && several }),
+        );
+        if self.ranked {
+            out.push(Column::Best);
+        }
+        out
+    }
+
+    /// `row`'s entries, one under each of [`MetricTable::layout`]'s columns.
+    pub fn entries<'a>(&self, row: &'a MetricRow) -> Vec<Entry<'a>> {
+        let mut out: Vec<Entry<'a>> = row.label.iter().map(|l| Entry::First(l)).collect();
+        if self.per_metric_rows {
+            out.extend([Entry::Unit(&row.unit), Entry::Better(row.better)]);
+        }
+        out.extend(row.cells.iter().map(|c| Entry::Variant(c.as_ref())));
+        if self.ranked {
+            out.push(Entry::Best(&row.verdict));
+        }
+        out
+    }
+}
+
 /// The direction of a metric, as a table shows it.
 pub fn better_text(b: Option<Better>) -> &'static str {
     match b {

@@ -46,8 +46,6 @@ pub fn run_set(
         sd: r.estimate.and_then(|e| e.sd),
         ci: r.estimate.and_then(|e| e.ci95),
     })?;
-    let order = data::metric_order(&all);
-    let (absent, summary) = all.into_iter().partition(|r| r.n == 0);
     let trace = each(tables::traced(groups), |(g, r, row)| TraceRow {
         time: seconds(row.time.as_nanos()),
         client: row.client,
@@ -95,17 +93,12 @@ pub fn run_set(
         value: m.value,
     })?;
     Ok(RunSet {
-        runs: vec![run],
-        variants,
-        sweep_keys: sweep_keys.to_vec(),
-        summary,
-        absent,
-        order,
         replications,
         trace,
         attempts,
         cdf,
         series: series(groups)?,
+        ..RunSet::of_summary(run, variants, sweep_keys.to_vec(), all)
     })
 }
 

@@ -13,15 +13,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    Drawn, FONT, Figure, GRID_BOLD, GRID_LIGHT, Glyph, INK, MUTED, PlotOptions, WIDTH, bands, fit, fmt_num, fmt_secs,
+    Drawn, FONT, Figure, Glyph, MUTED, PlotOptions, bands, fmt_num, fmt_secs,
     header, mesh, omitted_note, panel_heights, series, stack_heights, stacked_size, tick,
 };
 use super::style::attempts::*;
-use super::style::{AXIS, BLACKOUT, BOTTOM_EXTRA, DOWN, Y_LABELS};
+use super::{aligned, captioned, mesh_with, time_axis_room};
+use super::style::{AXIS, BLACKOUT, BOTTOM_EXTRA, DOWN};
 use crate::ReportError;
 use crate::data::{AttemptRow, Down, RunSet};
 
@@ -370,18 +370,8 @@ impl AttemptsFigure {
         p: &Panel,
         axis: Option<bool>,
     ) -> Result<(), String> {
-        let caption_style = TextStyle::from((FONT, 15, FontStyle::Bold).into_font()).color(&INK);
-        let mut chart = ChartBuilder::on(area)
-            .margin_left(8)
-            .margin_right(24)
-            .margin_top(6)
-            .caption(fit(&p.caption, 15, WIDTH - 40), caption_style)
-            .x_label_area_size(match axis {
-                None => 0,
-                Some(false) => AXIS,
-                Some(true) => AXIS + BOTTOM_EXTRA,
-            })
-            .y_label_area_size(Y_LABELS)
+        let mut chart = captioned(area, &p.caption)
+            .x_label_area_size(time_axis_room(axis))
             .build_cartesian_2d(self.x.0..self.x.1, 0.0..self.y_max)
             .d()?;
         mesh(&mut chart, if axis == Some(true) { "time (s)" } else { "" }, &self.y_desc, &tick, &tick)?;
@@ -413,30 +403,12 @@ impl AttemptsFigure {
         p: &Panel,
         last: bool,
     ) -> Result<(), String> {
-        let mut chart = ChartBuilder::on(area)
-            .margin_left(8)
-            .margin_right(24)
+        let mut chart = aligned(area)
             .margin_top(4)
-            .x_label_area_size(if last { AXIS + BOTTOM_EXTRA } else { AXIS })
-            .y_label_area_size(Y_LABELS)
+            .x_label_area_size(time_axis_room(Some(last)))
             .build_cartesian_2d(self.x.0..self.x.1, 0.0..self.accepted_max)
             .d()?;
-        chart
-            .configure_mesh()
-            .bold_line_style(GRID_BOLD)
-            .light_line_style(GRID_LIGHT)
-            .max_light_lines(4)
-            .axis_style(MUTED)
-            .label_style((FONT, 13).into_font().color(&INK))
-            .axis_desc_style((FONT, 14).into_font().color(&INK))
-            .x_desc(if last { "time (s)" } else { "" })
-            .y_desc("accepted")
-            .x_labels(12)
-            .y_labels(2)
-            .x_label_formatter(&tick)
-            .y_label_formatter(&tick)
-            .draw()
-            .d()?;
+        mesh_with(&mut chart, if last { "time (s)" } else { "" }, "accepted", &tick, &tick, 2)?;
         self.shade(&mut chart, p, self.accepted_max)?;
         // Nothing is accepted while the server is down, so the strip has room for the word.
         let label = TextStyle::from((FONT, 12)).color(&MUTED).pos(Pos::new(HPos::Center, VPos::Center));

@@ -6,13 +6,12 @@
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
-use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::style::delays::*;
-use super::{Drawn, FONT};
+use super::{Drawn, FONT, captioned};
 use super::{
-    Figure, Format, Glyph, INK, MUTED, WIDTH, axis_range, encode, fit, fmt_secs, header, header_height, spans_decades,
+    Figure, Format, Glyph, INK, MUTED, WIDTH, axis_range, encode, fmt_secs, header, header_height, spans_decades,
 };
 use crate::ReportError;
 
@@ -174,19 +173,10 @@ where
     let first = f.stats.first().map_or(2, |s| s.attempt);
     let last = f.stats.last().map_or(2, |s| s.attempt);
     let (x0, x1) = (f64::from(first) - 0.6, f64::from(last) + 0.6);
-    let caption_style = TextStyle::from((FONT, 15, FontStyle::Bold).into_font()).color(&INK);
     let caption = format!("Sleep before each attempt{}", if f.log { "  (log scale)" } else { "" });
     // At most one tick per attempt; only whole attempts are labelled.
     let n = (last - first + 1) as usize;
-    let mut chart = ChartBuilder::on(area)
-        .margin_left(8)
-        .margin_right(24)
-        .margin_top(6)
-        .caption(fit(&caption, 15, WIDTH - 40), caption_style)
-        .x_label_area_size(44)
-        .y_label_area_size(70)
-        .build_cartesian_2d(x0..x1, y_spec)
-        .d()?;
+    let mut chart = captioned(area, &caption).x_label_area_size(44).build_cartesian_2d(x0..x1, y_spec).d()?;
     chart
         .configure_mesh()
         .bold_line_style(super::GRID_BOLD)

@@ -6,7 +6,7 @@ use plotters::prelude::*;
 use plotters::style::FontStyle;
 
 use super::Drawn;
-use super::style::{FONT, INK, MUTED, WIDTH, fonts};
+use super::style::{AXIS, BOTTOM_EXTRA, FONT, INK, MUTED, WIDTH, Y_LABELS, fonts};
 
 /// A legend entry's symbol.
 #[derive(Clone, Copy, Debug)]
@@ -183,5 +183,39 @@ pub(crate) fn replications_text(reps_seen: &std::collections::BTreeSet<usize>) -
             None => String::new(),
         },
         _ => "mean over each panel's replications".to_string(),
+    }
+}
+
+/// A chart builder as the time figures' panels and strips (and the delays figure) start
+/// it: 8 px left, 24 right so the last x label is not cut, and the y labels' room, so that
+/// their plot areas line up. The x axis's room, the top margin and the coordinates are the
+/// caller's.
+pub(crate) fn aligned<'a, 'b, DB: DrawingBackend>(area: &'a DrawingArea<DB, Shift>) -> ChartBuilder<'a, 'b, DB> {
+    let mut chart = ChartBuilder::on(area);
+    chart.margin_left(8).margin_right(24).y_label_area_size(Y_LABELS);
+    chart
+}
+
+/// [`aligned`] with the panel's bold caption above, 6 px from the top, cut to the
+/// figure's width.
+pub(crate) fn captioned<'a, 'b, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    caption: &str,
+) -> ChartBuilder<'a, 'b, DB> {
+    let mut chart = aligned(area);
+    chart
+        .margin_top(6)
+        .caption(fit(caption, 15, WIDTH - 40), TextStyle::from((FONT, 15, FontStyle::Bold).into_font()).color(&INK));
+    chart
+}
+
+/// The room under a panel of stacked panels for the time axis: none when a strip under it
+/// carries the axis (`None`), the labels' height, and more under the last panel
+/// (`Some(true)`) for the axis's title.
+pub(crate) fn time_axis_room(axis: Option<bool>) -> u32 {
+    match axis {
+        None => 0,
+        Some(false) => AXIS,
+        Some(true) => AXIS + BOTTOM_EXTRA,
     }
 }

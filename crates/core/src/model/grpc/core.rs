@@ -20,7 +20,7 @@
 
 use rand::Rng;
 
-use super::{AttemptPlan, GrpcBackoff, GrpcBackoffParams, unit};
+use super::{AttemptPlan, GrpcBackoff, GrpcBackoffParams, connect_deadline, uniform};
 use crate::engine::time::{NANOS_PER_MILLI, SimDuration, SimTime};
 
 /// `Duration operator*(Duration lhs, double rhs)` in `time.h`, for a finite, non-negative
@@ -42,7 +42,7 @@ pub(super) fn duration_times(millis: u64, rhs: f64) -> u64 {
 fn absl_uniform<R: Rng + ?Sized>(rng: &mut R, a: f64, b: f64) -> f64 {
     let range = b - a;
     loop {
-        let res = a + unit(rng) * range;
+        let res = uniform(rng, a, b);
         // if (res < p.b() || p.range_ <= 0 || !std::isfinite(p.range_)) return res;
         if res < b || range <= 0.0 || !range.is_finite() {
             return res;
@@ -63,16 +63,14 @@ pub(super) fn start_attempt<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> AttemptPlan {
     // Subchannel::StartConnectingLocked:
-    //   const Timestamp min_deadline = now + min_connect_timeout_;
-    let mct = p.min_connect_timeout.unwrap_or(SimDuration::ZERO);
-    let min_deadline = now.saturating_add(mct);
     //   next_attempt_time_ = now + backoff_.NextAttemptDelay();
     let delay_ms = next_attempt_delay(b, p, rng);
     let next_attempt = now.saturating_add(SimDuration(delay_ms * NANOS_PER_MILLI));
     b.mark = next_attempt.as_nanos();
+    //   const Timestamp min_deadline = now + min_connect_timeout_;
     //   args.deadline = std::max(next_attempt_time_, min_deadline);
     AttemptPlan {
-        connect_deadline: Some(next_attempt.max(min_deadline)),
+        connect_deadline: connect_deadline(p, now, next_attempt),
         backoff: SimDuration(b.base * NANOS_PER_MILLI),
         delay: SimDuration(delay_ms * NANOS_PER_MILLI),
     }

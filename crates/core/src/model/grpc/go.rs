@@ -26,7 +26,7 @@
 
 use rand::Rng;
 
-use super::{AttemptPlan, GrpcBackoff, GrpcBackoffParams, unit};
+use super::{AttemptPlan, GrpcBackoff, GrpcBackoffParams, connect_deadline, unit};
 use crate::engine::time::{SimDuration, SimTime};
 
 /// `time.Duration(backoff)`: Go's float-to-int conversion truncates toward zero. The
@@ -53,11 +53,9 @@ pub(super) fn start_attempt<R: Rng + ?Sized>(
     b.mark = backoff_for;
     // dialDuration := minConnectTimeout
     // if dialDuration < backoffFor { dialDuration = backoffFor }
-    let mct = p.min_connect_timeout.unwrap_or(SimDuration::ZERO);
-    let dial_duration = mct.max(SimDuration(backoff_for));
     // connectDeadline := time.Now().Add(dialDuration)
     AttemptPlan {
-        connect_deadline: Some(now.saturating_add(dial_duration)),
+        connect_deadline: connect_deadline(p, now, now.saturating_add(SimDuration(backoff_for))),
         backoff: SimDuration(as_duration(f64::from_bits(b.base))),
         delay: SimDuration(backoff_for),
     }
@@ -93,7 +91,7 @@ pub(super) fn on_failure(b: &mut GrpcBackoff, p: &GrpcBackoffParams, now: SimTim
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{Fixed, params, run_failing, secs_f};
+    use super::super::tests::{EXACT_BASES_NS, Fixed, params, run_failing, secs_f};
     use super::super::{GrpcBackoff, GrpcProfile};
     use crate::engine::time::{SimDuration, SimTime};
 
@@ -155,23 +153,7 @@ mod tests {
         let p = params(GrpcProfile::GrpcGo, &[]);
         let plans = run_failing(&p, 12, &mut Fixed::new(1 << 63)); // factor exactly 1
         let got: Vec<u64> = plans.iter().map(|pl| pl.delay.as_nanos()).collect();
-        assert_eq!(
-            got,
-            [
-                1_000_000_000,
-                1_600_000_000,
-                2_560_000_000,
-                4_096_000_000,
-                6_553_600_000,
-                10_485_760_000,
-                16_777_216_000,
-                26_843_545_600,
-                42_949_672_960,
-                68_719_476_736,
-                109_951_162_777,
-                120_000_000_000
-            ]
-        );
+        assert_eq!(got, [&EXACT_BASES_NS[..], &[109_951_162_777, 120_000_000_000]].concat());
         // M = 1.7: the loop's 1e9·1.7·1.7 is 2890000000.0000005; a pow-based formula
         // (1e9·1.7²) would give 2889999999.9999995 -> 2889999999 ns.
         let p = params(GrpcProfile::GrpcGo, &[("multiplier", "1.7")]);

@@ -27,7 +27,7 @@
 
 use rand::Rng;
 
-use super::{AttemptPlan, GrpcBackoff, GrpcBackoffParams, unit};
+use super::{AttemptPlan, GrpcBackoff, GrpcBackoffParams, uniform};
 use crate::engine::time::{SimDuration, SimTime};
 
 pub(super) fn reset(b: &mut GrpcBackoff, p: &GrpcBackoffParams) {
@@ -84,13 +84,13 @@ fn next_backoff_nanos<R: Rng + ?Sized>(b: &mut GrpcBackoff, p: &GrpcBackoffParam
 fn uniform_random<R: Rng + ?Sized>(rng: &mut R, low: f64, high: f64) -> i64 {
     // checkArgument(high >= low);
     debug_assert!(high >= low);
-    let mag = high - low;
-    (unit(rng) * mag + low) as i64
+    // double mag = high - low; random.nextDouble() * mag + low
+    uniform(rng, low, high) as i64
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{Fixed, params, secs_f};
+    use super::super::tests::{EXACT_BASES_NS, Fixed, gaps, params, secs_f};
     use super::super::{GrpcBackoff, GrpcProfile};
     use crate::engine::time::{SimDuration, SimTime};
 
@@ -99,33 +99,9 @@ mod tests {
         // nextBackoffNanos = Math.min((long) (currentBackoffNanos * multiplier), max):
         // 1.6^10 s = 109951162777.6 ns -> 109951162777 (spec rounds to ...778).
         let p = params(GrpcProfile::GrpcJava, &[]);
-        let mut b = GrpcBackoff::new(&p);
-        let mut rng = Fixed::new(1 << 63); // r = 1/2: uniformRandom(-x, x) = 0 exactly
-        let mut now = SimTime::ZERO;
-        let mut delays = Vec::new();
-        for _ in 0..12 {
-            b.start_attempt(&p, now, &mut rng);
-            let next = b.on_failure(&p, now, &mut rng);
-            delays.push((next - now).as_nanos());
-            now = next;
-        }
-        assert_eq!(
-            delays,
-            [
-                1_000_000_000,
-                1_600_000_000,
-                2_560_000_000,
-                4_096_000_000,
-                6_553_600_000,
-                10_485_760_000,
-                16_777_216_000,
-                26_843_545_600,
-                42_949_672_960,
-                68_719_476_736,
-                109_951_162_777,
-                120_000_000_000
-            ]
-        );
+        // r = 1/2: uniformRandom(-x, x) = 0 exactly
+        let delays: Vec<u64> = gaps(&p, 12, &mut Fixed::new(1 << 63)).iter().map(|d| d.as_nanos()).collect();
+        assert_eq!(delays, [&EXACT_BASES_NS[..], &[109_951_162_777, 120_000_000_000]].concat());
     }
 
     #[test]

@@ -266,3 +266,22 @@ impl GrpcBackoff {
 pub(crate) fn unit<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
+
+/// One draw from [low, high) as `low + u·(high − low)`, `u` from [`unit`]: the one formula
+/// behind the spec's `UniformRandom`, grpc-java's `uniformRandom` (`nextDouble() * mag +
+/// low`, the same sum) and one try of absl's `uniform_real_distribution`. grpc-go's
+/// `1 + J·(2r−1)` is another expression of the same draw and rounds differently, so it
+/// keeps its own.
+pub(crate) fn uniform<R: Rng + ?Sized>(rng: &mut R, low: f64, high: f64) -> f64 {
+    low + unit(rng) * (high - low)
+}
+
+/// The connect deadline of an attempt started at `now` whose backoff runs until
+/// `backoff_end`: whichever is later of that and the minimum connect timeout after the
+/// start (the spec's `Max(current_deadline, now() + MIN_CONNECT_TIMEOUT)`, grpc-core's
+/// `std::max(next_attempt_time_, min_deadline)`, grpc-go's `now + max(minConnectTimeout,
+/// backoffFor)`: adding `now` saturates, which keeps the order, so the max moves out).
+pub(crate) fn connect_deadline(p: &GrpcBackoffParams, now: SimTime, backoff_end: SimTime) -> Option<SimTime> {
+    let mct = p.min_connect_timeout.unwrap_or(SimDuration::ZERO);
+    Some(backoff_end.max(now.saturating_add(mct)))
+}

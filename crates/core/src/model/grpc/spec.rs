@@ -23,7 +23,7 @@
 
 use rand::Rng;
 
-use super::{AttemptPlan, GrpcBackoff, GrpcBackoffParams, unit};
+use super::{AttemptPlan, GrpcBackoff, GrpcBackoffParams, connect_deadline, uniform};
 use crate::engine::time::{SimDuration, SimTime};
 
 pub(super) fn reset(b: &mut GrpcBackoff, p: &GrpcBackoffParams) {
@@ -49,16 +49,14 @@ pub(super) fn start_attempt<R: Rng + ?Sized>(
         // current_deadline = now() + current_backoff +
         //   UniformRandom(-JITTER * current_backoff, JITTER * current_backoff)
         let cur = b.base as f64;
-        let (low, high) = (-p.jitter * cur, p.jitter * cur);
-        let u = low + unit(rng) * (high - low);
+        let u = uniform(rng, -p.jitter * cur, p.jitter * cur);
         (cur + u).round() as u64 // ≥ 0: jitter ≤ 1
     };
     let deadline = now.saturating_add(SimDuration(delay));
     b.mark = deadline.as_nanos();
     // TryConnect(Max(current_deadline, now() + MIN_CONNECT_TIMEOUT))
-    let mct = p.min_connect_timeout.unwrap_or(SimDuration::ZERO);
     AttemptPlan {
-        connect_deadline: Some(deadline.max(now.saturating_add(mct))),
+        connect_deadline: connect_deadline(p, now, deadline),
         backoff: SimDuration(b.base),
         delay: SimDuration(delay),
     }

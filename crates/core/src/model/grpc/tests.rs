@@ -18,6 +18,22 @@ pub(crate) fn params(profile: GrpcProfile, sets: &[(&str, &str)]) -> GrpcBackoff
     GrpcBackoffConfig::with_pairs(profile, sets).resolve().unwrap()
 }
 
+/// 1 s·1.6^k in ns for k = 0 to 9, the bases of the document's defaults (INITIAL_BACKOFF
+/// 1 s, MULTIPLIER 1.6): exact in every profile. The next, 1.6^10 s = 109.9511627776 s, is
+/// where each profile rounds its own way.
+pub(crate) const EXACT_BASES_NS: [u64; 10] = [
+    1_000_000_000,
+    1_600_000_000,
+    2_560_000_000,
+    4_096_000_000,
+    6_553_600_000,
+    10_485_760_000,
+    16_777_216_000,
+    26_843_545_600,
+    42_949_672_960,
+    68_719_476_736,
+];
+
 /// An RNG that returns the same `u64` on every call and counts the calls, so a test can
 /// pick the uniform exactly (`unit` = value >> 11 · 2⁻⁵³: 0 -> 0, 1 << 63 -> 1/2,
 /// u64::MAX -> 1 − 2⁻⁵³) and check how many draws a call made.
@@ -65,7 +81,7 @@ pub(crate) fn run_failing<R: rand::Rng + ?Sized>(p: &GrpcBackoffParams, n: usize
 
 /// The gaps between attempt starts of a backoff whose attempts are refused at once:
 /// the delays as each profile schedules them (grpc-java's drawn delays included).
-fn gaps<R: rand::Rng + ?Sized>(p: &GrpcBackoffParams, n: usize, rng: &mut R) -> Vec<SimDuration> {
+pub(crate) fn gaps<R: rand::Rng + ?Sized>(p: &GrpcBackoffParams, n: usize, rng: &mut R) -> Vec<SimDuration> {
     let mut b = GrpcBackoff::new(p);
     let mut now = SimTime::ZERO;
     (0..n)
@@ -99,22 +115,11 @@ fn spec_without_jitter_deadlines_follow_1_1_6_2_56_up_to_120s_and_stay() {
     let mut rng = Seeds::new(1).stream(0, 0, Purpose::Jitter);
     let plans = run_failing(&p, 16, &mut rng);
     let got: Vec<u64> = plans.iter().map(|pl| pl.delay.as_nanos()).collect();
-    let want: Vec<u64> = [
-        1_000_000_000,
-        1_600_000_000,
-        2_560_000_000,
-        4_096_000_000,
-        6_553_600_000,
-        10_485_760_000,
-        16_777_216_000,
-        26_843_545_600,
-        42_949_672_960,
-        68_719_476_736,
-        109_951_162_778, // 109.9511627776 s, rounded to the nearest ns
-    ]
-    .into_iter()
-    .chain([120_000_000_000; 5])
-    .collect();
+    let want: Vec<u64> = EXACT_BASES_NS
+        .into_iter()
+        .chain([109_951_162_778]) // 109.9511627776 s, rounded to the nearest ns
+        .chain([120_000_000_000; 5])
+        .collect();
     assert_eq!(got, want);
     // Each deadline is counted from its attempt's start: attempt k starts at the sum of
     // the delays before it.
@@ -355,6 +360,19 @@ proptest! {
                 }
                 now = next;
             }
+        }
+    }
+}
+
+#[test]
+fn connect_deadline_is_the_start_plus_the_larger_of_backoff_and_min_connect_timeout_even_near_the_end_of_time() {
+    // grpc-go clientconn.go: connectDeadline = now + max(minConnectTimeout, backoffFor);
+    // the spec and grpc-core take the later of the two instants. Saturation keeps them equal.
+    let p = params(GrpcProfile::GrpcGo, &[("min_connect_timeout", "2s")]);
+    for now in [SimTime::ZERO, SimTime(u64::MAX - 1_000_000_000)] {
+        for b in [SimDuration::from_secs(1), SimDuration::from_secs(3)] {
+            let want = now.saturating_add(b.max(SimDuration::from_secs(2)));
+            assert_eq!(connect_deadline(&p, now, now.saturating_add(b)), Some(want), "{now:?} {b:?}");
         }
     }
 }

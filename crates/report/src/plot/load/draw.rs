@@ -2,6 +2,7 @@
 //! strip under it.
 
 use super::*;
+use crate::plot::{aligned, captioned, time_axis_room};
 
 impl Figure for LoadFigure {
     fn size(&self) -> (u32, u32) {
@@ -35,14 +36,6 @@ impl Figure for LoadFigure {
 type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 impl LoadFigure {
-    fn x_area(axis: Option<bool>) -> u32 {
-        match axis {
-            None => 0,
-            Some(false) => AXIS,
-            Some(true) => AXIS + BOTTOM_EXTRA,
-        }
-    }
-
     /// The rates (or the columns); `axis` is `Some(last panel?)` when it carries the time
     /// axis itself (no strip under it).
     fn draw_main<DB: DrawingBackend>(
@@ -51,17 +44,11 @@ impl LoadFigure {
         p: &Panel,
         axis: Option<bool>,
     ) -> Result<(), String> {
-        let caption_style = TextStyle::from((FONT, 15, FontStyle::Bold).into_font()).color(&INK);
         let top = self.y_max.get(&p.shape).copied().unwrap_or(1.0);
-        let mut chart = ChartBuilder::on(area)
-            .margin_left(8)
-            .margin_right(24)
-            .margin_top(6)
+        let mut chart = captioned(area, &p.caption)
             // Room between the main chart's lowest tick label and the strip's highest.
             .margin_bottom(if axis.is_none() { 8 } else { 0 })
-            .caption(fit(&p.caption, 15, WIDTH - 40), caption_style)
-            .x_label_area_size(Self::x_area(axis))
-            .y_label_area_size(Y_LABELS)
+            .x_label_area_size(time_axis_room(axis))
             .build_cartesian_2d(self.x.0..self.x.1, 0.0..top)
             .d()?;
         mesh(&mut chart, if axis == Some(true) { "time (s)" } else { "" }, p.shape.y_desc(), &tick, &tick)?;
@@ -96,12 +83,9 @@ impl LoadFigure {
                 }
             }
         };
-        let mut chart = ChartBuilder::on(area)
-            .margin_left(8)
-            .margin_right(24)
+        let mut chart = aligned(area)
             .margin_top(8)
-            .x_label_area_size(Self::x_area(Some(last)))
-            .y_label_area_size(Y_LABELS)
+            .x_label_area_size(time_axis_room(Some(last)))
             .build_cartesian_2d(self.x.0..self.x.1, 0.0..top)
             .d()?;
         let percent = |v: &f64| format!("{} %", tick(v));

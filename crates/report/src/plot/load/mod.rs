@@ -22,15 +22,14 @@ use std::collections::BTreeMap;
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
-use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    Drawn, FONT, Figure, GRID_BOLD, GRID_LIGHT, Glyph, INK, MUTED, PlotOptions, WIDTH, color, fit, fmt_num, fmt_secs,
+    Drawn, FONT, Figure, GRID_BOLD, GRID_LIGHT, Glyph, INK, MUTED, PlotOptions, color, fmt_num, fmt_secs,
     header, mesh, omitted_note, panel_heights, series, stack_heights, stacked_size, thin_line, tick,
 };
 use super::style::load::*;
-use super::style::{ALARM as ALERT, AXIS, BLACKOUT, BOTTOM_EXTRA, DOWN, PLOT_WIDTH, Y_LABELS};
+use super::style::{ALARM as ALERT, AXIS, BLACKOUT, BOTTOM_EXTRA, DOWN, PLOT_WIDTH};
 use crate::ReportError;
 use crate::data::RunSet;
 

@@ -2,6 +2,7 @@
 //! retransmissions and probes under it.
 
 use super::*;
+use crate::plot::{aligned, captioned};
 
 impl Figure for RtoFigure {
     fn size(&self) -> (u32, u32) {
@@ -47,14 +48,8 @@ where
     let rug = fig.rug.rows() > 0;
     let strip_h = if rug { STRIP * fig.rug.rows() + axis_h } else { 0 };
     let (top, strip) = area.split_vertically(area.dim_in_pixel().1 - strip_h);
-    let caption_style = TextStyle::from((FONT, 15, FontStyle::Bold).into_font()).color(&INK);
-    let mut chart = ChartBuilder::on(&top)
-        .margin_left(8)
-        .margin_right(24)
-        .margin_top(6)
-        .caption(fit(&p.caption, 15, WIDTH - 40), caption_style)
+    let mut chart = captioned(&top, &p.caption)
         .x_label_area_size(if rug { 0 } else { axis_h })
-        .y_label_area_size(Y_LABELS)
         .build_cartesian_2d(x0..x1, y_spec)
         .d()?;
     let x_desc = if last && !rug { "time (s)" } else { "" };
@@ -121,11 +116,8 @@ fn draw_rug<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let (x0, x1) = fig.x;
     let strip = strip.clone();
-    let mut rug = ChartBuilder::on(&strip)
-        .margin_left(8)
-        .margin_right(24)
+    let mut rug = aligned(&strip)
         .x_label_area_size(axis_h)
-        .y_label_area_size(Y_LABELS)
         .build_cartesian_2d(x0..x1, 0.0..f64::from(fig.rug.rows()))
         .d()?;
     rug.configure_mesh()

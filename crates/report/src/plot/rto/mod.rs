@@ -18,7 +18,7 @@ mod caption;
 mod draw;
 
 use super::{
-    Drawn, FONT, Figure, Glyph, INK, LOG_Y_LABELS, MUTED, PlotOptions, WIDTH, axis_range, bands, fit, fmt_secs, header,
+    Drawn, FONT, Figure, Glyph, INK, LOG_Y_LABELS, MUTED, PlotOptions, axis_range, bands, fmt_secs, header,
     log_tick, mesh, mesh_with, panel_heights, series, spans_decades, stack_heights, stacked_size, text_width,
     thin_line, thin_marks, thin_points, tick,
 };
