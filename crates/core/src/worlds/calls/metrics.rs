@@ -1,0 +1,1 @@
+//! What the world writes to `summary.csv`: its catalogue entries.
