@@ -126,3 +126,34 @@ pub fn prefixed(prefix: &str, errors: ConfigErrors) -> ConfigErrors {
     out.extend_under(prefix, errors);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()) {
+            if entry.is_dir() {
+                sources(&entry, out);
+            } else if entry.extension().is_some_and(|x| x == "rs") {
+                out.push((entry.display().to_string(), std::fs::read_to_string(&entry).unwrap()));
+            }
+        }
+    }
+
+    /// A world's metric takes its id and unit from its catalogue entry
+    /// (`MetricValue::of`): the constructors that take a bare id are for values that no
+    /// world wrote, so no world calls them and no metric goes out without an entry.
+    #[test]
+    fn worlds_write_metrics_only_through_their_entries() {
+        let mut files = Vec::new();
+        sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src/worlds"), &mut files);
+        assert!(files.len() > 20, "{} files", files.len());
+        for (path, text) in files {
+            // Spelled in two parts so that this file does not match itself.
+            for call in ["new(", "maybe("].map(|f| format!("MetricValue::{f}")) {
+                assert!(!text.contains(&call), "{path} calls {call}: name the metric's entry");
+            }
+        }
+    }
+}

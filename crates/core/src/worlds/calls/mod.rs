@@ -15,26 +15,8 @@
 //! (…, 0, [`Purpose::Server`]) in arrival order. A client's draws do not depend
 //! on the other clients; variants see the same streams (common random numbers).
 //!
-//! Metrics (per replication; fractions are of the logical calls started by the horizon):
-//!
-//! | metric | meaning |
-//! |---|---|
-//! | `calls` | logical calls started |
-//! | `success_rate` | fraction that succeeded |
-//! | `gave_up_<reason>` | fraction that failed, by the innermost policy's last reason (only the reasons the policy can give) |
-//! | `unfinished` | fraction still running at the horizon |
-//! | `attempts_per_call` | server calls per library call: the attempts the library counts |
-//! | `library_calls_per_call` | with `tiers`: library calls per logical call |
-//! | `server_calls_per_call` | server calls per logical call: the amplification |
-//! | `retry_share` | retries (every server call but a logical call's first) as a share of server calls |
-//! | `duplicates` | for calls that are not safe to repeat: duplicate side effects per logical call |
-//! | `time_to_success` | mean time from the call's start to its success, over successes |
-//! | `time_to_giveup` | mean time from the call's start to its final give-up, over failures |
-//! | `total_sleep`, `total_sleep_max` | mean and largest time a finished call spent sleeping (every tier's sleeps, and a wait before giving up) |
-//! | `time_to_success_p99`, `time_to_success_max` | the tail of the time to success |
-//! | `time_to_answer` | mean time to success or final failure, over calls that ended |
-//! | `bad_request_retries` | with `permanent_fraction`: attempts of bad requests after their first, per logical call |
-//! | goodput, load, wasted work, recovery, alert | see [`monitor`] |
+//! The metrics it writes, with what each means, are its entries in [`metrics`]; a
+//! fraction is of the logical calls started by the horizon.
 //!
 //! `cdf.csv` gets `time_to_success` and `time_to_giveup` as fractions of all calls
 //! started (a curve stops at the share of calls that got there) and `total_sleep` over
@@ -43,7 +25,7 @@
 mod answer;
 mod config;
 mod estimate;
-pub mod metrics;
+pub use crate::metrics::catalogue::calls as metrics;
 pub mod monitor;
 mod world;
 

@@ -405,36 +405,38 @@ pub(super) fn finish(mut w: CallsWorld<'_>, events: u64, horizon: SimDuration) -
     let failed: u64 = w.giveup_ns.len() as u64;
     let unfinished = w.started - w.succeeded - failed;
     let mut metrics = vec![
-        MetricValue::new("calls", "count", calls),
-        MetricValue::maybe("success_rate", "fraction", per_call(w.succeeded)),
+        MetricValue::of(&metrics::CALLS, calls),
+        MetricValue::maybe_of(&metrics::SUCCESS_RATE, per_call(w.succeeded)),
     ];
     for (slug, count) in &w.reasons {
-        let name = format!("gave_up_{}", slug.replace('-', "_"));
-        metrics.push(MetricValue::maybe(&name, "fraction", per_call(*count)));
+        metrics.push(MetricValue::maybe_of(metrics::gave_up(slug), per_call(*count)));
     }
-    metrics.push(MetricValue::maybe("unfinished", "fraction", per_call(unfinished)));
+    metrics.push(MetricValue::maybe_of(&metrics::UNFINISHED, per_call(unfinished)));
     let attempts = (w.library_calls > 0).then(|| w.server_calls as f64 / w.library_calls as f64);
-    metrics.push(MetricValue::maybe("attempts_per_call", "count", attempts));
+    metrics.push(MetricValue::maybe_of(&metrics::ATTEMPTS_PER_CALL, attempts));
     if !w.spec.calls.tiers.is_empty() {
-        metrics.push(MetricValue::maybe("library_calls_per_call", "count", per_call(w.library_calls)));
+        metrics.push(MetricValue::maybe_of(&metrics::LIBRARY_CALLS_PER_CALL, per_call(w.library_calls)));
     }
-    metrics.push(MetricValue::maybe("server_calls_per_call", "count", per_call(w.server_calls)));
+    metrics.push(MetricValue::maybe_of(&metrics::SERVER_CALLS_PER_CALL, per_call(w.server_calls)));
     let retries = w.server_calls - w.first_attempts;
     let share = (w.server_calls > 0).then(|| retries as f64 / w.server_calls as f64);
-    metrics.push(MetricValue::maybe("retry_share", "fraction", share));
+    metrics.push(MetricValue::maybe_of(&metrics::RETRY_SHARE, share));
     if !w.spec.calls.idempotency.model().safe_to_retry() {
-        metrics.push(MetricValue::maybe("duplicates", "count", per_call(w.duplicates)));
+        metrics.push(MetricValue::maybe_of(&metrics::DUPLICATES, per_call(w.duplicates)));
     }
-    metrics.push(MetricValue::maybe("time_to_success", "s", mean_secs(&w.success_ns)));
-    metrics.push(MetricValue::maybe("time_to_giveup", "s", mean_secs(&w.giveup_ns)));
-    metrics.push(MetricValue::maybe("total_sleep", "s", mean_secs(&w.sleep_ns)));
+    metrics.push(MetricValue::maybe_of(&metrics::TIME_TO_SUCCESS, mean_secs(&w.success_ns)));
+    metrics.push(MetricValue::maybe_of(&metrics::TIME_TO_GIVEUP, mean_secs(&w.giveup_ns)));
+    metrics.push(MetricValue::maybe_of(&metrics::TOTAL_SLEEP, mean_secs(&w.sleep_ns)));
     let max_sleep = w.sleep_ns.iter().max().map(|&v| v as f64 / 1e9);
-    metrics.push(MetricValue::maybe("total_sleep_max", "s", max_sleep));
+    metrics.push(MetricValue::maybe_of(&metrics::TOTAL_SLEEP_MAX, max_sleep));
     let answered = w.success_ns.len() + w.giveup_ns.len();
     let answer_ns: f64 = w.success_ns.iter().chain(&w.giveup_ns).map(|&v| v as f64).sum();
-    metrics.push(MetricValue::maybe("time_to_answer", "s", (answered > 0).then(|| answer_ns / answered as f64 / 1e9)));
+    metrics.push(MetricValue::maybe_of(
+        &metrics::TIME_TO_ANSWER,
+        (answered > 0).then(|| answer_ns / answered as f64 / 1e9),
+    ));
     if w.spec.calls.permanent_fraction > 0.0 {
-        metrics.push(MetricValue::maybe("bad_request_retries", "count", per_call(w.bad_retries)));
+        metrics.push(MetricValue::maybe_of(&metrics::BAD_REQUEST_RETRIES, per_call(w.bad_retries)));
     }
     let cfg = &w.spec.calls;
     let first_start = w.first.iter().min().copied();
@@ -445,14 +447,14 @@ pub(super) fn finish(mut w: CallsWorld<'_>, events: u64, horizon: SimDuration) -
     metrics.extend(monitor::finish(&mut w.series, &w.spec.server, first_start, horizon, cfg.timeout, alert, steady));
     // Fixed by the server's schedule, so every replication of a cell lists it or none does.
     if let Some(b) = &w.first_burst {
-        metrics.push(MetricValue::new("first_burst_peak", "attempts/s", b.peak()));
+        metrics.push(MetricValue::of(&crate::worlds::grpc::metrics::FIRST_BURST_PEAK, b.peak()));
     }
 
     let started = w.started as usize;
     w.success_ns.sort_unstable();
     let secs = |ns: Option<u64>| ns.map(|v| v as f64 / 1e9);
-    metrics.push(MetricValue::maybe("time_to_success_p99", "s", secs(quantile(&w.success_ns, 0.99))));
-    metrics.push(MetricValue::maybe("time_to_success_max", "s", secs(w.success_ns.last().copied())));
+    metrics.push(MetricValue::maybe_of(&metrics::TIME_TO_SUCCESS_P99, secs(quantile(&w.success_ns, 0.99))));
+    metrics.push(MetricValue::maybe_of(&metrics::TIME_TO_SUCCESS_MAX, secs(w.success_ns.last().copied())));
     let mut quantiles = Vec::new();
     for (name, ns, population) in [
         ("time_to_success", &mut w.success_ns, started),

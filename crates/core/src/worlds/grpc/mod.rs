@@ -17,7 +17,7 @@
 
 mod config;
 mod estimate;
-pub mod metrics;
+pub use crate::metrics::catalogue::grpc as metrics;
 mod world;
 
 pub use config::*;

@@ -433,29 +433,38 @@ pub(super) fn finish(mut w: GrpcWorld<'_>, events: u64, end: SimTime) -> Replica
     // The herd that matters is the one the server must absorb: bins while it is up.
     let burst = w.bins.burst_stats_where(|from, to| w.server.is_up(from) && w.server.is_up(to));
     let mut metrics = vec![
-        MetricValue::new("attempts", "count", w.attempts as f64),
-        MetricValue::new("attempts_per_client", "count", w.attempts as f64 / n),
-        MetricValue::new("refused", "count", w.refused as f64),
-        MetricValue::new("timeouts", "count", w.timeouts as f64),
-        MetricValue::new("wasted_handshakes", "count", w.wasted as f64),
-        MetricValue::maybe("peak_attempt_rate", "attempts/s", burst.map(|b| b.peak_rate)),
-        MetricValue::maybe("peak_to_mean", "ratio", burst.map(|b| b.peak_to_mean)),
-        MetricValue::maybe("cv", "ratio", burst.map(|b| b.cv)),
-        MetricValue::new("connected_at_end", "fraction", back as f64 / n),
-        MetricValue::new("connected_time", "fraction", connected_fraction),
-        MetricValue::maybe("reconnect_p50", "s", quantile_of(&w.reconnect_ns, w.disconnects, 0.5).map(secs)),
-        MetricValue::maybe("reconnect_p99", "s", quantile_of(&w.reconnect_ns, w.disconnects, 0.99).map(secs)),
-        MetricValue::maybe("reconnect_all", "s", quantile_of(&w.reconnect_ns, w.disconnects, 1.0).map(secs)),
-        MetricValue::maybe("reconnect_after_up_p50", "s", quantile_of(&w.after_up_ns, w.disconnects, 0.5).map(secs)),
-        MetricValue::maybe("reconnect_after_up_p99", "s", quantile_of(&w.after_up_ns, w.disconnects, 0.99).map(secs)),
-        MetricValue::maybe("reconnect_after_up_all", "s", quantile_of(&w.after_up_ns, w.disconnects, 1.0).map(secs)),
+        MetricValue::of(&metrics::ATTEMPTS, w.attempts as f64),
+        MetricValue::of(&metrics::ATTEMPTS_PER_CLIENT, w.attempts as f64 / n),
+        MetricValue::of(&metrics::REFUSED, w.refused as f64),
+        MetricValue::of(&metrics::TIMEOUTS, w.timeouts as f64),
+        MetricValue::of(&metrics::WASTED_HANDSHAKES, w.wasted as f64),
+        MetricValue::maybe_of(&metrics::PEAK_ATTEMPT_RATE, burst.map(|b| b.peak_rate)),
+        MetricValue::maybe_of(&metrics::PEAK_TO_MEAN, burst.map(|b| b.peak_to_mean)),
+        MetricValue::maybe_of(&metrics::CV, burst.map(|b| b.cv)),
+        MetricValue::of(&metrics::CONNECTED_AT_END, back as f64 / n),
+        MetricValue::of(&metrics::CONNECTED_TIME, connected_fraction),
+        MetricValue::maybe_of(&metrics::RECONNECT_P50, quantile_of(&w.reconnect_ns, w.disconnects, 0.5).map(secs)),
+        MetricValue::maybe_of(&metrics::RECONNECT_P99, quantile_of(&w.reconnect_ns, w.disconnects, 0.99).map(secs)),
+        MetricValue::maybe_of(&metrics::RECONNECT_ALL, quantile_of(&w.reconnect_ns, w.disconnects, 1.0).map(secs)),
+        MetricValue::maybe_of(
+            &metrics::RECONNECT_AFTER_UP_P50,
+            quantile_of(&w.after_up_ns, w.disconnects, 0.5).map(secs),
+        ),
+        MetricValue::maybe_of(
+            &metrics::RECONNECT_AFTER_UP_P99,
+            quantile_of(&w.after_up_ns, w.disconnects, 0.99).map(secs),
+        ),
+        MetricValue::maybe_of(
+            &metrics::RECONNECT_AFTER_UP_ALL,
+            quantile_of(&w.after_up_ns, w.disconnects, 1.0).map(secs),
+        ),
     ];
     // Fixed by the server's schedule, so every replication of a cell lists it or none does.
     if let Some(b) = &w.first_burst {
-        metrics.push(MetricValue::new("first_burst_peak", "attempts/s", b.peak()));
+        metrics.push(MetricValue::of(&metrics::FIRST_BURST_PEAK, b.peak()));
     }
     for (k, r) in w.spread.iter().enumerate() {
-        metrics.push(MetricValue::maybe(&format!("spread_attempt{}", k + 1), "s", r.sd()));
+        metrics.push(MetricValue::numbered(&metrics::SPREAD_ATTEMPT, k + 1, r.sd()));
     }
     // The CDF stops where the reconnected fraction does.
     let cdf = cdf_secs(&w.reconnect_ns, w.disconnects);

@@ -16,21 +16,9 @@
 //! changes the policy or the workers sees the same jobs, the same poison and the same
 //! provider fates (common random numbers).
 //!
-//! Metrics (per replication; fractions are of the jobs created by the horizon, so
-//! `delivered + dead_lettered + in_flight = 1`):
-//!
-//! | metric | meaning |
-//! |---|---|
-//! | `jobs` | jobs created |
-//! | `delivered`, `dead_lettered`, `in_flight` | how they ended, or not yet (waiting, scheduled for later, or in a worker at the horizon) |
-//! | `dead_lettered_good` | jobs that were not poison but dead-lettered: the ones a better policy would have saved |
-//! | `dead_lettered_<reason>` | by the policy's reason, for the reasons it can give |
-//! | `delivered_by_provider{k}` | share of the delivered jobs the k-th provider delivered |
-//! | `completion_time`, `completion_time_p99` | creation to delivery, over delivered jobs: mean and 99th percentile |
-//! | `completion_time_incident`, `completion_time_normal`, `added_latency` | when the first provider has down windows: the mean over jobs created inside one, over the others, and their difference |
-//! | `runs_per_job`, `provider_calls_per_job` | runs and provider calls per created job |
-//! | `worker_utilization` | busy worker-time / (workers × horizon) |
-//! | `queue_depth_max` | the most jobs waiting or scheduled at once |
+//! The metrics it writes, with what each means, are its entries in [`metrics`]; a
+//! fraction is of the jobs created by the horizon, so `delivered + dead_lettered +
+//! in_flight = 1`.
 //!
 //! `series.csv` gets, per bin: `created`, `delivered`, `dead_lettered`, `retried`
 //! (re-enqueues), `queue_depth` (jobs waiting or scheduled, not in a worker, at the
@@ -39,7 +27,7 @@
 
 mod config;
 mod estimate;
-pub mod metrics;
+pub use crate::metrics::catalogue::jobs as metrics;
 mod world;
 
 pub use config::*;

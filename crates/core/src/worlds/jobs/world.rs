@@ -354,38 +354,37 @@ pub(super) fn finish(mut w: JobsWorld<'_>, events: u64, horizon: SimDuration) ->
     let in_flight = w.slots.iter().filter(|s| s.is_some()).count() as u64;
     debug_assert_eq!(created, w.delivered + w.dead + in_flight, "a job was lost or counted twice");
     let mut metrics = vec![
-        MetricValue::new("jobs", "count", created as f64),
-        MetricValue::maybe("delivered", "fraction", of_created(w.delivered)),
-        MetricValue::maybe("dead_lettered", "fraction", of_created(w.dead)),
-        MetricValue::maybe("in_flight", "fraction", of_created(in_flight)),
-        MetricValue::maybe("dead_lettered_good", "fraction", of_created(w.dead_good)),
+        MetricValue::of(&metrics::JOBS, created as f64),
+        MetricValue::maybe_of(&metrics::DELIVERED, of_created(w.delivered)),
+        MetricValue::maybe_of(&metrics::DEAD_LETTERED, of_created(w.dead)),
+        MetricValue::maybe_of(&metrics::IN_FLIGHT, of_created(in_flight)),
+        MetricValue::maybe_of(&metrics::DEAD_LETTERED_GOOD, of_created(w.dead_good)),
     ];
     for (slug, count) in &w.reasons {
-        let name = format!("dead_lettered_{}", slug.replace('-', "_"));
-        metrics.push(MetricValue::maybe(&name, "fraction", of_created(*count)));
+        metrics.push(MetricValue::maybe_of(metrics::dead_lettered(slug), of_created(*count)));
     }
     for (k, &n) in w.by_provider.iter().enumerate() {
         let share = (w.delivered > 0).then(|| n as f64 / w.delivered as f64);
-        metrics.push(MetricValue::maybe(&format!("delivered_by_provider{}", k + 1), "fraction", share));
+        metrics.push(MetricValue::numbered(&metrics::DELIVERED_BY_PROVIDER, k + 1, share));
     }
     w.completion_ns.sort_unstable();
     let sum: u64 = w.completion_ns.iter().sum();
-    metrics.push(MetricValue::maybe("completion_time", "s", mean_secs(w.delivered, sum)));
+    metrics.push(MetricValue::maybe_of(&metrics::COMPLETION_TIME, mean_secs(w.delivered, sum)));
     let p99 = quantile(&w.completion_ns, 0.99).map(|ns| ns as f64 / 1e9);
-    metrics.push(MetricValue::maybe("completion_time_p99", "s", p99));
+    metrics.push(MetricValue::maybe_of(&metrics::COMPLETION_TIME_P99, p99));
     if has_incident(w.cfg) {
         let incident = mean_secs(w.incident.0, w.incident.1);
         let normal = mean_secs(w.normal.0, w.normal.1);
-        metrics.push(MetricValue::maybe("completion_time_incident", "s", incident));
-        metrics.push(MetricValue::maybe("completion_time_normal", "s", normal));
-        metrics.push(MetricValue::maybe("added_latency", "s", incident.zip(normal).map(|(i, n)| i - n)));
+        metrics.push(MetricValue::maybe_of(&metrics::COMPLETION_TIME_INCIDENT, incident));
+        metrics.push(MetricValue::maybe_of(&metrics::COMPLETION_TIME_NORMAL, normal));
+        metrics.push(MetricValue::maybe_of(&metrics::ADDED_LATENCY, incident.zip(normal).map(|(i, n)| i - n)));
     }
-    metrics.push(MetricValue::maybe("runs_per_job", "count", of_created(w.runs)));
-    metrics.push(MetricValue::maybe("provider_calls_per_job", "count", of_created(w.calls)));
+    metrics.push(MetricValue::maybe_of(&metrics::RUNS_PER_JOB, of_created(w.runs)));
+    metrics.push(MetricValue::maybe_of(&metrics::PROVIDER_CALLS_PER_JOB, of_created(w.calls)));
     let capacity = f64::from(w.cfg.workers) * horizon.as_nanos() as f64;
     let utilization = (capacity > 0.0).then(|| w.busy_ns as f64 / capacity);
-    metrics.push(MetricValue::maybe("worker_utilization", "fraction", utilization));
-    metrics.push(MetricValue::new("queue_depth_max", "count", w.depth_max as f64));
+    metrics.push(MetricValue::maybe_of(&metrics::WORKER_UTILIZATION, utilization));
+    metrics.push(MetricValue::of(&metrics::QUEUE_DEPTH_MAX, w.depth_max as f64));
 
     let cdf = cdf_secs(&w.completion_ns, created as usize);
     let quantiles = if cdf.is_empty() { Vec::new() } else { vec![("completion_time".to_string(), cdf)] };

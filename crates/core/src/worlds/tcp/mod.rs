@@ -3,7 +3,7 @@
 
 mod config;
 mod estimate;
-pub mod metrics;
+pub use crate::metrics::catalogue::tcp as metrics;
 mod world;
 
 pub use config::*;

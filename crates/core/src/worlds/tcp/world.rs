@@ -311,61 +311,60 @@ pub(super) fn metrics(world: &TcpWorld<'_>, horizon: SimDuration) -> Vec<MetricV
     };
     let mss = f64::from(world.spec.tcp.segment_size);
     let mut out = vec![
-        MetricValue::new("retransmissions", "count", mean(&|c| c.tally.retransmissions as f64)),
-        MetricValue::new("timeouts", "count", mean(&|c| c.tally.timeouts as f64)),
-        MetricValue::new("spurious_retransmissions", "count", mean(&|c| c.tally.spurious as f64)),
-        MetricValue::new("tail_loss_probes", "count", mean(&|c| c.tally.probes as f64)),
-        MetricValue::new("spurious_timeouts_detected", "count", mean(&|c| c.tally.spurious_timeouts as f64)),
-        MetricValue::new("aborted", "fraction", mean(&|c| f64::from(u8::from(c.tally.aborted.is_some())))),
-        MetricValue::maybe("time_to_abort", "s", mean_some(&|c| c.tally.aborted.map(|d| d.as_secs_f64()))),
-        MetricValue::new("rtt_samples", "count", mean(&|c| c.tally.samples as f64)),
-        MetricValue::new("max_rto", "s", mean(&|c| c.tally.max_rto.as_secs_f64())),
-        MetricValue::maybe("rto_mean", "s", mean_some(&|c| c.tally.rto_held.mean().map(|ns| ns / 1e9))),
-        MetricValue::maybe("rto_p50", "s", mean_some(&|c| c.tally.rto_held.quantile(0.5).map(|ns| ns as f64 / 1e9))),
-        MetricValue::maybe("rto_p99", "s", mean_some(&|c| c.tally.rto_held.quantile(0.99).map(|ns| ns as f64 / 1e9))),
-        MetricValue::new(
-            "goodput",
-            "bytes/s",
+        MetricValue::of(&metrics::RETRANSMISSIONS, mean(&|c| c.tally.retransmissions as f64)),
+        MetricValue::of(&metrics::TIMEOUTS, mean(&|c| c.tally.timeouts as f64)),
+        MetricValue::of(&metrics::SPURIOUS_RETRANSMISSIONS, mean(&|c| c.tally.spurious as f64)),
+        MetricValue::of(&metrics::TAIL_LOSS_PROBES, mean(&|c| c.tally.probes as f64)),
+        MetricValue::of(&metrics::SPURIOUS_TIMEOUTS_DETECTED, mean(&|c| c.tally.spurious_timeouts as f64)),
+        MetricValue::of(&metrics::ABORTED, mean(&|c| f64::from(u8::from(c.tally.aborted.is_some())))),
+        MetricValue::maybe_of(&metrics::TIME_TO_ABORT, mean_some(&|c| c.tally.aborted.map(|d| d.as_secs_f64()))),
+        MetricValue::of(&metrics::RTT_SAMPLES, mean(&|c| c.tally.samples as f64)),
+        MetricValue::of(&metrics::MAX_RTO, mean(&|c| c.tally.max_rto.as_secs_f64())),
+        MetricValue::maybe_of(&metrics::RTO_MEAN, mean_some(&|c| c.tally.rto_held.mean().map(|ns| ns / 1e9))),
+        MetricValue::maybe_of(
+            &metrics::RTO_P50,
+            mean_some(&|c| c.tally.rto_held.quantile(0.5).map(|ns| ns as f64 / 1e9)),
+        ),
+        MetricValue::maybe_of(
+            &metrics::RTO_P99,
+            mean_some(&|c| c.tally.rto_held.quantile(0.99).map(|ns| ns as f64 / 1e9)),
+        ),
+        MetricValue::of(
+            &metrics::GOODPUT,
             mean(&|c| {
                 let span = c.tally.finished_at.map_or(horizon, |t| t.saturating_since(SimTime::ZERO));
                 c.receiver.delivered() as f64 * mss / span.as_secs_f64().max(1e-9)
             }),
         ),
     ];
-    out.push(MetricValue::maybe("final_srtt", "s", mean_some(&|c| c.tally.last_srtt.map(|d| d.as_secs_f64()))));
-    out.push(MetricValue::maybe(
-        "srtt_abs_error",
-        "s",
+    out.push(MetricValue::maybe_of(&metrics::FINAL_SRTT, mean_some(&|c| c.tally.last_srtt.map(|d| d.as_secs_f64()))));
+    out.push(MetricValue::maybe_of(
+        &metrics::SRTT_ABS_ERROR,
         mean_some(&|c| (c.tally.samples > 0).then(|| c.tally.srtt_error_sum / c.tally.samples as f64)),
     ));
     if matches!(world.spec.tcp.workload, Workload::Transfer { .. }) {
-        out.push(MetricValue::new(
-            "finished",
-            "fraction",
-            mean(&|c| f64::from(u8::from(c.tally.finished_at.is_some()))),
-        ));
-        out.push(MetricValue::maybe(
-            "transfer_time",
-            "s",
+        out.push(MetricValue::of(&metrics::FINISHED, mean(&|c| f64::from(u8::from(c.tally.finished_at.is_some())))));
+        out.push(MetricValue::maybe_of(
+            &metrics::TRANSFER_TIME,
             mean_some(&|c| c.tally.finished_at.map(|t| t.as_secs_f64())),
         ));
     }
     for k in 0..world.changes.len() {
-        out.push(MetricValue::new(
-            &format!("converged_change{}", k + 1),
-            "fraction",
-            mean(&|c| f64::from(u8::from(c.tally.converged[k].is_some()))),
+        out.push(MetricValue::numbered(
+            &metrics::CONVERGED_CHANGE,
+            k + 1,
+            Some(mean(&|c| f64::from(u8::from(c.tally.converged[k].is_some())))),
         ));
-        out.push(MetricValue::maybe(
-            &format!("convergence_time_change{}", k + 1),
-            "s",
+        out.push(MetricValue::numbered(
+            &metrics::CONVERGENCE_TIME_CHANGE,
+            k + 1,
             mean_some(&|c| c.tally.converged[k].map(|d| d.as_secs_f64())),
         ));
     }
     for k in 0..world.blackouts.len() {
-        out.push(MetricValue::maybe(
-            &format!("recovery_lag_blackout{}", k + 1),
-            "s",
+        out.push(MetricValue::numbered(
+            &metrics::RECOVERY_LAG_BLACKOUT,
+            k + 1,
             mean_some(&|c| c.tally.recovered[k].map(|d| d.as_secs_f64())),
         ));
     }
