@@ -1,4 +1,37 @@
 //! What a run records and how it is summarized.
+
+/// An enum of the names a world writes into a file and a reader matches on again (trace
+/// events, series columns, distributions): the writer writes `name()`, the reader
+/// matches `from_name`, and neither spells the string. A variant's index is its
+/// position, which a world uses as its column index.
+macro_rules! names {
+    ($(#[$doc:meta])* $enum:ident { $($(#[$vdoc:meta])* $variant:ident = $name:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $enum {
+            $($(#[$vdoc])* $variant,)*
+        }
+
+        impl $enum {
+            /// In the order written, a variant at its index.
+            pub const ALL: &[$enum] = &[$($enum::$variant),*];
+            pub const NAMES: &[&'static str] = &[$($name),*];
+
+            pub const fn name(self) -> &'static str {
+                Self::NAMES[self as usize]
+            }
+
+            pub fn from_name(name: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|v| v.name() == name)
+            }
+
+            pub const fn index(self) -> usize {
+                self as usize
+            }
+        }
+    };
+}
+
 pub mod bursts;
 pub mod catalogue;
 pub mod quantile;

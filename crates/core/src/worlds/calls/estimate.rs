@@ -103,7 +103,7 @@ pub(super) fn estimate(spec: &CallsSpec, horizon: SimDuration) -> Estimate {
     // queued events, and three times per call (success or give-up, and sleep); the
     // series' bins and the CDFs are kept.
     let bins = h / secs(cfg.monitor.bin) + 1.0;
-    let kept = estimate::bytes_of::<f64>(bins * monitor::COLUMNS.len() as f64 + 3.0 * 101.0);
+    let kept = estimate::bytes_of::<f64>(bins * crate::metrics::series::CallsColumn::NAMES.len() as f64 + 3.0 * 101.0);
     let in_flight = n * per_call.min(per_client);
     // The server's workers are made up front, one slot each, however many are busy.
     let workers = f64::from(server.concurrency.unwrap_or(0));

@@ -17,36 +17,22 @@ use crate::engine::time::{SimDuration, SimTime};
 use crate::metrics::MetricValue;
 
 use super::metrics;
-use crate::metrics::series::Series;
+use crate::metrics::series::{CallsColumn, Series};
 use crate::model::server::{ServerConfig, ServerSchedule};
 
-/// The columns of `series.csv` for `[calls]`, in order.
-pub const COLUMNS: [&str; 12] = [
-    "calls",
-    "attempts",
-    "retries",
-    "succeeded",
-    "failed",
-    "timed_out",
-    "rejected",
-    "busy_s",
-    "wasted_s",
-    "queue_max",
-    "capacity",
-    "retry_share",
-];
-pub const CALLS: usize = 0;
-pub const ATTEMPTS: usize = 1;
-pub const RETRIES: usize = 2;
-pub const SUCCEEDED: usize = 3;
-pub const FAILED: usize = 4;
-pub const TIMED_OUT: usize = 5;
-pub const REJECTED: usize = 6;
-pub const BUSY: usize = 7;
-pub const WASTED: usize = 8;
-pub const QUEUE_MAX: usize = 9;
-const CAPACITY: usize = 10;
-const RETRY_SHARE: usize = 11;
+// The columns' indices, for the world that fills them.
+pub const CALLS: usize = CallsColumn::Calls.index();
+pub const ATTEMPTS: usize = CallsColumn::Attempts.index();
+pub const RETRIES: usize = CallsColumn::Retries.index();
+pub const SUCCEEDED: usize = CallsColumn::Succeeded.index();
+pub const FAILED: usize = CallsColumn::Failed.index();
+pub const TIMED_OUT: usize = CallsColumn::TimedOut.index();
+pub const REJECTED: usize = CallsColumn::Rejected.index();
+pub const BUSY: usize = CallsColumn::Busy.index();
+pub const WASTED: usize = CallsColumn::Wasted.index();
+pub const QUEUE_MAX: usize = CallsColumn::QueueMax.index();
+const CAPACITY: usize = CallsColumn::Capacity.index();
+const RETRY_SHARE: usize = CallsColumn::RetryShare.index();
 
 /// Bins per recovery window.
 pub const WINDOW: usize = 5;
@@ -65,7 +51,7 @@ pub fn incident(server: &ServerConfig) -> Option<(SimTime, SimTime)> {
 }
 
 pub fn new_series(bin: SimDuration, horizon: SimDuration, server: &ServerConfig) -> Series {
-    let mut s = Series::new(bin, horizon, &COLUMNS);
+    let mut s = Series::new(bin, horizon, CallsColumn::NAMES);
     let n = s.bins();
     let capacity = match (server.concurrency, server.service_time) {
         (Some(c), Some(t)) if t > SimDuration::ZERO => f64::from(c) / t.as_secs_f64(),

@@ -7,7 +7,7 @@ use crate::engine::rng::{CounterRng, Purpose};
 use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::metrics::bursts::FirstBurst;
-use crate::metrics::quantile::{cdf_secs, quantile};
+use crate::metrics::quantile::{Distribution, cdf_secs, quantile};
 use crate::metrics::series::Series;
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::retry::{Decision, GiveUpReason, Outcome, RetryBudget, RetryPolicy, RetryState, StopRule};
@@ -457,14 +457,14 @@ pub(super) fn finish(mut w: CallsWorld<'_>, events: u64, horizon: SimDuration) -
     metrics.push(MetricValue::maybe_of(&metrics::TIME_TO_SUCCESS_MAX, secs(w.success_ns.last().copied())));
     let mut quantiles = Vec::new();
     for (name, ns, population) in [
-        ("time_to_success", &mut w.success_ns, started),
-        ("time_to_giveup", &mut w.giveup_ns, started),
-        ("total_sleep", &mut w.sleep_ns, 0),
+        (Distribution::TimeToSuccess, &mut w.success_ns, started),
+        (Distribution::TimeToGiveup, &mut w.giveup_ns, started),
+        (Distribution::TotalSleep, &mut w.sleep_ns, 0),
     ] {
         ns.sort_unstable();
         let q = cdf_secs(ns, population);
         if !q.is_empty() {
-            quantiles.push((name.to_string(), q));
+            quantiles.push((name.name().to_string(), q));
         }
     }
     ReplicationResult { metrics, events, quantiles, series: Some(w.series), ..Default::default() }

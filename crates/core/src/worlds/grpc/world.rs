@@ -5,7 +5,7 @@ use crate::engine::rng::{CounterRng, Purpose, Seeds};
 use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::metrics::bursts::{Bins, FirstBurst, Running};
-use crate::metrics::quantile::{cdf_secs, quantile_of};
+use crate::metrics::quantile::{Distribution, cdf_secs, quantile_of};
 use crate::metrics::{ConnectionRow, MetricValue, ReplicationResult};
 use crate::model::grpc::{GrpcBackoff, GrpcBackoffParams};
 use crate::model::path::{Direction, Path, PathSpec};
@@ -468,7 +468,7 @@ pub(super) fn finish(mut w: GrpcWorld<'_>, events: u64, end: SimTime) -> Replica
     }
     // The CDF stops where the reconnected fraction does.
     let cdf = cdf_secs(&w.reconnect_ns, w.disconnects);
-    let cdf = if cdf.is_empty() { Vec::new() } else { vec![("reconnect_time".to_string(), cdf)] };
+    let cdf = if cdf.is_empty() { Vec::new() } else { vec![(Distribution::ReconnectTime.name().to_string(), cdf)] };
     ReplicationResult {
         metrics,
         trace: Vec::new(),

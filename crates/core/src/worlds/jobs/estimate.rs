@@ -67,7 +67,7 @@ pub(super) fn estimate(spec: &JobsSpec, horizon: SimDuration) -> Estimate {
     // Working: the jobs waiting at once (a window's arrivals at most), a
     // completion time per job, the series; the series and the CDF are kept.
     let bins = h / secs(cfg.bin) + 1.0;
-    let kept = estimate::bytes_of::<f64>(bins * SERIES.len() as f64 + 101.0);
+    let kept = estimate::bytes_of::<f64>(bins * crate::metrics::series::JobsColumn::NAMES.len() as f64 + 101.0);
     let waiting = troubled.max(workers) + jobs * cfg.poison_fraction;
     let working = waiting * (std::mem::size_of::<JobState>() + 32) as f64 + estimate::bytes_of::<u64>(jobs) + kept;
     Estimate { events, working, kept, knobs: vec!["jobs.rate", "horizon"] }

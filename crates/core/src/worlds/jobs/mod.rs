@@ -31,7 +31,7 @@ pub use crate::metrics::catalogue::jobs as metrics;
 mod world;
 
 pub use config::*;
-pub use world::{RunRecord, SERIES, run_replication, simulate};
+pub use world::{RunRecord, run_replication, simulate};
 
 use crate::engine::run::EngineError;
 use crate::engine::time::SimDuration;

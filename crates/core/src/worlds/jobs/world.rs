@@ -4,22 +4,21 @@ use super::*;
 use crate::engine::rng::{CounterRng, Purpose, Seeds};
 use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
-use crate::metrics::quantile::{cdf_secs, quantile};
-use crate::metrics::series::Series;
+use crate::metrics::quantile::{Distribution, cdf_secs, quantile};
+use crate::metrics::series::{JobsColumn, Series};
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::jobs::queue::DueQueue;
 use crate::model::retry::{Decision, Outcome, RetryBudget, RetryPolicy, RetryState};
 use crate::worlds::Job;
 use rand::RngExt;
 
-/// `series.csv`'s columns, in order.
-pub const SERIES: [&str; 6] = ["created", "delivered", "dead_lettered", "retried", "queue_depth", "busy_s"];
-pub(super) const CREATED: usize = 0;
-pub(super) const DELIVERED: usize = 1;
-pub(super) const DEAD: usize = 2;
-pub(super) const RETRIED: usize = 3;
-pub(super) const DEPTH: usize = 4;
-pub(super) const BUSY: usize = 5;
+// The columns' indices, for the world that fills them.
+const CREATED: usize = JobsColumn::Created.index();
+const DELIVERED: usize = JobsColumn::Delivered.index();
+const DEAD: usize = JobsColumn::DeadLettered.index();
+const RETRIED: usize = JobsColumn::Retried.index();
+const DEPTH: usize = JobsColumn::QueueDepth.index();
+const BUSY: usize = JobsColumn::Busy.index();
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Ev {
@@ -325,7 +324,7 @@ pub fn simulate(spec: &JobsSpec, job: Job<'_>, log: bool) -> Result<(Replication
         incident: (0, 0),
         normal: (0, 0),
         depth_max: 0,
-        series: Series::new(cfg.bin, horizon, &SERIES),
+        series: Series::new(cfg.bin, horizon, JobsColumn::NAMES),
         depth_bins: 0,
         log: log.then(Vec::new),
     };
@@ -387,7 +386,8 @@ pub(super) fn finish(mut w: JobsWorld<'_>, events: u64, horizon: SimDuration) ->
     metrics.push(MetricValue::of(&metrics::QUEUE_DEPTH_MAX, w.depth_max as f64));
 
     let cdf = cdf_secs(&w.completion_ns, created as usize);
-    let quantiles = if cdf.is_empty() { Vec::new() } else { vec![("completion_time".to_string(), cdf)] };
+    let quantiles =
+        if cdf.is_empty() { Vec::new() } else { vec![(Distribution::CompletionTime.name().to_string(), cdf)] };
     let mut series = w.series;
     series.to_seconds(BUSY);
     ReplicationResult { metrics, events, series: Some(series), quantiles, ..Default::default() }

@@ -5,7 +5,7 @@ use crate::engine::rng::{Purpose, SimRng};
 use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::metrics::time_weighted::TimeWeighted;
-use crate::metrics::trace::TraceRow;
+use crate::metrics::trace::{TraceEvent, TraceRow};
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::path::{Direction, Path, PathSpec};
 use crate::model::tcp::{Action, ObservationKind, Segment, Supply, TcpReceiver, TcpSender, Workload};
@@ -110,12 +110,12 @@ impl TcpWorld<'_> {
         let tally = &mut self.conns[c as usize].tally;
         tally.max_rto = tally.max_rto.max(o.rto.rto);
         let (event, segment, sample) = match o.kind {
-            ObservationKind::Send { seq } => ("send", seq, None),
+            ObservationKind::Send { seq } => (TraceEvent::Send, seq, None),
             ObservationKind::Retransmit { seq } => {
                 tally.retransmissions += 1;
-                ("retransmit", seq, None)
+                (TraceEvent::Retransmit, seq, None)
             }
-            ObservationKind::Ack { ack } => ("ack", Some(ack), None),
+            ObservationKind::Ack { ack } => (TraceEvent::Ack, Some(ack), None),
             ObservationKind::Sample { rtt } => {
                 tally.samples += 1;
                 tally.last_srtt = o.rto.srtt;
@@ -135,40 +135,40 @@ impl TcpWorld<'_> {
                         tally.converged[k] = Some(now - self.changes[k].0);
                     }
                 }
-                ("sample", None, Some(rtt))
+                (TraceEvent::Sample, None, Some(rtt))
             }
             ObservationKind::Timeout => {
                 tally.timeouts += 1;
-                ("timeout", None, None)
+                (TraceEvent::Timeout, None, None)
             }
             ObservationKind::Probe { seq, retransmit } => {
                 tally.probes += 1;
                 tally.retransmissions += u64::from(retransmit);
-                ("probe", Some(seq), None)
+                (TraceEvent::Probe, Some(seq), None)
             }
             ObservationKind::SpuriousTimeout => {
                 tally.spurious_timeouts += 1;
-                ("spurious_timeout", None, None)
+                (TraceEvent::SpuriousTimeout, None, None)
             }
             ObservationKind::Aborted { waited } => {
                 tally.aborted = Some(waited);
                 // The connection is gone: no RTO is in force after this.
                 tally.rto_held.finish(now);
-                ("aborted", None, None)
+                (TraceEvent::Aborted, None, None)
             }
-            ObservationKind::Established => ("established", None, None),
+            ObservationKind::Established => (TraceEvent::Established, None, None),
             ObservationKind::Finished => {
                 tally.finished_at = Some(now);
                 // A finished transfer's life ends here, with the RTO it had before.
                 tally.rto_held.finish(now);
-                ("finished", None, None)
+                (TraceEvent::Finished, None, None)
             }
         };
         if self.traced[c as usize] {
             self.trace.push(TraceRow {
                 time: now,
                 client: c,
-                event,
+                event: event.name(),
                 segment,
                 sample,
                 srtt: o.rto.srtt,
