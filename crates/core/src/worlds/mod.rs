@@ -1,8 +1,10 @@
-//! The worlds: one folder per scenario model, holding its section's config, its checks,
-//! how it resolves into the spec a replication runs, the simulation itself, and what one
-//! replication costs. Each section's config type implements [`ModelSection`]; the one list of
-//! models (`scenario::models`) turns that into the scenario file's sections, the
-//! dispatch of a run and the catalogue's owners.
+//! The worlds: one folder per scenario model, its parts in files named for them:
+//! `mod.rs` the section's [`ModelSection`] impl (its checks, how it resolves into the spec
+//! a replication runs), `config.rs` the section and its spec, `world.rs` the simulation,
+//! `estimate.rs` what one replication costs, `metrics.rs` the metrics it writes (the
+//! catalogue's entries, which belong to the metrics layer and are reached as
+//! `<world>::metrics`), and `tests.rs`. The one list of models (`scenario::models`) turns
+//! the impls into the scenario file's sections and the dispatch of a run.
 //!
 //! A world is built from the sans-IO models of `crate::model` and writes what happened
 //! into `crate::metrics`; it knows nothing of files, scenarios or threads.
