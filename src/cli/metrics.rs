@@ -1,6 +1,9 @@
-//! `backoffsim metrics [--model M]`: the metric catalogue as an aligned table, so what a
-//! metric id in `summary.csv` means is one command away and cannot drift from what the
-//! plots and reports use.
+//! `backoffsim metrics [--model M] [--markdown]`: the metric catalogue as an aligned
+//! table, so what a metric id in `summary.csv` means is one command away and cannot drift
+//! from what the plots and reports use; with `--markdown`, the user guide's metric
+//! reference (docs/metrics.md), which a test holds to this output.
+
+use std::io::Write;
 
 use clap::Args;
 
@@ -10,9 +13,12 @@ use backoffsim_report::model::better_text;
 
 #[derive(Debug, Args)]
 pub struct MetricsArgs {
-    /// Only the metrics of this model: tcp, grpc, calls or occ [default: every model's].
+    /// Only the metrics of this model: tcp, grpc, calls, occ or jobs [default: every model's].
     #[arg(long, value_name = "M", value_parser = model)]
     pub model: Option<ModelId>,
+    /// Markdown tables, one per model, instead of the aligned table.
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 fn model(s: &str) -> Result<ModelId, String> {
@@ -49,7 +55,32 @@ pub fn rows(only: Option<ModelId>) -> Vec<Vec<String>> {
     rows
 }
 
+/// One section per model: a heading and a table of its metrics, ids in backticks.
+pub fn markdown(only: Option<ModelId>) -> String {
+    let cell = |s: &str| s.replace('|', "\\|");
+    let mut out = String::new();
+    for m in only.map_or(ModelId::ALL.to_vec(), |m| vec![m]) {
+        let mut rows = rows(Some(m)).into_iter();
+        let header = rows.next().unwrap_or_default();
+        out.push_str(&format!("## {}\n\n| {} |\n|{}\n", m.name(), header.join(" | "), "---|".repeat(header.len())));
+        for r in rows {
+            let rest: Vec<String> = r[1..].iter().map(|c| cell(c)).collect();
+            out.push_str(&format!("| `{}` | {} |\n", r[0], rest.join(" | ")));
+        }
+        out.push('\n');
+    }
+    out.pop();
+    out
+}
+
 pub fn metrics(args: MetricsArgs) -> Result<(), CliError> {
+    if args.markdown {
+        let mut out = std::io::stdout().lock();
+        return out
+            .write_all(markdown(args.model).as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(CliError::from_stdout);
+    }
     let rows = rows(args.model);
     super::aligned::print(&rows)
 }
@@ -67,6 +98,15 @@ mod tests {
         assert!(!ids.contains(&"retransmissions"), "{ids:?}");
         let timeouts = grpc.iter().find(|r| r[0] == "timeouts").unwrap();
         assert_eq!(timeouts[1..4], ["Connect timeouts", "count", "lower"]);
+    }
+
+    #[test]
+    fn the_markdown_has_a_table_per_model_with_pipes_escaped() {
+        let md = markdown(Some(ModelId::Tcp));
+        assert!(md.starts_with("## tcp\n\n| ID | TITLE | UNIT | BETTER | WHAT IT MEASURES |\n|---|---|---|---|---|\n"));
+        assert!(md.contains("| `recovery_lag_blackoutK` | Recovery lag after blackout K | s | lower |"), "{md}");
+        assert!(md.contains("Mean \\|SRTT − the path's median RTT\\| at each sample."), "{md}");
+        assert_eq!(markdown(None).matches("\n## ").count(), ModelId::ALL.len() - 1);
     }
 
     #[test]

@@ -40,6 +40,23 @@ fn the_guide_lists_exactly_the_catalogues_metrics_of_each_model() {
     }
 }
 
+/// docs/metrics.md is an introduction followed by `backoffsim metrics --markdown`: a
+/// metric added, renamed or re-documented in its world's entries changes the page.
+#[test]
+fn the_metric_reference_is_what_metrics_markdown_prints() {
+    let o = run(&["metrics", "--markdown"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let printed = text(&o.stdout);
+    assert!(printed.starts_with("## tcp\n") && printed.contains("\n## jobs\n"), "{printed}");
+    let page = std::fs::read_to_string(root().join("docs/metrics.md")).unwrap();
+    let generated = &page[page.find("\n## ").expect("docs/metrics.md has no model section") + 1..];
+    assert!(
+        generated == printed,
+        "docs/metrics.md differs from `backoffsim metrics --markdown`: replace everything from its first \
+         `## ` heading by that command's output"
+    );
+}
+
 #[test]
 fn metrics_refuses_an_unknown_model_with_exit_2() {
     let o = run(&["metrics", "--model", "udp"]);

@@ -74,244 +74,95 @@ impl Entry {
         }
     }
 
+    /// Whether this is a numbered family rather than one metric.
+    pub fn is_family(&self) -> bool {
+        self.id.ends_with("{k}")
+    }
+
+    /// The id of member `k` of a numbered family.
+    pub fn member(&self, k: usize) -> String {
+        let prefix = self.id.strip_suffix("{k}");
+        let prefix = prefix.unwrap_or_else(|| panic!("{} is not a numbered family", self.id));
+        format!("{prefix}{k}")
+    }
+
     pub fn is_headline_for(&self, models: &[ModelId]) -> bool {
         self.headline.iter().any(|m| models.contains(m))
     }
 }
 
 use Better::{Higher, Lower};
-use ModelId::{Calls, Grpc, Jobs, Occ, Tcp};
 
-const fn e(
-    id: &'static str,
-    title: &'static str,
-    unit: &'static str,
-    better: Option<Better>,
-    models: &'static [ModelId],
-    headline: bool,
-    doc: &'static str,
-) -> Entry {
-    Entry { id, title, unit, better, doc, internal: false, models, headline: if headline { models } else { &[] } }
+/// Which way a metric is better, as the entries write it: lower, higher, neither.
+pub const L: Option<Better> = Some(Lower);
+pub const H: Option<Better> = Some(Higher);
+pub const N: Option<Better> = None;
+
+/// Declares a world's entries, each a `static` named for its id, and `ALL`, the list of
+/// them in the order written. An entry reads `NAME: "id", "Title", "unit", better, kind,
+/// "doc";` where `better` is `L`, `H` or `N` and `kind` is `headline`, `plain` or
+/// `internal`, followed by `+ Model` for each further model that writes it.
+macro_rules! entries {
+    (model: $model:ident; $(
+        $name:ident: $id:literal, $title:literal, $unit:literal, $better:ident, $kind:ident $(+ $also:ident)*,
+            $doc:literal;
+    )*) => {
+        use $crate::metrics::catalogue::{Entry, ModelId};
+        $(
+            pub static $name: Entry = Entry {
+                id: $id,
+                title: $title,
+                unit: $unit,
+                better: $crate::metrics::catalogue::$better,
+                doc: $doc,
+                internal: entries!(@internal $kind),
+                models: &[ModelId::$model $(, ModelId::$also)*],
+                headline: entries!(@headline $kind, $model $(, $also)*),
+            };
+        )*
+        /// In catalogue order.
+        pub static ALL: &[&Entry] = &[$(&$name),*];
+    };
+    (@internal internal) => { true };
+    (@internal $kind:ident) => { false };
+    (@headline headline, $($m:ident),*) => { &[$(ModelId::$m),*] };
+    (@headline $kind:ident, $($m:ident),*) => { &[] };
 }
 
-const L: Option<Better> = Some(Lower);
-const H: Option<Better> = Some(Higher);
-const N: Option<Better> = None;
+// The entries are the metrics layer's data, but each is kept beside the world that
+// writes it, so that a world's metrics are found in its folder; the world uses them
+// through these modules.
+#[path = "../worlds/calls/metrics.rs"]
+pub mod calls;
+#[path = "../worlds/grpc/metrics.rs"]
+pub mod grpc;
+#[path = "../worlds/jobs/metrics.rs"]
+pub mod jobs;
+#[path = "../worlds/occ/metrics.rs"]
+pub mod occ;
+#[path = "../worlds/tcp/metrics.rs"]
+pub mod tcp;
 
-/// Every metric a model writes to `summary.csv`. Where two models share an id, the
-/// first entry is the one an id-only lookup finds.
-#[rustfmt::skip]
-pub static CATALOGUE: &[Entry] = &[
-    // ---- TCP: the retransmission timer --------------------------------------------
-    e("retransmissions", "Retransmissions", "count", L, &[Tcp], false,
-        "Segments sent again, by the timer or fast retransmit; mean per connection."),
-    e("timeouts", "Retransmission timeouts", "count", L, &[Tcp], true,
-        "Expiries of the retransmission timer; mean per connection."),
-    e("spurious_retransmissions", "Spurious retransmissions", "count", L, &[Tcp], true,
-        "Retransmissions of segments whose first copy was not lost; mean per connection."),
-    e("tail_loss_probes", "Tail loss probes", "count", N, &[Tcp], false,
-        "Loss probes sent before the RTO (RFC 8985 TLP), new data or the last segment again; mean per connection."),
-    e("spurious_timeouts_detected", "Spurious timeouts detected", "count", N, &[Tcp], false,
-        "Timeouts F-RTO (RFC 5682) found spurious and undid; mean per connection."),
-    e("aborted", "Connections aborted", "fraction", L, &[Tcp], true,
-        "Share of connections that gave up retransmitting (syn_retries or retries2 exhausted: ETIMEDOUT)."),
-    e("time_to_abort", "Time to abort", "s", N, &[Tcp], true,
-        "From the first transmission of the data (or SYN) never acknowledged to the abort, over the connections that aborted."),
-    e("rtt_samples", "RTT samples", "count", N, &[Tcp], false,
-        "RTT measurements fed to the estimator; mean per connection."),
-    e("max_rto", "Largest RTO", "s", N, &[Tcp], false,
-        "The highest value the retransmission timer reached; mean per connection."),
-    e("goodput", "Goodput", "bytes/s", H, &[Tcp], false,
-        "Bytes delivered in order per second of the connection's life."),
-    e("final_srtt", "Final SRTT", "s", N, &[Tcp], false,
-        "The smoothed RTT at the end of the run; mean per connection."),
-    e("srtt_abs_error", "SRTT error", "s", L, &[Tcp], true,
-        "Mean |SRTT − the path's median RTT| at each sample."),
-    e("finished", "Transfers finished", "fraction", H, &[Tcp], false,
-        "Share of connections that delivered their whole transfer within the horizon."),
-    e("transfer_time", "Transfer time", "s", L, &[Tcp], false,
-        "Time to deliver the whole transfer, over the connections that finished."),
-    e("converged_change{k}", "Converged after RTT change {k}", "fraction", H, &[Tcp], false,
-        "Share of connections whose SRTT came within 10 % of the new RTT after change k."),
-    e("convergence_time_change{k}", "Convergence time after RTT change {k}", "s", L, &[Tcp], true,
-        "Time after RTT change k until SRTT is within 10 % of the new RTT."),
-    e("recovery_lag_blackout{k}", "Recovery lag after blackout {k}", "s", L, &[Tcp], true,
-        "From the link's return after blackout k to the send time of the first retransmission that got through."),
-    e("rto_mean", "Mean RTO", "s", N, &[Tcp], false,
-        "The timer's value averaged over time; mean per connection."),
-    e("rto_p50", "Median RTO", "s", N, &[Tcp], false,
-        "The median of the timer's value over time (time-weighted); mean per connection."),
-    e("rto_p99", "RTO, 99th percentile", "s", N, &[Tcp], false,
-        "The 99th percentile of the timer's value over time (time-weighted); mean per connection."),
-    // ---- gRPC: connection backoff against one server -------------------------------
-    e("attempts", "Connection attempts", "count", L, &[Grpc], false,
-        "Connection attempts of all channels at the server."),
-    e("attempts_per_client", "Attempts per channel", "count", L, &[Grpc], true,
-        "Connection attempts per channel."),
-    e("refused", "Refused attempts", "count", L, &[Grpc], false,
-        "Connection attempts the server refused."),
-    e("timeouts", "Connect timeouts", "count", L, &[Grpc], false,
-        "Connection attempts that ended at their connect deadline."),
-    e("wasted_handshakes", "Wasted handshakes", "count", L, &[Grpc], false,
-        "Handshakes the server completed after the client had given up on the attempt."),
-    e("peak_attempt_rate", "Peak attempt rate", "attempts/s", L, &[Grpc], true,
-        "The most attempts per second in any bin at the server."),
-    e("peak_to_mean", "Peak-to-mean attempt rate", "ratio", L, &[Grpc], false,
-        "The busiest bin's attempts over the mean bin, over the bins while the server is up."),
-    e("cv", "Burstiness: CV of attempts per bin", "ratio", L, &[Grpc], false,
-        "Coefficient of variation of attempts per bin while the server is up: 0 is perfectly even."),
-    e("connected_at_end", "Connected at the end", "fraction", H, &[Grpc], false,
-        "Share of channels connected when the run ends."),
-    e("connected_time", "Time connected", "fraction", H, &[Grpc], true,
-        "Share of channel-time spent connected."),
-    e("reconnect_p50", "Reconnect time, median", "s", L, &[Grpc], true,
-        "Time from a disconnect until the channel is connected again, over every disconnect: the median."),
-    e("reconnect_p99", "Reconnect time, 99th percentile", "s", L, &[Grpc], true,
-        "Time from a disconnect until the channel is connected again: the 99th percentile."),
-    e("reconnect_all", "Reconnect time, all channels", "s", L, &[Grpc], true,
-        "Time from a disconnect until the last channel is connected again."),
-    e("reconnect_after_up_p50", "Reconnect after the server is back, median", "s", L, &[Grpc], false,
-        "Time from the server's return until a channel is connected: the median."),
-    e("reconnect_after_up_p99", "Reconnect after the server is back, 99th percentile", "s", L, &[Grpc], false,
-        "Time from the server's return until a channel is connected: the 99th percentile."),
-    e("reconnect_after_up_all", "Reconnect after the server is back, all channels", "s", L, &[Grpc], false,
-        "Time from the server's return until the last channel is connected."),
-    e("first_burst_peak", "First burst after the server is back", "attempts/s", L, &[Grpc, Calls], false,
-        "The most attempts reaching the server in any one second from its first return after a restart or outage until it next goes down: the herd it meets (absent when it is never down)."),
-    e("spread_attempt{k}", "Spread of attempt {k}", "s", N, &[Grpc], false,
-        "Standard deviation over channels of when attempt k starts after a disconnect."),
-    // ---- OCC: Brooker's contention study ---------------------------------------------
-    e("calls", "Calls to the store", "count", L, &[Occ], true,
-        "Calls of all clients to the shared store, failed ones included."),
-    e("calls_per_client", "Calls per client", "count", L, &[Occ], false,
-        "Calls to the store per client."),
-    e("completion_time", "Time until all succeeded", "s", L, &[Occ], true,
-        "Time until the last client's write succeeded."),
-    e("succeeded", "Clients succeeded", "fraction", H, &[Occ], false,
-        "Share of clients whose write succeeded within the horizon."),
-    Entry {
-        id: "events",
-        title: "Simulation events",
-        unit: "count",
-        better: None,
-        doc: "Events the simulator processed: its cost, not an answer.",
-        internal: true,
-        models: &[Occ],
-        headline: &[],
-    },
-    // ---- calls: client retry policies -----------------------------------------------
-    e("calls", "Calls", "count", N, &[Calls], false,
-        "Logical calls the clients started."),
-    e("success_rate", "Success rate", "fraction", H, &[Calls], true,
-        "Share of calls that succeeded."),
-    e("gave_up_attempts", "Gave up: attempts exhausted", "fraction", L, &[Calls], true,
-        "Share of calls that failed after their last allowed attempt."),
-    e("gave_up_deadline", "Gave up: deadline", "fraction", L, &[Calls], true,
-        "Share of calls that failed at their deadline."),
-    e("gave_up_permanent", "Failed: error not retried", "fraction", L, &[Calls], true,
-        "Share of calls that failed with an error the policy does not retry."),
-    e("gave_up_not_idempotent", "Failed: not safe to repeat", "fraction", L, &[Calls], true,
-        "Share of calls that failed because they are not safe to repeat."),
-    e("gave_up_quota", "Gave up: retry quota empty", "fraction", L, &[Calls], true,
-        "Share of calls that failed because the client's retry quota could not pay."),
-    e("gave_up_throttled", "Gave up: retries throttled", "fraction", L, &[Calls], true,
-        "Share of calls that failed because retry throttling forbade a retry."),
-    e("gave_up_budget", "Gave up: retry budget empty", "fraction", L, &[Calls], true,
-        "Share of calls that failed because the retry budget was used up."),
-    e("gave_up_request_limit", "Gave up: per-request retry limit", "fraction", L, &[Calls], true,
-        "Share of calls that failed after using their share of the retry budget."),
-    e("unfinished", "Unfinished calls", "fraction", N, &[Calls], false,
-        "Share of calls still running when the horizon ended."),
-    e("attempts_per_call", "Attempts per call", "count", L, &[Calls], true,
-        "Server calls per library call: 1 means no retries."),
-    e("library_calls_per_call", "Library calls per call", "count", L, &[Calls], false,
-        "Calls into the retrying library per logical call (tiers retrying over tiers)."),
-    e("server_calls_per_call", "Server calls per call (amplification)", "count", L, &[Calls], false,
-        "Calls that reached the server per logical call."),
-    e("retry_share", "Retries' share of server calls", "fraction", L, &[Calls], false,
-        "Share of the server's calls that were retries: the number to alert on."),
-    e("duplicates", "Duplicate executions per call", "count", L, &[Calls], false,
-        "Times a call that is not safe to repeat was applied more than once."),
-    e("time_to_success", "Time to success", "s", L, &[Calls], true,
-        "Mean time from a call's start to its success."),
-    e("time_to_giveup", "Time to give-up", "s", L, &[Calls], true,
-        "Mean time from a call's start until the client gave up on it."),
-    e("total_sleep", "Total backoff sleep", "s", N, &[Calls], false,
-        "Mean time a call spent sleeping between attempts."),
-    e("total_sleep_max", "Longest total backoff sleep", "s", N, &[Calls], false,
-        "The most time any call spent sleeping between attempts."),
-    e("time_to_success_p99", "Time to success, p99", "s", L, &[Calls], false,
-        "The 99th percentile of the time from a call's start to its success, over successes."),
-    e("time_to_success_max", "Longest time to success", "s", L, &[Calls], false,
-        "The longest time from a call's start to its success."),
-    e("incident_attempts_per_call", "Attempts per call during the incident", "count", L, &[Calls], true,
-        "Attempts reaching the server during the incident per call started during it: the load multiplier of retries (3 × 3 tiers: 9)."),
-    e("time_to_answer", "Time to the final answer", "s", L, &[Calls], false,
-        "Mean time from a call's start to its success or final failure, over the calls that ended."),
-    e("bad_request_retries", "Retries of bad requests", "count", L, &[Calls], false,
-        "Attempts after the first of calls the server rejects as bad requests (permanent_fraction), per logical call: load that could never succeed."),
-    e("goodput", "Goodput", "calls/s", H, &[Calls], false,
-        "Calls that succeeded per second, from the first call to the horizon."),
-    e("goodput_end", "Goodput at the end", "calls/s", H, &[Calls], false,
-        "Calls that succeeded per second over the last tenth of the horizon."),
-    e("offered_load", "Offered load", "ratio", N, &[Calls], false,
-        "Attempts that reached the server (first tries and retries) over what its workers can serve, from the first call to the horizon: a ratio, not a share, so above 1 when more arrived than they could serve."),
-    e("offered_load_end", "Offered load at the end", "ratio", L, &[Calls], false,
-        "Attempts over the workers' capacity in the last tenth of the horizon, a ratio: above 1 the server is still overloaded."),
-    e("wasted_work", "Wasted work", "fraction", L, &[Calls], true,
-        "Share of the workers' busy time spent on attempts whose client had stopped waiting (timed out or dropped)."),
-    e("recovered", "Recovered", "fraction", H, &[Calls], true,
-        "Share of replications whose goodput came back (90 % of the pre-incident success ratio, 5-bin windows) after the incident and stayed."),
-    e("time_to_recover", "Time to recover", "s", L, &[Calls], true,
-        "From the end of the incident to the recovery, over the replications that recovered."),
-    e("alert_delay", "Retry-share alert delay", "s", L, &[Calls], true,
-        "From the incident's start to the end of the first bin whose retries reached the alert's share of attempts."),
-    // ---- jobs: a queue with asynchronous retry ------------------------------------------
-    e("jobs", "Jobs", "count", N, &[Jobs], false,
-        "Jobs the producer created by the horizon."),
-    e("delivered", "Delivered", "fraction", H, &[Jobs], true,
-        "Share of jobs a provider accepted by the horizon."),
-    e("dead_lettered", "Dead-lettered", "fraction", L, &[Jobs], true,
-        "Share of jobs the retry policy gave up on, moved to the dead-letter queue."),
-    e("in_flight", "In flight at the horizon", "fraction", N, &[Jobs], false,
-        "Share of jobs neither delivered nor dead-lettered: waiting, scheduled for a retry, or in a worker."),
-    e("dead_lettered_good", "Good jobs dead-lettered", "fraction", L, &[Jobs], true,
-        "Share of jobs dead-lettered that were not poison: the ones a better retry policy would have delivered."),
-    e("dead_lettered_attempts", "Dead-lettered: attempts exhausted", "fraction", L, &[Jobs], false,
-        "Share of jobs dead-lettered after their last allowed run."),
-    e("dead_lettered_deadline", "Dead-lettered: deadline", "fraction", L, &[Jobs], false,
-        "Share of jobs dead-lettered because the policy's deadline (the job's age) ran out."),
-    e("dead_lettered_permanent", "Dead-lettered: failure not retried", "fraction", L, &[Jobs], false,
-        "Share of jobs dead-lettered at once because the policy does not retry the failure."),
-    e("dead_lettered_quota", "Dead-lettered: retry quota empty", "fraction", L, &[Jobs], false,
-        "Share of jobs dead-lettered because the queue's retry quota could not pay."),
-    e("dead_lettered_throttled", "Dead-lettered: retries throttled", "fraction", L, &[Jobs], false,
-        "Share of jobs dead-lettered because retry throttling forbade a retry."),
-    e("dead_lettered_budget", "Dead-lettered: retry budget empty", "fraction", L, &[Jobs], false,
-        "Share of jobs dead-lettered because the retry budget was used up."),
-    e("dead_lettered_request_limit", "Dead-lettered: per-job retry limit", "fraction", L, &[Jobs], false,
-        "Share of jobs dead-lettered after using their share of the retry budget."),
-    e("delivered_by_provider{k}", "Delivered by provider {k}", "fraction", N, &[Jobs], true,
-        "Share of the delivered jobs that the k-th provider in failover order delivered."),
-    e("completion_time", "Completion time", "s", L, &[Jobs], true,
-        "Mean time from a job's creation to its delivery, over delivered jobs."),
-    e("completion_time_p99", "Completion time, 99th percentile", "s", L, &[Jobs], true,
-        "The 99th percentile of creation-to-delivery time, over delivered jobs."),
-    e("completion_time_incident", "Completion time during the incident", "s", L, &[Jobs], false,
-        "Mean completion time of the jobs created while the first provider was in a down window."),
-    e("completion_time_normal", "Completion time outside the incident", "s", L, &[Jobs], false,
-        "Mean completion time of the jobs created while the first provider was not in a down window."),
-    e("added_latency", "Latency added by the incident", "s", L, &[Jobs], true,
-        "Completion time during the first provider's down windows minus outside them."),
-    e("runs_per_job", "Runs per job", "count", L, &[Jobs], false,
-        "Times a worker ran a job (first run and retries), per job created."),
-    e("provider_calls_per_job", "Provider calls per job", "count", L, &[Jobs], false,
-        "Calls to any provider per job created: failover and retries multiply them."),
-    e("worker_utilization", "Worker utilization", "fraction", N, &[Jobs], true,
-        "Busy worker-time over workers × horizon."),
-    e("queue_depth_max", "Largest queue depth", "count", L, &[Jobs], false,
-        "The most jobs waiting or scheduled for a retry at once (not counting those in a worker)."),
-];
+/// The entry among `list` of the give-up reason `slug` (`request-limit`), its id
+/// `prefix` and the slug in snake case. Every reason a policy can give has one (tested
+/// against `GiveUpReason` in the calls and jobs lists), so a miss is a bug.
+pub(crate) fn by_reason(list: &'static [&'static Entry], prefix: &str, slug: &str) -> &'static Entry {
+    let found = list.iter().find(|e| e.id.strip_prefix(prefix).is_some_and(|r| r == slug.replace('-', "_")));
+    found.unwrap_or_else(|| panic!("no entry {prefix}{slug}"))
+}
+
+/// Every metric the models write to `summary.csv`, as one list of the worlds' lists.
+/// Where two models share an id, the first entry is the one an id-only lookup finds.
+pub struct Catalogue(&'static [&'static [&'static Entry]]);
+
+impl Catalogue {
+    pub fn iter(&self) -> impl Clone + Iterator<Item = &'static Entry> {
+        self.0.iter().flat_map(|list| list.iter().copied())
+    }
+}
+
+/// In the order the metrics listing, the manifest and the sweep plots show them.
+pub static CATALOGUE: Catalogue = Catalogue(&[tcp::ALL, grpc::ALL, occ::ALL, calls::ALL, jobs::ALL]);
 
 /// What it means that a metric has no value in any replication, where that is an answer
 /// rather than a gap: "did not recover within the horizon".
@@ -418,8 +269,9 @@ mod tests {
 
     #[test]
     fn no_id_is_listed_twice_for_a_model_and_every_entry_is_complete() {
-        for (i, a) in CATALOGUE.iter().enumerate() {
-            for b in &CATALOGUE[i + 1..] {
+        let all: Vec<&Entry> = CATALOGUE.iter().collect();
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
                 if a.id == b.id {
                     assert!(!a.models.iter().any(|m| b.models.contains(m)), "{} twice", a.id);
                 }
@@ -499,37 +351,49 @@ mod tests {
         }
     }
 
-    /// The ids the models can write but no shipped scenario does: the literal ids in
-    /// the models' summary writers, the numbered families and every give-up reason.
+    /// A world emits a metric through its entry (`MetricValue::of`), so an id it writes
+    /// has one; what remains to check is that the lists are the catalogue and that the
+    /// ids made at run time (numbered members, give-up reasons) find their entries.
     #[test]
-    fn every_id_the_summary_writers_name_has_an_entry_of_its_model() {
-        let sources = [
-            (ModelId::Tcp, include_str!("../worlds/tcp/mod.rs")),
-            (ModelId::Grpc, include_str!("../worlds/grpc/mod.rs")),
-            (ModelId::Calls, include_str!("../worlds/calls/mod.rs")),
-            (ModelId::Calls, include_str!("../worlds/calls/monitor.rs")),
-            (ModelId::Occ, include_str!("../worlds/occ/mod.rs")),
-            (ModelId::Jobs, include_str!("../worlds/jobs/mod.rs")),
+    fn each_world_lists_its_own_entries_and_the_catalogue_holds_each_once() {
+        let lists = [
+            (ModelId::Tcp, tcp::ALL),
+            (ModelId::Grpc, grpc::ALL),
+            (ModelId::Occ, occ::ALL),
+            (ModelId::Calls, calls::ALL),
+            (ModelId::Jobs, jobs::ALL),
         ];
-        for (model, src) in sources {
-            let mut ids = Vec::new();
-            for call in ["MetricValue::new(", "MetricValue::maybe("] {
-                for part in src.split(call).skip(1) {
-                    let part = part.trim_start().trim_start_matches("&format!(");
-                    let Some(rest) = part.strip_prefix('"') else { continue };
-                    let id = &rest[..rest.find('"').unwrap()];
-                    ids.push(id.replace("{}", "1").replace("{name}", "1"));
-                }
-            }
-            assert!(ids.len() >= 4, "{}: found only {ids:?}", model.name());
-            for id in ids {
-                if id.starts_with("gave_up_") {
-                    continue; // the give-up reasons, below
-                }
-                let e = find(&id, &[model]).unwrap_or_else(|| panic!("`{id}` is not in the catalogue"));
-                assert!(e.models.contains(&model), "`{id}` has no {} entry", model.name());
-            }
+        let mut models: Vec<ModelId> = lists.iter().map(|(m, _)| *m).collect();
+        models.sort();
+        assert_eq!(models, ModelId::ALL);
+        for (model, list) in lists {
+            assert!(list.iter().all(|e| e.models[0] == model), "{}", model.name());
         }
+        let all: Vec<&Entry> = CATALOGUE.iter().collect();
+        assert_eq!(all.len(), lists.iter().map(|(_, l)| l.len()).sum::<usize>());
+        for (i, a) in all.iter().enumerate() {
+            assert!(all[i + 1..].iter().all(|b| !std::ptr::eq(*a, *b)), "{} listed twice", a.id);
+        }
+    }
+
+    #[test]
+    fn a_numbered_member_is_found_under_its_family_with_its_unit() {
+        use crate::metrics::MetricValue;
+        let v = MetricValue::numbered(&grpc::SPREAD_ATTEMPT, 3, None);
+        assert_eq!((v.name.as_str(), v.unit), ("spread_attempt3", "s"));
+        assert!(find(&v.name, &[ModelId::Grpc]).is_some_and(|e| std::ptr::eq(e, &grpc::SPREAD_ATTEMPT)));
+        let v = MetricValue::numbered(&jobs::DELIVERED_BY_PROVIDER, 12, Some(0.5));
+        assert_eq!(v.name, "delivered_by_provider12");
+        assert!(find(&v.name, &[ModelId::Jobs]).is_some_and(|e| std::ptr::eq(e, &jobs::DELIVERED_BY_PROVIDER)));
+        let v = MetricValue::of(&tcp::TIMEOUTS, 2.0);
+        assert_eq!((v.name.as_str(), v.unit, v.value), ("timeouts", "count", Some(2.0)));
+    }
+
+    /// `GiveUpReason::slug` names the reason; the calls world writes `gave_up_<slug>` and
+    /// the jobs world `dead_lettered_<slug>` for every reason its policy can give (jobs
+    /// are never refused as not idempotent).
+    #[test]
+    fn every_give_up_reason_has_an_entry_in_the_calls_and_jobs_worlds() {
         let o = Outcome::Refused;
         for r in [
             GiveUpReason::AttemptsExhausted { attempts: 1 },
@@ -541,11 +405,13 @@ mod tests {
             GiveUpReason::BudgetEmpty,
             GiveUpReason::RequestLimit { retries: 1 },
         ] {
-            let id = format!("gave_up_{}", r.slug().replace('-', "_"));
-            assert!(find(&id, &[ModelId::Calls]).is_some_and(|e| e.models == [ModelId::Calls]), "`{id}`");
-            let id = format!("dead_lettered_{}", r.slug().replace('-', "_"));
+            let e = calls::gave_up(r.slug());
+            assert_eq!(e.id, format!("gave_up_{}", r.slug().replace('-', "_")));
+            assert_eq!((e.models, e.unit), (&[ModelId::Calls][..], "fraction"));
             if !matches!(r, GiveUpReason::NotIdempotent(_)) {
-                assert!(find(&id, &[ModelId::Jobs]).is_some_and(|e| e.models == [ModelId::Jobs]), "`{id}`");
+                let e = jobs::dead_lettered(r.slug());
+                assert_eq!(e.id, format!("dead_lettered_{}", r.slug().replace('-', "_")));
+                assert_eq!((e.models, e.unit), (&[ModelId::Jobs][..], "fraction"));
             }
         }
     }

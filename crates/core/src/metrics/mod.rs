@@ -1,4 +1,37 @@
 //! What a run records and how it is summarized.
+
+/// An enum of the names a world writes into a file and a reader matches on again (trace
+/// events, series columns, distributions): the writer writes `name()`, the reader
+/// matches `from_name`, and neither spells the string. A variant's index is its
+/// position, which a world uses as its column index.
+macro_rules! names {
+    ($(#[$doc:meta])* $enum:ident { $($(#[$vdoc:meta])* $variant:ident = $name:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $enum {
+            $($(#[$vdoc])* $variant,)*
+        }
+
+        impl $enum {
+            /// In the order written, a variant at its index.
+            pub const ALL: &[$enum] = &[$($enum::$variant),*];
+            pub const NAMES: &[&'static str] = &[$($name),*];
+
+            pub const fn name(self) -> &'static str {
+                Self::NAMES[self as usize]
+            }
+
+            pub fn from_name(name: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|v| v.name() == name)
+            }
+
+            pub const fn index(self) -> usize {
+                self as usize
+            }
+        }
+    };
+}
+
 pub mod bursts;
 pub mod catalogue;
 pub mod quantile;
@@ -23,6 +56,23 @@ pub struct MetricValue {
 }
 
 impl MetricValue {
+    /// The value of `entry`'s metric: its id and unit are the entry's.
+    pub fn of(entry: &'static catalogue::Entry, value: f64) -> Self {
+        MetricValue::maybe_of(entry, Some(value))
+    }
+
+    pub fn maybe_of(entry: &'static catalogue::Entry, value: Option<f64>) -> Self {
+        debug_assert!(!entry.is_family(), "{} is a numbered family: name its member", entry.id);
+        MetricValue { name: entry.id.to_string(), unit: entry.unit, value }
+    }
+
+    /// Member `k` of `entry`'s numbered family (`spread_attempt3` for k = 3).
+    pub fn numbered(entry: &'static catalogue::Entry, k: usize, value: Option<f64>) -> Self {
+        MetricValue { name: entry.member(k), unit: entry.unit, value }
+    }
+
+    /// A value not written by a world (a file read back, a test's made-up metric);
+    /// the worlds write theirs through [`MetricValue::of`].
     pub fn new(name: &str, unit: &'static str, value: f64) -> Self {
         MetricValue { name: name.to_string(), unit, value: Some(value) }
     }

@@ -3,6 +3,24 @@
 
 use super::QUANTILE_STEP;
 
+names! {
+    /// The per-client distributions a world writes to `cdf.csv`
+    /// ([`super::ReplicationResult::quantiles`]), by name.
+    Distribution {
+        /// gRPC: from a disconnect until the channel is connected again. Not a summary
+        /// metric: its summaries are the `reconnect_p*` quantiles.
+        ReconnectTime = "reconnect_time",
+        /// calls: from a call's start to its success, over all calls started.
+        TimeToSuccess = "time_to_success",
+        /// calls: from a call's start to its final give-up, over all calls started.
+        TimeToGiveup = "time_to_giveup",
+        /// calls: the time a finished call slept between attempts.
+        TotalSleep = "total_sleep",
+        /// jobs: from a job's creation to its delivery, over the jobs created.
+        CompletionTime = "completion_time",
+    }
+}
+
 /// The `f`-quantile (0 ≤ f ≤ 1) of sorted values by the nearest-rank rule: the smallest
 /// value with at least a fraction `f` of the values at or below it.
 pub fn quantile(sorted: &[u64], f: f64) -> Option<u64> {

@@ -8,6 +8,41 @@
 
 use crate::engine::time::{SimDuration, SimTime};
 
+names! {
+    /// The columns of `series.csv` for `[calls]`, in order: per bin, calls started,
+    /// attempts at the server, those that were retries, their ends by outcome, busy and
+    /// wasted worker-seconds, the longest queue, the workers' capacity in attempts, and
+    /// retries over attempts.
+    CallsColumn {
+        Calls = "calls",
+        Attempts = "attempts",
+        Retries = "retries",
+        Succeeded = "succeeded",
+        Failed = "failed",
+        TimedOut = "timed_out",
+        Rejected = "rejected",
+        Busy = "busy_s",
+        Wasted = "wasted_s",
+        QueueMax = "queue_max",
+        Capacity = "capacity",
+        RetryShare = "retry_share",
+    }
+}
+
+names! {
+    /// The columns of `series.csv` for `[jobs]`, in order: per bin, jobs created,
+    /// delivered, dead-lettered and re-enqueued, the jobs waiting or scheduled at the
+    /// bin's end, and busy worker-seconds.
+    JobsColumn {
+        Created = "created",
+        Delivered = "delivered",
+        DeadLettered = "dead_lettered",
+        Retried = "retried",
+        QueueDepth = "queue_depth",
+        Busy = "busy_s",
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Series {
     #[serde(with = "crate::metrics::wire::nanos")]
@@ -95,6 +130,26 @@ mod tests {
         s.add_span(0, t(6_500), t(9_000));
         s.to_seconds(0);
         assert_eq!(s.column("busy").unwrap()[4..], [0.5, 1.0]);
+    }
+
+    /// A world fills a column by its variant's index and a reader finds it by name: the
+    /// two agree for every column of both worlds.
+    #[test]
+    fn a_column_is_at_its_variants_index_under_its_name() {
+        let width = SimDuration::from_secs(1);
+        let mut s = Series::new(width, width, CallsColumn::NAMES);
+        for &c in CallsColumn::ALL {
+            s.add(c.index(), SimTime::ZERO, c.index() as f64 + 1.0);
+        }
+        for &c in CallsColumn::ALL {
+            assert_eq!(s.column(c.name()).unwrap()[0], c.index() as f64 + 1.0, "{}", c.name());
+            assert_eq!(CallsColumn::from_name(c.name()), Some(c));
+        }
+        let mut s = Series::new(width, width, JobsColumn::NAMES);
+        s.add(JobsColumn::QueueDepth.index(), SimTime::ZERO, 7.0);
+        assert_eq!(s.column("queue_depth").unwrap()[0], 7.0);
+        assert_eq!(JobsColumn::ALL.len(), s.columns.len());
+        assert_eq!(JobsColumn::from_name("busy_s"), Some(JobsColumn::Busy));
     }
 
     #[test]

@@ -3,12 +3,30 @@
 
 use crate::engine::time::{SimDuration, SimTime};
 
+names! {
+    /// What happened to a traced connection: a [`TraceRow`]'s `event`.
+    TraceEvent {
+        Send = "send",
+        Retransmit = "retransmit",
+        Ack = "ack",
+        Sample = "sample",
+        Timeout = "timeout",
+        /// A tail loss probe (RFC 8985).
+        Probe = "probe",
+        /// A timeout F-RTO (RFC 5682) found spurious.
+        SpuriousTimeout = "spurious_timeout",
+        Aborted = "aborted",
+        Established = "established",
+        Finished = "finished",
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TraceRow {
     #[serde(with = "crate::metrics::wire::nanos")]
     pub time: SimTime,
     pub client: u32,
-    /// `send`, `retransmit`, `ack`, `sample`, `timeout`, `established` or `finished`.
+    /// A [`TraceEvent`]'s name (the wire and `trace.csv` keep the string).
     #[serde(deserialize_with = "crate::metrics::wire::name")]
     pub event: crate::metrics::wire::Name,
     /// The segment sent or the cumulative ACK, where the event has one.
@@ -25,6 +43,13 @@ pub struct TraceRow {
     pub backoffs: u32,
 }
 
+impl TraceRow {
+    /// The event, `None` for a name no world writes (a file from another version).
+    pub fn kind(&self) -> Option<TraceEvent> {
+        TraceEvent::from_name(self.event)
+    }
+}
+
 /// Seconds with nine decimals: exact for integer nanoseconds, so the CSV is the same on
 /// every machine and loses nothing.
 pub fn secs(ns: u64) -> String {
@@ -38,6 +63,16 @@ pub fn opt_secs(d: Option<SimDuration>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_trace_event_reads_back_from_its_name() {
+        assert_eq!(TraceEvent::ALL.len(), TraceEvent::NAMES.len());
+        for (i, &e) in TraceEvent::ALL.iter().enumerate() {
+            assert_eq!((TraceEvent::from_name(e.name()), e.index()), (Some(e), i));
+        }
+        assert_eq!(TraceEvent::SpuriousTimeout.name(), "spurious_timeout");
+        assert_eq!(TraceEvent::from_name("Timeout"), None);
+    }
 
     #[test]
     fn seconds_are_exact_to_the_nanosecond() {

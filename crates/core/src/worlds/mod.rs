@@ -1,8 +1,10 @@
-//! The worlds: one folder per scenario model, holding its section's config, its checks,
-//! how it resolves into the spec a replication runs, the simulation itself, and what one
-//! replication costs. Each section's config type implements [`ModelSection`]; the one list of
-//! models (`scenario::models`) turns that into the scenario file's sections, the
-//! dispatch of a run and the catalogue's owners.
+//! The worlds: one folder per scenario model, its parts in files named for them:
+//! `mod.rs` the section's [`ModelSection`] impl (its checks, how it resolves into the spec
+//! a replication runs), `config.rs` the section and its spec, `world.rs` the simulation,
+//! `estimate.rs` what one replication costs, `metrics.rs` the metrics it writes (the
+//! catalogue's entries, which belong to the metrics layer and are reached as
+//! `<world>::metrics`), and `tests.rs`. The one list of models (`scenario::models`) turns
+//! the impls into the scenario file's sections and the dispatch of a run.
 //!
 //! A world is built from the sans-IO models of `crate::model` and writes what happened
 //! into `crate::metrics`; it knows nothing of files, scenarios or threads.
@@ -125,4 +127,35 @@ pub fn prefixed(prefix: &str, errors: ConfigErrors) -> ConfigErrors {
     let mut out = ConfigErrors::new();
     out.extend_under(prefix, errors);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()) {
+            if entry.is_dir() {
+                sources(&entry, out);
+            } else if entry.extension().is_some_and(|x| x == "rs") {
+                out.push((entry.display().to_string(), std::fs::read_to_string(&entry).unwrap()));
+            }
+        }
+    }
+
+    /// A world's metric takes its id and unit from its catalogue entry
+    /// (`MetricValue::of`): the constructors that take a bare id are for values that no
+    /// world wrote, so no world calls them and no metric goes out without an entry.
+    #[test]
+    fn worlds_write_metrics_only_through_their_entries() {
+        let mut files = Vec::new();
+        sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src/worlds"), &mut files);
+        assert!(files.len() > 20, "{} files", files.len());
+        for (path, text) in files {
+            // Spelled in two parts so that this file does not match itself.
+            for call in ["new(", "maybe("].map(|f| format!("MetricValue::{f}")) {
+                assert!(!text.contains(&call), "{path} calls {call}: name the metric's entry");
+            }
+        }
+    }
 }

@@ -15,36 +15,24 @@
 
 use crate::engine::time::{SimDuration, SimTime};
 use crate::metrics::MetricValue;
-use crate::metrics::series::Series;
+
+use super::metrics;
+use crate::metrics::series::{CallsColumn, Series};
 use crate::model::server::{ServerConfig, ServerSchedule};
 
-/// The columns of `series.csv` for `[calls]`, in order.
-pub const COLUMNS: [&str; 12] = [
-    "calls",
-    "attempts",
-    "retries",
-    "succeeded",
-    "failed",
-    "timed_out",
-    "rejected",
-    "busy_s",
-    "wasted_s",
-    "queue_max",
-    "capacity",
-    "retry_share",
-];
-pub const CALLS: usize = 0;
-pub const ATTEMPTS: usize = 1;
-pub const RETRIES: usize = 2;
-pub const SUCCEEDED: usize = 3;
-pub const FAILED: usize = 4;
-pub const TIMED_OUT: usize = 5;
-pub const REJECTED: usize = 6;
-pub const BUSY: usize = 7;
-pub const WASTED: usize = 8;
-pub const QUEUE_MAX: usize = 9;
-const CAPACITY: usize = 10;
-const RETRY_SHARE: usize = 11;
+// The columns' indices, for the world that fills them.
+pub const CALLS: usize = CallsColumn::Calls.index();
+pub const ATTEMPTS: usize = CallsColumn::Attempts.index();
+pub const RETRIES: usize = CallsColumn::Retries.index();
+pub const SUCCEEDED: usize = CallsColumn::Succeeded.index();
+pub const FAILED: usize = CallsColumn::Failed.index();
+pub const TIMED_OUT: usize = CallsColumn::TimedOut.index();
+pub const REJECTED: usize = CallsColumn::Rejected.index();
+pub const BUSY: usize = CallsColumn::Busy.index();
+pub const WASTED: usize = CallsColumn::Wasted.index();
+pub const QUEUE_MAX: usize = CallsColumn::QueueMax.index();
+const CAPACITY: usize = CallsColumn::Capacity.index();
+const RETRY_SHARE: usize = CallsColumn::RetryShare.index();
 
 /// Bins per recovery window.
 pub const WINDOW: usize = 5;
@@ -63,7 +51,7 @@ pub fn incident(server: &ServerConfig) -> Option<(SimTime, SimTime)> {
 }
 
 pub fn new_series(bin: SimDuration, horizon: SimDuration, server: &ServerConfig) -> Series {
-    let mut s = Series::new(bin, horizon, &COLUMNS);
+    let mut s = Series::new(bin, horizon, CallsColumn::NAMES);
     let n = s.bins();
     let capacity = match (server.concurrency, server.service_time) {
         (Some(c), Some(t)) if t > SimDuration::ZERO => f64::from(c) / t.as_secs_f64(),
@@ -126,8 +114,8 @@ pub fn finish(
     // The last tenth of the horizon: where a run that did not recover still is.
     let tail_from = s.index(SimTime((horizon.as_nanos() as f64 * 0.9) as u64));
     let tail_len = (horizon_s - s.start(tail_from).as_nanos() as f64 / 1e9).max(width);
-    out.push(MetricValue::new("goodput", "calls/s", total(SUCCEEDED, first) / active));
-    out.push(MetricValue::new("goodput_end", "calls/s", total(SUCCEEDED, tail_from) / tail_len));
+    out.push(MetricValue::of(&metrics::GOODPUT, total(SUCCEEDED, first) / active));
+    out.push(MetricValue::of(&metrics::GOODPUT_END, total(SUCCEEDED, tail_from) / tail_len));
     if workers {
         let capacity = |from: usize| {
             let c: f64 = col(CAPACITY)[from..].iter().sum::<f64>() * width;
@@ -135,10 +123,10 @@ pub fn finish(
         };
         let load = |from: usize| capacity(from).map(|c| total(ATTEMPTS, from) / c);
         // Work offered over capacity: a ratio that exceeds 1 in overload, not a share.
-        out.push(MetricValue::maybe("offered_load", "ratio", load(first)));
-        out.push(MetricValue::maybe("offered_load_end", "ratio", load(tail_from)));
+        out.push(MetricValue::maybe_of(&metrics::OFFERED_LOAD, load(first)));
+        out.push(MetricValue::maybe_of(&metrics::OFFERED_LOAD_END, load(tail_from)));
         let busy = total(BUSY, 0);
-        out.push(MetricValue::maybe("wasted_work", "fraction", (busy > 0.0).then(|| total(WASTED, 0) / busy)));
+        out.push(MetricValue::maybe_of(&metrics::WASTED_WORK, (busy > 0.0).then(|| total(WASTED, 0) / busy)));
     }
     let Some((from, to)) = incident(server) else { return out };
     // Recovery needs a steady stream of new calls to measure goodput against.
@@ -148,14 +136,14 @@ pub fn finish(
     let (a, b) = (s.index(from), s.index(to.saturating_add(SimDuration(1))).min(n - 1));
     let started: f64 = col(CALLS)[a..b].iter().sum();
     let per_call = (started > 0.0).then(|| col(ATTEMPTS)[a..b].iter().sum::<f64>() / started);
-    out.push(MetricValue::maybe("incident_attempts_per_call", "count", per_call));
+    out.push(MetricValue::maybe_of(&metrics::INCIDENT_ATTEMPTS_PER_CALL, per_call));
     let recovered = recovery(s, first, from, to, horizon, timeout);
-    out.push(MetricValue::new("recovered", "fraction", if recovered.is_some() { 1.0 } else { 0.0 }));
-    out.push(MetricValue::maybe("time_to_recover", "s", recovered.map(|t| t.saturating_since(to).as_secs_f64())));
+    out.push(MetricValue::of(&metrics::RECOVERED, if recovered.is_some() { 1.0 } else { 0.0 }));
+    out.push(MetricValue::maybe_of(&metrics::TIME_TO_RECOVER, recovered.map(|t| t.saturating_since(to).as_secs_f64())));
     if let Some(threshold) = alert {
         let fired = (0..n).find(|&i| s.start(i + 1) > from && s.columns[RETRY_SHARE].1[i] >= threshold);
         let delay = fired.map(|i| (s.start(i + 1).as_nanos() as f64 - from.as_nanos() as f64) / 1e9);
-        out.push(MetricValue::maybe("alert_delay", "s", delay));
+        out.push(MetricValue::maybe_of(&metrics::ALERT_DELAY, delay));
     }
     out
 }

@@ -39,6 +39,7 @@ use crate::worlds::{ModelSection, Section, Shared, Use};
 use super::Job;
 
 mod estimate;
+pub use crate::metrics::catalogue::occ as metrics;
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -190,12 +191,12 @@ pub fn run_replication(spec: &OccSpec, job: Job<'_>) -> Result<ReplicationResult
     let stats = run(&mut world, &mut sched, budget)?;
     let all_done = world.done == n;
     let metrics = vec![
-        MetricValue::new("calls", "count", world.calls as f64),
-        MetricValue::new("calls_per_client", "count", world.calls as f64 / f64::from(n)),
+        MetricValue::of(&metrics::CALLS, world.calls as f64),
+        MetricValue::of(&metrics::CALLS_PER_CLIENT, world.calls as f64 / f64::from(n)),
         // Only defined when everyone got through before the horizon.
-        MetricValue::maybe("completion_time", "s", all_done.then(|| world.last_success.as_secs_f64())),
-        MetricValue::new("succeeded", "fraction", f64::from(world.done) / f64::from(n)),
-        MetricValue::new("events", "count", stats.events as f64),
+        MetricValue::maybe_of(&metrics::COMPLETION_TIME, all_done.then(|| world.last_success.as_secs_f64())),
+        MetricValue::of(&metrics::SUCCEEDED, f64::from(world.done) / f64::from(n)),
+        MetricValue::of(&metrics::EVENTS, stats.events as f64),
     ];
     Ok(ReplicationResult { metrics, events: stats.events, ..Default::default() })
 }

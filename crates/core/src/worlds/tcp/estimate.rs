@@ -1,0 +1,69 @@
+//! What one replication costs.
+
+use super::world::*;
+use super::*;
+use crate::engine::time::SimDuration;
+use crate::metrics::trace::TraceRow;
+use crate::model::tcp::Workload;
+use crate::worlds::estimate::{self, Estimate};
+
+/// How many of `n` clients `[trace]` names.
+pub fn traced_clients(trace: &crate::worlds::TraceConfig, n: u32) -> f64 {
+    let first = trace.first_clients.min(n);
+    let listed = trace.clients.iter().filter(|&&c| c >= first && c < n).count() as u32;
+    f64::from(first + listed)
+}
+
+/// Per connection, per segment sent: the segment and its ACK crossing the path and the
+/// timer re-armed by the ACK; one more per segment leaves room for losses and their
+/// retransmissions (measured: 3.5 to 4.5 events per write with a blackout or 5 %
+/// loss). A steady workload adds its writes. Segments go out while the path is not
+/// blacked out: a transfer at most a window per round trip of the shortest RTT, a
+/// steady workload one per interval. A blackout adds its timer's expiries, the RTO
+/// doubling from 200 ms (Linux's floor).
+pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
+    let h = horizon.as_secs_f64();
+    let rtt = spec.path.rtt_change.iter().map(|c| c.rtt).fold(spec.path.base_rtt, SimDuration::min);
+    // Nothing gets through a blackout but the timer's retransmissions.
+    let dark: f64 = spec
+        .path
+        .blackout
+        .iter()
+        .map(|b| estimate::overlap((0.0, h), (b.at.as_secs_f64(), (b.at + b.duration).as_secs_f64())))
+        .sum();
+    let lit = h - dark;
+    let (writes, segments) = match spec.tcp.workload {
+        Workload::Transfer { segments } => {
+            let fastest = f64::from(spec.tcp.window) * (lit / rtt.as_secs_f64().max(1e-6) + 1.0);
+            (0.0, (segments as f64).min(fastest))
+        }
+        Workload::Steady { interval } => (h / interval.as_secs_f64() + 1.0, lit / interval.as_secs_f64() + 1.0),
+    };
+    let expiries: f64 = spec
+        .path
+        .blackout
+        .iter()
+        .map(|b| estimate::attempts_within(b.duration, f64::INFINITY, |k| (0.2 * 2f64.powi(k as i32)).min(120.0)))
+        .sum();
+    let per_conn = 4.0 + writes + 4.0 * segments + 3.0 * expiries;
+    let n = f64::from(spec.tcp.clients);
+    // Per connection: its state, its segments in flight, and the RTO's time-weighted
+    // record (one entry per distinct value, at most one per segment). No more are in
+    // flight than the window or than the workload ever supplies, whichever is fewer: a
+    // window of billions over a few hundred writes holds a few hundred.
+    let outstanding = f64::from(spec.tcp.window).min(writes.max(segments));
+    let conn = estimate::bytes_of::<Conn>(1.0)
+        + estimate::queue_bytes::<Ev>(outstanding + 3.0)
+        + 48.0 * segments.min(10_000.0);
+    // Traced connections keep a row per send, ACK and sample.
+    let traced = if spec.trace.replications.is_empty() { 0.0 } else { traced_clients(&spec.trace, spec.tcp.clients) };
+    let kept = traced * estimate::bytes_of::<TraceRow>(3.0 * segments + expiries);
+    // A window far above a few thousand segments, when the workload fills it, is what
+    // makes each connection big.
+    let knobs = if outstanding > 4096.0 {
+        vec!["tcp.window", "tcp.clients", "horizon"]
+    } else {
+        vec!["tcp.clients", "horizon"]
+    };
+    Estimate { events: n * per_conn, working: n * conn + kept, kept, knobs }
+}

@@ -1,0 +1,372 @@
+//! The simulation: connections, their events and the per-replication metrics.
+
+use super::*;
+use crate::engine::rng::{Purpose, SimRng};
+use crate::engine::run::{EngineError, Scheduler, World, run};
+use crate::engine::time::{SimDuration, SimTime};
+use crate::metrics::time_weighted::TimeWeighted;
+use crate::metrics::trace::{TraceEvent, TraceRow};
+use crate::metrics::{MetricValue, ReplicationResult};
+use crate::model::path::{Direction, Path, PathSpec};
+use crate::model::tcp::{Action, ObservationKind, Segment, Supply, TcpReceiver, TcpSender, Workload};
+use crate::worlds::{Job, start};
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Ev {
+    Start(u32),
+    AppWrite(u32),
+    Timer(u32),
+    ToServer(u32, Segment),
+    ToClient(u32, Segment),
+}
+
+/// What happened to one connection, for the metrics.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Tally {
+    retransmissions: u64,
+    timeouts: u64,
+    spurious: u64,
+    probes: u64,
+    spurious_timeouts: u64,
+    /// How long the connection waited on unacknowledged data before giving up.
+    aborted: Option<SimDuration>,
+    samples: u64,
+    max_rto: SimDuration,
+    /// The RTO in force (the estimator's value, backoff included, whether or not the
+    /// timer is running) from the connection's start to its finish or the horizon.
+    rto_held: TimeWeighted,
+    last_srtt: Option<SimDuration>,
+    /// Sum over samples of |SRTT − the path's typical RTT at that moment|, in seconds.
+    srtt_error_sum: f64,
+    finished_at: Option<SimTime>,
+    /// Per scheduled RTT change: time from the change until SRTT first came within 10 %.
+    converged: Vec<Option<SimDuration>>,
+    /// Per blackout: from the link's return to the send time of the first retransmission
+    /// that got through.
+    recovered: Vec<Option<SimDuration>>,
+}
+
+pub(super) struct Conn {
+    sender: TcpSender,
+    receiver: TcpReceiver,
+    path: Path,
+    delay_fwd: SimRng,
+    delay_rev: SimRng,
+    loss_fwd: SimRng,
+    loss_rev: SimRng,
+    /// The timer event already in the queue, so that an unchanged timer is not queued twice.
+    armed: Option<SimTime>,
+    tally: Tally,
+}
+
+pub(super) struct TcpWorld<'a> {
+    spec: &'a TcpSpec,
+    conns: Vec<Conn>,
+    traced: Vec<bool>,
+    trace: Vec<TraceRow>,
+    /// (time, target RTT) of each scheduled RTT change.
+    changes: Vec<(SimTime, SimDuration)>,
+    /// The median extra delay of a round trip, added to the base RTT to get the RTT a
+    /// packet typically sees.
+    extra: SimDuration,
+    /// (start, end) of each blackout.
+    blackouts: Vec<(SimTime, SimTime)>,
+    actions: Vec<Action>,
+}
+
+impl TcpWorld<'_> {
+    fn dispatch(&mut self, c: u32, sched: &mut Scheduler<Ev>) {
+        let now = sched.now();
+        let mut actions = std::mem::take(&mut self.actions);
+        for action in actions.drain(..) {
+            match action {
+                Action::Transmit(seg) => {
+                    let conn = &mut self.conns[c as usize];
+                    if let Some(at) =
+                        conn.path.transmit(Direction::Forward, now, &mut conn.delay_fwd, &mut conn.loss_fwd)
+                    {
+                        sched.at(at, Ev::ToServer(c, seg));
+                    }
+                }
+                Action::Observe(o) => self.observe(c, now, o),
+            }
+        }
+        self.actions = actions;
+        let conn = &mut self.conns[c as usize];
+        // Every change of the RTO happens inside a sender call, and each is followed by
+        // this dispatch: reading it here sees every value it takes.
+        conn.tally.rto_held.set(now, conn.sender.snapshot().rto.as_nanos());
+        let timer = conn.sender.timer();
+        if timer != conn.armed {
+            conn.armed = timer;
+            if let Some(t) = timer {
+                sched.at(t, Ev::Timer(c));
+            }
+        }
+    }
+
+    fn observe(&mut self, c: u32, now: SimTime, o: crate::model::tcp::Observation) {
+        let tally = &mut self.conns[c as usize].tally;
+        tally.max_rto = tally.max_rto.max(o.rto.rto);
+        let (event, segment, sample) = match o.kind {
+            ObservationKind::Send { seq } => (TraceEvent::Send, seq, None),
+            ObservationKind::Retransmit { seq } => {
+                tally.retransmissions += 1;
+                (TraceEvent::Retransmit, seq, None)
+            }
+            ObservationKind::Ack { ack } => (TraceEvent::Ack, Some(ack), None),
+            ObservationKind::Sample { rtt } => {
+                tally.samples += 1;
+                tally.last_srtt = o.rto.srtt;
+                if let Some(srtt) = o.rto.srtt {
+                    let truth = self.conns[c as usize].path.base_rtt_at(now) + self.extra;
+                    let tally = &mut self.conns[c as usize].tally;
+                    tally.srtt_error_sum += (srtt.as_secs_f64() - truth.as_secs_f64()).abs();
+                }
+                let tally = &mut self.conns[c as usize].tally;
+                if let Some(srtt) = o.rto.srtt
+                    // Changes are in strictly increasing time: a binary search, not a scan.
+                    && let Some(k) = self.changes.partition_point(|(at, _)| *at <= now).checked_sub(1)
+                {
+                    let target = self.changes[k].1.as_nanos() as f64;
+                    let off = (srtt.as_nanos() as f64 - target).abs();
+                    if tally.converged[k].is_none() && off <= 0.1 * target {
+                        tally.converged[k] = Some(now - self.changes[k].0);
+                    }
+                }
+                (TraceEvent::Sample, None, Some(rtt))
+            }
+            ObservationKind::Timeout => {
+                tally.timeouts += 1;
+                (TraceEvent::Timeout, None, None)
+            }
+            ObservationKind::Probe { seq, retransmit } => {
+                tally.probes += 1;
+                tally.retransmissions += u64::from(retransmit);
+                (TraceEvent::Probe, Some(seq), None)
+            }
+            ObservationKind::SpuriousTimeout => {
+                tally.spurious_timeouts += 1;
+                (TraceEvent::SpuriousTimeout, None, None)
+            }
+            ObservationKind::Aborted { waited } => {
+                tally.aborted = Some(waited);
+                // The connection is gone: no RTO is in force after this.
+                tally.rto_held.finish(now);
+                (TraceEvent::Aborted, None, None)
+            }
+            ObservationKind::Established => (TraceEvent::Established, None, None),
+            ObservationKind::Finished => {
+                tally.finished_at = Some(now);
+                // A finished transfer's life ends here, with the RTO it had before.
+                tally.rto_held.finish(now);
+                (TraceEvent::Finished, None, None)
+            }
+        };
+        if self.traced[c as usize] {
+            self.trace.push(TraceRow {
+                time: now,
+                client: c,
+                event: event.name(),
+                segment,
+                sample,
+                srtt: o.rto.srtt,
+                rttvar: o.rto.rttvar,
+                rto: o.rto.rto,
+                backoffs: o.rto.backoffs,
+            });
+        }
+    }
+
+    fn at_server(&mut self, c: u32, seg: Segment, sched: &mut Scheduler<Ev>) {
+        let now = sched.now();
+        let conn = &mut self.conns[c as usize];
+        let Some(got) = conn.receiver.on_segment(seg) else {
+            return;
+        };
+        if got.spurious {
+            conn.tally.spurious += 1;
+        }
+        if let Segment::Data { tsval, retransmit: true, .. } = seg
+            && let Some(k) = recovering(&self.blackouts, tsval)
+            && conn.tally.recovered[k].is_none()
+        {
+            conn.tally.recovered[k] = Some(tsval - self.blackouts[k].1);
+        }
+        if let Some(at) = conn.path.transmit(Direction::Reverse, now, &mut conn.delay_rev, &mut conn.loss_rev) {
+            sched.at(at, Ev::ToClient(c, got.reply));
+        }
+    }
+}
+
+impl World for TcpWorld<'_> {
+    type Event = Ev;
+
+    fn handle(&mut self, event: Ev, sched: &mut Scheduler<Ev>) {
+        let now = sched.now();
+        match event {
+            Ev::Start(c) => {
+                self.conns[c as usize].sender.start(now, &mut self.actions);
+                if matches!(self.spec.tcp.workload, Workload::Steady { .. }) {
+                    sched.at(now, Ev::AppWrite(c));
+                }
+                self.dispatch(c, sched);
+            }
+            Ev::AppWrite(c) => {
+                self.conns[c as usize].sender.app_write(now, &mut self.actions);
+                if let Workload::Steady { interval } = self.spec.tcp.workload {
+                    sched.after(interval, Ev::AppWrite(c));
+                }
+                self.dispatch(c, sched);
+            }
+            Ev::Timer(c) => {
+                let conn = &mut self.conns[c as usize];
+                if conn.armed == Some(now) {
+                    conn.armed = None;
+                    conn.sender.on_timer(now, &mut self.actions);
+                    self.dispatch(c, sched);
+                }
+            }
+            Ev::ToServer(c, seg) => self.at_server(c, seg, sched),
+            Ev::ToClient(c, seg) => {
+                self.conns[c as usize].sender.on_segment(now, seg, &mut self.actions);
+                self.dispatch(c, sched);
+            }
+        }
+    }
+}
+
+/// Runs one replication of one TCP variant.
+pub fn run_replication(spec: &TcpSpec, job: Job<'_>) -> Result<ReplicationResult, EngineError> {
+    let Job { seeds, replication, horizon, budget } = job;
+    let rep = u64::from(replication);
+    let supply = match spec.tcp.workload {
+        Workload::Transfer { segments } => Supply::Transfer { segments },
+        Workload::Steady { .. } => Supply::Steady,
+    };
+    // Convergence is judged against the RTT a packet typically sees after the change:
+    // the new base RTT plus the median extra delay of each direction.
+    let extra = spec.path.delay_for(Direction::Forward).from_uniform(0.5)
+        + spec.path.delay_for(Direction::Reverse).from_uniform(0.5);
+    let changes: Vec<(SimTime, SimDuration)> =
+        spec.path.rtt_change.iter().map(|ch| (SimTime::ZERO + ch.at, ch.rtt + extra)).collect();
+    let path_spec = Arc::new(PathSpec::new(&spec.path));
+    let blackouts: Vec<(SimTime, SimTime)> =
+        spec.path.blackout.iter().map(|b| (SimTime::ZERO + b.at, SimTime::ZERO + b.at + b.duration)).collect();
+    let traced_here = spec.trace.replications.contains(&replication);
+    let mut sched = Scheduler::new(SimTime::ZERO + horizon);
+    let mut conns = Vec::with_capacity(spec.tcp.clients as usize);
+    for c in 0..spec.tcp.clients {
+        let id = u64::from(c);
+        let start = start::offset(spec.tcp.start_spread, &mut seeds.stream(rep, id, Purpose::Workload));
+        sched.at(SimTime::ZERO + start, Ev::Start(c));
+        conns.push(Conn {
+            sender: TcpSender::new(spec.tcp.sender_options(), &spec.rto, supply),
+            receiver: TcpReceiver::new(),
+            path: Path::from_spec(path_spec.clone()),
+            delay_fwd: seeds.stream(rep, id, Purpose::DelayForward),
+            delay_rev: seeds.stream(rep, id, Purpose::DelayReverse),
+            loss_fwd: seeds.stream(rep, id, Purpose::LossForward),
+            loss_rev: seeds.stream(rep, id, Purpose::LossReverse),
+            armed: None,
+            tally: Tally {
+                converged: vec![None; changes.len()],
+                recovered: vec![None; blackouts.len()],
+                ..Tally::default()
+            },
+        });
+    }
+    let traced = (0..spec.tcp.clients).map(|c| traced_here && spec.trace.clients.contains(&c)).collect();
+    let mut world = TcpWorld { spec, conns, traced, trace: Vec::new(), changes, extra, blackouts, actions: Vec::new() };
+    let stats = run(&mut world, &mut sched, budget)?;
+    for conn in &mut world.conns {
+        conn.tally.rto_held.finish(SimTime::ZERO + horizon);
+    }
+    Ok(ReplicationResult {
+        metrics: metrics(&world, horizon),
+        trace: world.trace,
+        events: stats.events,
+        ..Default::default()
+    })
+}
+
+/// The blackout whose recovery a segment sent at `sent` belongs to: the last one over by
+/// then, if the next has not begun. Blackouts are in time order and do not overlap, so
+/// their ends are in order too and a binary search finds it: a retransmission costs
+/// O(log n) however many blackouts the path has.
+pub(super) fn recovering(blackouts: &[(SimTime, SimTime)], sent: SimTime) -> Option<usize> {
+    let k = blackouts.partition_point(|b| b.1 <= sent).checked_sub(1)?;
+    let next_start = blackouts.get(k + 1).map_or(SimTime::MAX, |b| b.0);
+    (sent < next_start).then_some(k)
+}
+
+/// Per-replication values: the mean over connections of each per-connection figure.
+pub(super) fn metrics(world: &TcpWorld<'_>, horizon: SimDuration) -> Vec<MetricValue> {
+    let n = world.conns.len() as f64;
+    let mean = |f: &dyn Fn(&Conn) -> f64| world.conns.iter().map(f).sum::<f64>() / n;
+    let mean_some = |f: &dyn Fn(&Conn) -> Option<f64>| {
+        let v: Vec<f64> = world.conns.iter().filter_map(f).collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    };
+    let mss = f64::from(world.spec.tcp.segment_size);
+    let mut out = vec![
+        MetricValue::of(&metrics::RETRANSMISSIONS, mean(&|c| c.tally.retransmissions as f64)),
+        MetricValue::of(&metrics::TIMEOUTS, mean(&|c| c.tally.timeouts as f64)),
+        MetricValue::of(&metrics::SPURIOUS_RETRANSMISSIONS, mean(&|c| c.tally.spurious as f64)),
+        MetricValue::of(&metrics::TAIL_LOSS_PROBES, mean(&|c| c.tally.probes as f64)),
+        MetricValue::of(&metrics::SPURIOUS_TIMEOUTS_DETECTED, mean(&|c| c.tally.spurious_timeouts as f64)),
+        MetricValue::of(&metrics::ABORTED, mean(&|c| f64::from(u8::from(c.tally.aborted.is_some())))),
+        MetricValue::maybe_of(&metrics::TIME_TO_ABORT, mean_some(&|c| c.tally.aborted.map(|d| d.as_secs_f64()))),
+        MetricValue::of(&metrics::RTT_SAMPLES, mean(&|c| c.tally.samples as f64)),
+        MetricValue::of(&metrics::MAX_RTO, mean(&|c| c.tally.max_rto.as_secs_f64())),
+        MetricValue::maybe_of(&metrics::RTO_MEAN, mean_some(&|c| c.tally.rto_held.mean().map(|ns| ns / 1e9))),
+        MetricValue::maybe_of(
+            &metrics::RTO_P50,
+            mean_some(&|c| c.tally.rto_held.quantile(0.5).map(|ns| ns as f64 / 1e9)),
+        ),
+        MetricValue::maybe_of(
+            &metrics::RTO_P99,
+            mean_some(&|c| c.tally.rto_held.quantile(0.99).map(|ns| ns as f64 / 1e9)),
+        ),
+        MetricValue::of(
+            &metrics::GOODPUT,
+            mean(&|c| {
+                let span = c.tally.finished_at.map_or(horizon, |t| t.saturating_since(SimTime::ZERO));
+                c.receiver.delivered() as f64 * mss / span.as_secs_f64().max(1e-9)
+            }),
+        ),
+    ];
+    out.push(MetricValue::maybe_of(&metrics::FINAL_SRTT, mean_some(&|c| c.tally.last_srtt.map(|d| d.as_secs_f64()))));
+    out.push(MetricValue::maybe_of(
+        &metrics::SRTT_ABS_ERROR,
+        mean_some(&|c| (c.tally.samples > 0).then(|| c.tally.srtt_error_sum / c.tally.samples as f64)),
+    ));
+    if matches!(world.spec.tcp.workload, Workload::Transfer { .. }) {
+        out.push(MetricValue::of(&metrics::FINISHED, mean(&|c| f64::from(u8::from(c.tally.finished_at.is_some())))));
+        out.push(MetricValue::maybe_of(
+            &metrics::TRANSFER_TIME,
+            mean_some(&|c| c.tally.finished_at.map(|t| t.as_secs_f64())),
+        ));
+    }
+    for k in 0..world.changes.len() {
+        out.push(MetricValue::numbered(
+            &metrics::CONVERGED_CHANGE,
+            k + 1,
+            Some(mean(&|c| f64::from(u8::from(c.tally.converged[k].is_some())))),
+        ));
+        out.push(MetricValue::numbered(
+            &metrics::CONVERGENCE_TIME_CHANGE,
+            k + 1,
+            mean_some(&|c| c.tally.converged[k].map(|d| d.as_secs_f64())),
+        ));
+    }
+    for k in 0..world.blackouts.len() {
+        out.push(MetricValue::numbered(
+            &metrics::RECOVERY_LAG_BLACKOUT,
+            k + 1,
+            mean_some(&|c| c.tally.recovered[k].map(|d| d.as_secs_f64())),
+        ));
+    }
+    out
+}
