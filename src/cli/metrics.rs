@@ -8,7 +8,7 @@ use std::io::Write;
 use clap::Args;
 
 use super::CliError;
-use backoffsim_core::metrics::catalogue::{CATALOGUE, ModelId};
+use backoffsim_core::worlds::catalogue::{CATALOGUE, ModelId};
 use backoffsim_report::model::better_text;
 
 #[derive(Debug, Args)]

@@ -286,7 +286,7 @@ pub fn finish(
 
 /// The models a scenario's variants run, each once, so that `--metric` is checked
 /// against the metrics they write.
-pub fn models(scenario: &Scenario) -> Vec<backoffsim_core::metrics::catalogue::ModelId> {
+pub fn models(scenario: &Scenario) -> Vec<backoffsim_core::worlds::catalogue::ModelId> {
     let mut models: Vec<_> = scenario.variants.iter().flat_map(|v| v.cells.iter().map(|c| c.spec.model())).collect();
     models.sort();
     models.dedup();
@@ -314,7 +314,7 @@ fn no_value_notes(scenario: &Scenario, rows: &[summary::SummaryRow]) -> Vec<Stri
     by_metric
         .into_iter()
         .map(|(metric, places)| {
-            let why = backoffsim_core::metrics::catalogue::no_value(metric);
+            let why = backoffsim_core::worlds::catalogue::no_value(metric);
             let whereabouts = if places.len() == all { String::new() } else { format!(" in {}", places.join("; ")) };
             format!("`{metric}` has no value{whereabouts}: {why}")
         })

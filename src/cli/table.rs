@@ -6,7 +6,7 @@ use std::io::Write;
 use clap::{Args, ValueEnum};
 
 use super::CliError;
-use backoffsim_core::metrics::catalogue::{CATALOGUE, ModelId};
+use backoffsim_core::worlds::catalogue::{CATALOGUE, ModelId};
 use backoffsim_report::output::summary::SummaryRow;
 use backoffsim_report::output::terminal::{LongRow, Value, Wide, long};
 

@@ -12,9 +12,9 @@ use std::path::PathBuf;
 use super::data::{RunSet, SummaryRow};
 use super::{Better, ReportError, significance, write_report};
 use crate::output::terminal::{Value, Wide};
-use backoffsim_core::metrics::catalogue;
 use backoffsim_core::run::destination::Destination;
 use backoffsim_core::run::interrupt::Interrupted;
+use backoffsim_core::worlds::catalogue;
 
 /// Loads `runs` (each one's variants labelled by run) and refuses runs of different
 /// models.

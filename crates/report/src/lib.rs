@@ -94,8 +94,8 @@ impl ReportError {
     }
 }
 
-pub use backoffsim_core::metrics::catalogue::Better;
-use backoffsim_core::metrics::catalogue::ModelId;
+pub use backoffsim_core::worlds::catalogue::Better;
+use backoffsim_core::worlds::catalogue::ModelId;
 
 /// The models of the runs in `data`, from each variant's `model` parameter, so metric
 /// ids read with their model's meaning.

@@ -6,8 +6,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use backoffsim_core::metrics::catalogue::{self, ModelId};
 use backoffsim_core::run::interrupt::Interrupted;
+use backoffsim_core::worlds::catalogue::{self, ModelId};
 
 /// Members of one numbered family a report lists.
 pub const LISTED: usize = 20;

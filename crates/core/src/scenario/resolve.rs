@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use toml::de::{DeTable, DeValue};
 
 use crate::input;
-use crate::metrics::catalogue;
+use crate::worlds::catalogue;
 
 use super::diag::{Diagnostic, ScenarioError};
 use super::load::{Document, join, locate, merge, sets_key};

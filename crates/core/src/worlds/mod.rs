@@ -10,6 +10,7 @@
 //! into `crate::metrics`; it knows nothing of files, scenarios or threads.
 
 pub mod calls;
+pub mod catalogue;
 pub mod estimate;
 pub mod grpc;
 pub mod jobs;
@@ -27,10 +28,10 @@ use crate::engine::rng::Seeds;
 use crate::engine::run::EngineError;
 use crate::engine::time::SimDuration;
 use crate::metrics::ReplicationResult;
-use crate::metrics::catalogue::{self, CATALOGUE, Entry};
 use crate::model::config_error::ConfigErrors;
 use crate::model::path::PathConfig;
 use crate::model::server::ServerConfig;
+use catalogue::{CATALOGUE, Entry};
 
 pub use estimate::Estimate;
 pub use trace::TraceConfig;

@@ -10,8 +10,8 @@ use super::compare::Ranking;
 use super::data::RunSet;
 use super::param_sets::{self, Members};
 use super::plot::{Kind, Redraw, fmt_num};
-use backoffsim_core::metrics::catalogue;
 use backoffsim_core::run::interrupt::Interrupted;
+use backoffsim_core::worlds::catalogue;
 
 pub struct Report {
     pub title: String,

@@ -10,10 +10,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::OutputError;
-use backoffsim_core::metrics::catalogue;
 use backoffsim_core::run::Outcome;
 use backoffsim_core::run::interrupt::Interrupted;
 use backoffsim_core::scenario::{ModelSpec, Scenario};
+use backoffsim_core::worlds::catalogue;
 
 #[derive(Serialize)]
 pub struct Manifest<'a> {

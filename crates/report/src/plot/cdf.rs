@@ -19,9 +19,10 @@ use super::{
 };
 use super::style::DOWN;
 use super::style::cdf::*;
-use backoffsim_core::metrics::catalogue;
+use backoffsim_core::worlds::catalogue;
 use crate::ReportError;
 use crate::data::{CellFacts, RunSet};
+use backoffsim_core::metrics::quantile::Distribution;
 
 /// The distribution of reconnect times (or times to success), a line per variant and sweep cell.
 pub struct Cdf;
@@ -82,14 +83,15 @@ const MAX_COLUMNS: usize = 4;
 /// moment it is measured from. `reconnect_time` is a distribution only (its summary
 /// metrics are the `reconnect_p*` quantiles), so the catalogue does not list it.
 fn metric_title(metric: &str) -> (String, Since) {
-    let since = match metric {
-        "reconnect_time" => Since::Drop,
-        "time_to_success" | "time_to_giveup" => Since::CallStart,
+    let distribution = Distribution::from_name(metric);
+    let since = match distribution {
+        Some(Distribution::ReconnectTime) => Since::Drop,
+        Some(Distribution::TimeToSuccess | Distribution::TimeToGiveup) => Since::CallStart,
         _ => Since::Nothing,
     };
-    let title = match metric {
-        "reconnect_time" => "time to reconnect".to_string(),
-        other => {
+    let title = match (distribution, metric) {
+        (Some(Distribution::ReconnectTime), _) => "time to reconnect".to_string(),
+        (_, other) => {
             let t = catalogue::title(other, &[catalogue::ModelId::Grpc, catalogue::ModelId::Calls, catalogue::ModelId::Jobs]);
             let mut c = t.chars();
             c.next().map(|f| f.to_lowercase().chain(c).collect()).unwrap_or_default()

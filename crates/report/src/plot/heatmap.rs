@@ -14,7 +14,7 @@ use super::{
     Drawn, FONT, Figure, INK, MUTED, PlotOptions, WIDTH, fit, fmt_num, header, header_height, spans_decades, text_width,
 };
 use super::style::heatmap::*;
-use backoffsim_core::metrics::catalogue;
+use backoffsim_core::worlds::catalogue;
 use crate::data::RunSet;
 use crate::{Better, ReportError};
 

@@ -1,6 +1,8 @@
 //! What the calls world writes to `summary.csv`: each metric declared once, emitted through its
 //! entry (`MetricValue::of`) and listed by the catalogue in this order.
 
+use crate::metrics::catalogue::entries;
+
 entries! {
     model: Calls;
     CALLS: "calls", "Calls", "count", N, plain,
@@ -73,5 +75,5 @@ entries! {
 
 /// The entry of the calls that gave up for the reason `slug` (`GiveUpReason::slug`).
 pub fn gave_up(slug: &str) -> &'static Entry {
-    super::by_reason(ALL, "gave_up_", slug)
+    crate::worlds::catalogue::by_reason(ALL, "gave_up_", slug)
 }

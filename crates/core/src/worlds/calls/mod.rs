@@ -2,17 +2,17 @@
 //! library's defaults do during an outage, wired into the engine.
 //!
 //! A logical call (the application's) runs through its `tiers` of retry loops and the
-//! library's [`RetryState`]; every attempt is one call to the server (`answer`: its down
+//! library's [`RetryState`](crate::model::retry::RetryState); every attempt is one call to the server (`answer`: its down
 //! times, brownouts and workers), asked when the attempt starts, whose answer fixes when
 //! and how the attempt ends. Two events per attempt: its start and its end; a give-up
 //! that waits (`sleep-then-stop`) adds one. `monitor` keeps the per-bin series and reads
 //! goodput, load, wasted work, recovery and the retry-share alert from it.
 //!
 //! Random numbers: client `c` draws its backoff jitter from the counter stream
-//! (seed, replication, `c`, [`Purpose::Jitter`]) in the order its calls need them, and
+//! (seed, replication, `c`, [`Purpose::Jitter`](crate::engine::rng::Purpose::Jitter)) in the order its calls need them, and
 //! its start offset, then its bad-request draws and Poisson gaps, from (…, `c`,
-//! [`Purpose::Workload`]); the server draws brownout failures and service times from
-//! (…, 0, [`Purpose::Server`]) in arrival order. A client's draws do not depend
+//! [`Purpose::Workload`](crate::engine::rng::Purpose::Workload)); the server draws brownout failures and service times from
+//! (…, 0, [`Purpose::Server`](crate::engine::rng::Purpose::Server)) in arrival order. A client's draws do not depend
 //! on the other clients; variants see the same streams (common random numbers).
 //!
 //! The metrics it writes, with what each means, are its entries in [`metrics`]; a
@@ -25,7 +25,7 @@
 mod answer;
 mod config;
 mod estimate;
-pub use crate::metrics::catalogue::calls as metrics;
+pub mod metrics;
 pub mod monitor;
 mod world;
 
@@ -35,10 +35,10 @@ pub use world::run_replication;
 use crate::engine::run::EngineError;
 use crate::engine::time::SimDuration;
 use crate::metrics::ReplicationResult;
-use crate::metrics::catalogue;
 use crate::model::config_error::ConfigErrors;
 use crate::worlds::Estimate;
 use crate::worlds::Job;
+use crate::worlds::catalogue;
 use crate::worlds::{ModelSection, Section, Shared, Use, prefixed};
 
 impl ModelSection for CallsConfig {

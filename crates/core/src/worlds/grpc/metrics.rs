@@ -1,6 +1,8 @@
 //! What the gRPC channels write to `summary.csv`: each metric declared once, emitted through its
 //! entry (`MetricValue::of`) and listed by the catalogue in this order.
 
+use crate::metrics::catalogue::entries;
+
 entries! {
     model: Grpc;
     ATTEMPTS: "attempts", "Connection attempts", "count", L, plain,

@@ -17,7 +17,7 @@
 
 mod config;
 mod estimate;
-pub use crate::metrics::catalogue::grpc as metrics;
+pub mod metrics;
 mod world;
 
 pub use config::*;
@@ -26,10 +26,10 @@ pub use world::run_replication;
 use crate::engine::run::EngineError;
 use crate::engine::time::SimDuration;
 use crate::metrics::ReplicationResult;
-use crate::metrics::catalogue;
 use crate::model::config_error::ConfigErrors;
 use crate::worlds::Estimate;
 use crate::worlds::Job;
+use crate::worlds::catalogue;
 use crate::worlds::{ModelSection, Section, Shared, Use, prefixed};
 
 impl ModelSection for GrpcConfig {

@@ -1,6 +1,8 @@
 //! What the job queue writes to `summary.csv`: each metric declared once, emitted through its
 //! entry (`MetricValue::of`) and listed by the catalogue in this order.
 
+use crate::metrics::catalogue::entries;
+
 entries! {
     model: Jobs;
     JOBS: "jobs", "Jobs", "count", N, plain,
@@ -51,5 +53,5 @@ entries! {
 
 /// The entry of the jobs dead-lettered for the reason `slug` (`GiveUpReason::slug`).
 pub fn dead_lettered(slug: &str) -> &'static Entry {
-    super::by_reason(ALL, "dead_lettered_", slug)
+    crate::worlds::catalogue::by_reason(ALL, "dead_lettered_", slug)
 }

@@ -1,18 +1,18 @@
 //! A job queue with asynchronous retry, wired into the engine: a producer, a pool of
 //! workers, providers in failover order, and a dead-letter queue (see
-//! [`crate::scenario::jobs`] for the semantics and the file format).
+//! [`JobsConfig`] for the semantics and the file format).
 //!
 //! Events: a job's creation, the end of each run (the run's provider calls are answered
 //! when it starts: a provider's state is a pure function of time), and a wake-up at each
 //! retry's due time so that an idle worker picks the job up. An idle worker takes the
-//! job due earliest, ties in creation order ([`DueQueue`]); it is free again as soon as
+//! job due earliest, ties in creation order ([`DueQueue`](crate::model::jobs::queue::DueQueue)); it is free again as soon as
 //! its run ends, whatever the outcome.
 //!
 //! Random numbers, all from counter streams of (seed, replication, entity, purpose):
 //! job n's arrival gap and poison draw are draws 2n and 2n+1 of (…, 0,
-//! [`Purpose::Workload`]); provider k's answer to run r of job n is a draw of (…, k,
-//! [`Purpose::Server`]) at an index made of (n, r); job n's backoff jitter comes from
-//! (…, n, [`Purpose::Jitter`]) in the order its retries need it. So a variant that
+//! [`Purpose::Workload`](crate::engine::rng::Purpose::Workload)); provider k's answer to run r of job n is a draw of (…, k,
+//! [`Purpose::Server`](crate::engine::rng::Purpose::Server)) at an index made of (n, r); job n's backoff jitter comes from
+//! (…, n, [`Purpose::Jitter`](crate::engine::rng::Purpose::Jitter)) in the order its retries need it. So a variant that
 //! changes the policy or the workers sees the same jobs, the same poison and the same
 //! provider fates (common random numbers).
 //!
@@ -27,7 +27,7 @@
 
 mod config;
 mod estimate;
-pub use crate::metrics::catalogue::jobs as metrics;
+pub mod metrics;
 mod world;
 
 pub use config::*;
@@ -36,10 +36,10 @@ pub use world::{RunRecord, run_replication, simulate};
 use crate::engine::run::EngineError;
 use crate::engine::time::SimDuration;
 use crate::metrics::ReplicationResult;
-use crate::metrics::catalogue;
 use crate::model::config_error::ConfigErrors;
 use crate::worlds::Estimate;
 use crate::worlds::Job;
+use crate::worlds::catalogue;
 use crate::worlds::{ModelSection, Section, Shared, Use, prefixed};
 
 impl ModelSection for JobsConfig {

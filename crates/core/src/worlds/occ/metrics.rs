@@ -1,6 +1,8 @@
 //! What the OCC clients write to `summary.csv`: each metric declared once, emitted through its
 //! entry (`MetricValue::of`) and listed by the catalogue in this order.
 
+use crate::metrics::catalogue::entries;
+
 entries! {
     model: Occ;
     CALLS: "calls", "Calls to the store", "count", L, headline,

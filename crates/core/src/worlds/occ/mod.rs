@@ -28,18 +28,18 @@ use rand::Rng;
 use crate::engine::rng::{Purpose, SimRng};
 use crate::engine::run::{EngineError, Scheduler, World, run};
 use crate::engine::time::{SimDuration, SimTime};
-use crate::metrics::catalogue;
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::config_error::ConfigErrors;
 use crate::model::occ::{Backoff, Client, Row};
 use crate::model::path::{DelayConfig, open_unit};
+use crate::worlds::catalogue;
 use crate::worlds::estimate::{Estimate, bytes_of, queue_bytes};
 use crate::worlds::{ModelSection, Section, Shared, Use};
 
 use super::Job;
 
 mod estimate;
-pub use crate::metrics::catalogue::occ as metrics;
+pub mod metrics;
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {

@@ -1,6 +1,8 @@
 //! What a TCP connection writes to `summary.csv`: each metric declared once, emitted through its
 //! entry (`MetricValue::of`) and listed by the catalogue in this order.
 
+use crate::metrics::catalogue::entries;
+
 entries! {
     model: Tcp;
     RETRANSMISSIONS: "retransmissions", "Retransmissions", "count", L, plain,

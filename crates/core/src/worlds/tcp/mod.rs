@@ -3,7 +3,7 @@
 
 mod config;
 mod estimate;
-pub use crate::metrics::catalogue::tcp as metrics;
+pub mod metrics;
 mod world;
 
 pub use config::*;
@@ -13,11 +13,11 @@ pub use world::run_replication;
 use crate::engine::run::EngineError;
 use crate::engine::time::SimDuration;
 use crate::metrics::ReplicationResult;
-use crate::metrics::catalogue;
 use crate::model::config_error::ConfigErrors;
 use crate::model::tcp::TcpConfig;
 use crate::worlds::Estimate;
 use crate::worlds::Job;
+use crate::worlds::catalogue;
 use crate::worlds::{ModelSection, Section, Shared, Use, prefixed};
 
 impl ModelSection for TcpConfig {

@@ -1,6 +1,7 @@
 //! What the report says the load plot shows.
 
 use super::*;
+use backoffsim_core::metrics::series::{CallsColumn, JobsColumn};
 
 /// What the load plot shows, naming only the marks that appear in it, then what each
 /// panel's numbers say.
@@ -9,14 +10,14 @@ pub(super) fn caption(data: &RunSet) -> String {
     let has = |c: &str| columns.contains(&c);
     let per = if data.sweep_keys.is_empty() { "variant" } else { "variant and sweep cell" };
     let mut s = format!("Per time bin, the mean over replications, one panel per {per} on shared scales. ");
-    if has("attempts") && has("succeeded") {
+    if has(CallsColumn::Attempts.name()) && has(CallsColumn::Succeeded.name()) {
         s.push_str(
             "The orange line is the offered load (attempts reaching the server per second, retries \
              included), the blue line the goodput (attempts that succeeded per second)",
         );
-        s.push_str(if has("capacity") { ", the dashed line the server's capacity. " } else { ". " });
+        s.push_str(if has(CallsColumn::Capacity.name()) { ", the dashed line the server's capacity. " } else { ". " });
         s.push_str("In the strip under each panel, the purple line is the retries' share of the attempts");
-        if has("wasted_s") && has("busy_s") {
+        if has(CallsColumn::Wasted.name()) && has(CallsColumn::Busy.name()) {
             s.push_str(" and the light blue area the share of the server's busy time that was wasted");
         }
         let facts = data.variants.iter().flat_map(|v| v.cells.iter().map(|c| &c.facts));
@@ -27,7 +28,7 @@ pub(super) fn caption(data: &RunSet) -> String {
             ". Offered load climbing past capacity while goodput falls and retries fill the strip is a \
              retry storm; goodput that stays low after the incident has ended is a metastable failure.",
         );
-    } else if has("created") && has("delivered") {
+    } else if has(JobsColumn::Created.name()) && has(JobsColumn::Delivered.name()) {
         s.push_str(
             "The orange line is jobs created per second, the blue line jobs delivered per second; the \
              strip under each panel is the queue's depth.",

@@ -38,6 +38,7 @@ mod caption;
 mod draw;
 
 use binned::Binned;
+use backoffsim_core::metrics::series::{CallsColumn, JobsColumn};
 
 /// Offered load, goodput and the retries' share per time bin (or jobs created, delivered and queued), one panel per variant and sweep cell.
 pub struct Load;
@@ -88,9 +89,9 @@ pub(crate) enum Shape {
 impl Shape {
     fn of(columns: &[String]) -> Shape {
         let has = |c: &str| columns.iter().any(|x| x == c);
-        if has("attempts") && has("succeeded") {
+        if has(CallsColumn::Attempts.name()) && has(CallsColumn::Succeeded.name()) {
             Shape::Calls
-        } else if has("created") && has("delivered") {
+        } else if has(JobsColumn::Created.name()) && has(JobsColumn::Delivered.name()) {
             Shape::Jobs
         } else {
             Shape::Other
@@ -389,14 +390,14 @@ fn sentence(label: &str, clauses: Vec<String>) -> Option<(String, String)> {
 
 fn calls(b: &Binned, label: &str, alert: Option<f64>, incident: Option<(f64, &str)>) -> Drawn4 {
     let none = || vec![None; b.spans.len()];
-    let offered = b.rate("attempts").unwrap_or_else(none);
-    let goodput = b.rate("succeeded").unwrap_or_else(none);
-    let capacity = b.col("capacity").map(<[_]>::to_vec).unwrap_or_else(none);
+    let offered = b.rate(CallsColumn::Attempts.name()).unwrap_or_else(none);
+    let goodput = b.rate(CallsColumn::Succeeded.name()).unwrap_or_else(none);
+    let capacity = b.col(CallsColumn::Capacity.name()).map(<[_]>::to_vec).unwrap_or_else(none);
     let retry = b
-        .share("retries", "attempts")
+        .share(CallsColumn::Retries.name(), CallsColumn::Attempts.name())
         .or_else(|| b.col("retry_share").map(|v| v.iter().map(|x| x.map(|x| x * 100.0)).collect()))
         .unwrap_or_else(none);
-    let wasted = b.share("wasted_s", "busy_s").unwrap_or_else(none);
+    let wasted = b.share(CallsColumn::Wasted.name(), CallsColumn::Busy.name()).unwrap_or_else(none);
     let alert_pct = alert.map(|a| a * 100.0);
     let lines = vec![
         Line { color: CAPACITY, dashed: true, segments: b.steps(&capacity) },
@@ -451,8 +452,8 @@ fn calls(b: &Binned, label: &str, alert: Option<f64>, incident: Option<(f64, &st
 
 fn jobs(b: &Binned, label: &str, incident: Option<(f64, &str)>) -> Drawn4 {
     let none = || vec![None; b.spans.len()];
-    let created = b.rate("created").unwrap_or_else(none);
-    let delivered = b.rate("delivered").unwrap_or_else(none);
+    let created = b.rate(JobsColumn::Created.name()).unwrap_or_else(none);
+    let delivered = b.rate(JobsColumn::Delivered.name()).unwrap_or_else(none);
     let depth = b.col("queue_depth").map(<[_]>::to_vec).unwrap_or_else(none);
     let lines = vec![
         Line { color: OFFERED, dashed: false, segments: b.steps(&created) },

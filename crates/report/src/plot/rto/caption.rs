@@ -1,6 +1,7 @@
 //! What the report says the RTO plot shows.
 
 use super::*;
+use backoffsim_core::metrics::trace::TraceEvent;
 
 /// What the RTO plot shows, naming only the marks that appear in it.
 pub(super) fn caption(data: &RunSet) -> Result<String, backoffsim_core::run::interrupt::Interrupted> {
@@ -18,16 +19,16 @@ pub(super) fn caption(data: &RunSet) -> Result<String, backoffsim_core::run::int
         events.insert(&r.event);
     }
     let has = |e: &str| events.contains(e);
-    if has("timeout") {
+    if has(TraceEvent::Timeout.name()) {
         s.push_str("; a red × marks a timer expiry, at the RTO it fired with");
     }
-    if has("spurious_timeout") {
+    if has(TraceEvent::SpuriousTimeout.name()) {
         s.push_str(
             "; a black ring on the RTO line marks where F-RTO found the last timeout spurious \
              and undid it",
         );
     }
-    match (has("retransmit"), has("probe")) {
+    match (has(TraceEvent::Retransmit.name()), has(TraceEvent::Probe.name())) {
         (true, false) => s.push_str("; purple triangles in the strip under each panel mark retransmissions"),
         (false, true) => s.push_str("; sky-blue dots in the strip under each panel mark tail loss probes"),
         (true, true) => s.push_str(
@@ -36,7 +37,7 @@ pub(super) fn caption(data: &RunSet) -> Result<String, backoffsim_core::run::int
         ),
         (false, false) => {}
     }
-    if has("aborted") {
+    if has(TraceEvent::Aborted.name()) {
         s.push_str(
             "; a black vertical line marks where the connection gave up retransmitting \
              (aborted), after which nothing happens on it",

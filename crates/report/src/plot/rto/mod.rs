@@ -28,6 +28,7 @@ use super::style::Y_LABELS;
 use super::style::rto::*;
 use crate::ReportError;
 use crate::data::{RunSet, TraceRow};
+use backoffsim_core::metrics::trace::TraceEvent;
 
 /// RTT samples, SRTT and RTO over time, with timeouts and retransmissions marked.
 pub struct Rto;
@@ -415,9 +416,9 @@ fn panel(rows: &[&TraceRow], x0: f64, x1: f64) -> Panel {
             // Before the window: only the state it opens with matters.
             rto = r.rto.or(rto);
             srtt = r.srtt;
-            match r.event.as_str() {
-                "finished" => finished = Some(t),
-                "aborted" => {
+            match TraceEvent::from_name(&r.event) {
+                Some(TraceEvent::Finished) => finished = Some(t),
+                Some(TraceEvent::Aborted) => {
                     finished = Some(t);
                     p.aborted = Some(t);
                 }
@@ -429,28 +430,28 @@ fn panel(rows: &[&TraceRow], x0: f64, x1: f64) -> Panel {
             started = true;
             open(&mut p, &mut seg, rto, srtt, x0);
         }
-        match r.event.as_str() {
-            "sample" => {
+        match TraceEvent::from_name(&r.event) {
+            Some(TraceEvent::Sample) => {
                 if let Some(s) = r.sample {
                     p.samples.push((t, s));
                 }
             }
-            "timeout" => {
+            Some(TraceEvent::Timeout) => {
                 if let Some(before) = rto {
                     p.timeouts.push((t, before));
                 }
             }
-            "retransmit" => p.retransmits.push(t),
-            "probe" => p.probes.push(t),
-            "spurious_timeout" => {
+            Some(TraceEvent::Retransmit) => p.retransmits.push(t),
+            Some(TraceEvent::Probe) => p.probes.push(t),
+            Some(TraceEvent::SpuriousTimeout) => {
                 // At the RTO in force once the timeout is undone.
                 if let Some(v) = r.rto.or(rto) {
                     p.undone.push((t, v));
                 }
             }
-            "finished" => finished = Some(t),
+            Some(TraceEvent::Finished) => finished = Some(t),
             // Like finished: no RTO is in force after it.
-            "aborted" => {
+            Some(TraceEvent::Aborted) => {
                 finished = Some(t);
                 p.aborted = Some(t);
             }

@@ -18,7 +18,7 @@ use super::{
 };
 use super::style::sweep::*;
 use backoffsim_core::engine::time::SimDuration;
-use backoffsim_core::metrics::catalogue::{self, ModelId};
+use backoffsim_core::worlds::catalogue::{self, ModelId};
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::data::{RunSet, SummaryRow};
