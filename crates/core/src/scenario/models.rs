@@ -1,6 +1,6 @@
-//! The one list of models (`models!`): it generates the resolved `ModelSpec`, the
-//! dispatch over it, and the loader's view of the model sections. Adding a model is its
-//! folder under `worlds/`, one line here and one field of `RawScenario`.
+//! What the one list of models (`worlds::for_each_model!`) gives the loader: the
+//! resolved `ModelSpec`, the dispatch over it, and the loader's view of the model
+//! sections.
 
 use serde::Serialize;
 
@@ -8,19 +8,12 @@ use crate::engine::run::EngineError;
 use crate::engine::time::SimDuration;
 use crate::metrics::ReplicationResult;
 use crate::model::config_error::ConfigErrors;
-use crate::model::tcp::TcpConfig;
-use crate::worlds::calls::CallsConfig;
 use crate::worlds::catalogue::{self, Entry};
-use crate::worlds::grpc::GrpcConfig;
-use crate::worlds::jobs::JobsConfig;
-use crate::worlds::occ::OccConfig;
 use crate::worlds::{Estimate, Job, ModelSection, Section, Shared, TraceConfig, Use, prefixed};
 
 use super::schema::RawScenario;
 
-/// The one list of models: generates the resolved `ModelSpec` and the dispatch over it.
-/// Each line is `Variant(field: Config)`, `field` being the section's key in
-/// `RawScenario`.
+/// Generates the resolved `ModelSpec` and the dispatch over it from the list of models.
 macro_rules! models {
     ($($variant:ident($field:ident: $config:ty)),* $(,)?) => {
         /// The model a scenario runs, fully resolved.
@@ -106,13 +99,7 @@ macro_rules! models {
     };
 }
 
-models! {
-    Tcp(tcp: TcpConfig),
-    Grpc(grpc: GrpcConfig),
-    Calls(calls: CallsConfig),
-    Occ(occ: OccConfig),
-    Jobs(jobs: JobsConfig),
-}
+crate::worlds::for_each_model!(models);
 
 /// The problems of a scenario running `config`'s model, besides the top-level keys'.
 fn check_one<M: ModelSection>(config: &M, raw: &RawScenario) -> ConfigErrors {
@@ -214,7 +201,7 @@ mod tests {
         assert_eq!(
             choices(),
             "a [tcp] table (connections with RFC 6298 timers), a [grpc] table (channels reconnecting to one \
-             server), a [calls] table (calls retried by a policy), an [occ] table (clients contending for one row) or a [jobs] \
+             server), an [occ] table (clients contending for one row), a [calls] table (calls retried by a policy) or a [jobs] \
              table (a job queue with asynchronous retry)"
         );
     }

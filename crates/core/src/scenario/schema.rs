@@ -5,41 +5,39 @@ use serde::Deserialize;
 use crate::engine::time::SimDuration;
 use crate::model::path::PathConfig;
 use crate::model::server::ServerConfig;
-use crate::model::tcp::TcpConfig;
 
 use crate::worlds::TraceConfig;
-use crate::worlds::calls::CallsConfig;
-use crate::worlds::grpc::GrpcConfig;
-use crate::worlds::jobs::JobsConfig;
-use crate::worlds::occ::OccConfig;
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawScenario {
-    /// Names the results directory; letters, digits, `-`, `_` and `.`.
-    pub name: String,
-    /// The question the scenario asks, shown at the top of its report; none by default.
-    #[serde(default)]
-    pub description: String,
-    #[serde(default = "default_seed")]
-    pub seed: u64,
-    #[serde(default = "default_replications")]
-    pub replications: u32,
-    /// How much simulated time each replication covers.
-    pub horizon: SimDuration,
-    /// Events one replication may handle before it is stopped with an error.
-    #[serde(default = "default_max_events")]
-    pub max_events: u64,
-    pub tcp: Option<TcpConfig>,
-    pub grpc: Option<GrpcConfig>,
-    pub occ: Option<OccConfig>,
-    pub calls: Option<CallsConfig>,
-    pub jobs: Option<JobsConfig>,
-    pub server: Option<ServerConfig>,
-    pub path: Option<PathConfig>,
-    #[serde(default)]
-    pub trace: TraceConfig,
+/// The scenario file as written; its model sections come from the list of models.
+macro_rules! raw_scenario {
+    ($($variant:ident($field:ident: $config:ty)),* $(,)?) => {
+        #[derive(Clone, Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct RawScenario {
+            /// Names the results directory; letters, digits, `-`, `_` and `.`.
+            pub name: String,
+            /// The question the scenario asks, shown at the top of its report; none by default.
+            #[serde(default)]
+            pub description: String,
+            #[serde(default = "default_seed")]
+            pub seed: u64,
+            #[serde(default = "default_replications")]
+            pub replications: u32,
+            /// How much simulated time each replication covers.
+            pub horizon: SimDuration,
+            /// Events one replication may handle before it is stopped with an error.
+            #[serde(default = "default_max_events")]
+            pub max_events: u64,
+            $(pub $field: Option<$config>,)*
+            pub server: Option<ServerConfig>,
+            pub path: Option<PathConfig>,
+            #[serde(default)]
+            pub trace: TraceConfig,
+        }
+    };
 }
+
+crate::worlds::for_each_model!(raw_scenario);
 
 /// Keys a `[[variant]]` may not set, with the reason given to the user.
 pub const SHARED_KEYS: &[(&str, &str)] = &[

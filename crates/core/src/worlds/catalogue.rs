@@ -5,7 +5,6 @@
 
 pub use crate::metrics::catalogue::{Better, Entry, ModelId};
 
-use super::{calls, grpc, jobs, occ, tcp};
 use Better::{Higher, Lower};
 
 /// The entry among `list` of the give-up reason `slug` (`request-limit`), its id
@@ -26,9 +25,14 @@ impl Catalogue {
     }
 }
 
-/// In the order the metrics listing, the manifest and the sweep plots show them.
-pub static CATALOGUE: Catalogue =
-    Catalogue(&[tcp::metrics::ALL, grpc::metrics::ALL, occ::metrics::ALL, calls::metrics::ALL, jobs::metrics::ALL]);
+macro_rules! catalogue {
+    ($($variant:ident($field:ident: $config:ty)),* $(,)?) => {
+        /// Each world's list in the order of the list of models: the order the metrics
+        /// listing, the manifest and the sweep plots show them in.
+        pub static CATALOGUE: Catalogue = Catalogue(&[$(super::$field::metrics::ALL),*]);
+    };
+}
+super::for_each_model!(catalogue);
 
 /// What it means that a metric has no value in any replication, where that is an answer
 /// rather than a gap: "did not recover within the horizon".
@@ -110,6 +114,7 @@ mod tests {
     use super::*;
     use crate::model::retry::GiveUpReason;
     use crate::model::retry::outcome::Outcome;
+    use crate::worlds::{calls, grpc, jobs, occ, tcp};
 
     #[test]
     fn numbered_families_match_only_their_prefix_and_a_number() {

@@ -36,6 +36,26 @@ use catalogue::{CATALOGUE, Entry};
 pub use estimate::Estimate;
 pub use trace::TraceConfig;
 
+/// The one list of models, handed to the macro `$then`: each line is
+/// `Variant(field: Config)`, `field` being the section's key in a scenario file and
+/// `Config` the section's type, which implements [`ModelSection`]. From it come the
+/// scenario file's model sections (`scenario::schema::RawScenario`), the resolved
+/// `scenario::ModelSpec` and the dispatch over it, and the catalogue's order of the
+/// worlds' metrics ([`catalogue::CATALOGUE`]). Adding a model is its folder here and one
+/// line below.
+macro_rules! for_each_model {
+    ($then:ident) => {
+        $then! {
+            Tcp(tcp: $crate::worlds::tcp::TcpConfig),
+            Grpc(grpc: $crate::worlds::grpc::GrpcConfig),
+            Occ(occ: $crate::worlds::occ::OccConfig),
+            Calls(calls: $crate::worlds::calls::CallsConfig),
+            Jobs(jobs: $crate::worlds::jobs::JobsConfig),
+        }
+    };
+}
+pub(crate) use for_each_model;
+
 /// One replication to run: what a model's `run` takes besides its spec.
 #[derive(Clone, Copy, Debug)]
 pub struct Job<'a> {

@@ -1,10 +1,10 @@
 //! What one replication costs.
 
+use super::Workload;
 use super::world::*;
 use super::*;
 use crate::engine::time::SimDuration;
 use crate::metrics::trace::TraceRow;
-use crate::model::tcp::Workload;
 use crate::worlds::estimate::{self, Estimate};
 
 /// How many of `n` clients `[trace]` names.

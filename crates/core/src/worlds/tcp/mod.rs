@@ -14,7 +14,6 @@ use crate::engine::run::EngineError;
 use crate::engine::time::SimDuration;
 use crate::metrics::ReplicationResult;
 use crate::model::config_error::ConfigErrors;
-use crate::model::tcp::TcpConfig;
 use crate::worlds::Estimate;
 use crate::worlds::Job;
 use crate::worlds::catalogue;

@@ -1,5 +1,6 @@
 //! The simulation: connections, their events and the per-replication metrics.
 
+use super::Workload;
 use super::*;
 use crate::engine::rng::{Purpose, SimRng};
 use crate::engine::run::{EngineError, Scheduler, World, run};
@@ -8,7 +9,7 @@ use crate::metrics::time_weighted::TimeWeighted;
 use crate::metrics::trace::{TraceEvent, TraceRow};
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::path::{Direction, Path, PathSpec};
-use crate::model::tcp::{Action, ObservationKind, Segment, Supply, TcpReceiver, TcpSender, Workload};
+use crate::model::tcp::{Action, ObservationKind, Segment, Supply, TcpReceiver, TcpSender};
 use crate::worlds::{Job, start};
 use std::sync::Arc;
 
