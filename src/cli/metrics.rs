@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::CliError;
 use backoffsim_core::worlds::catalogue::{CATALOGUE, ModelId};
-use backoffsim_report::model::better_text;
+use backoffsim_report::contents::better_text;
 
 #[derive(Debug, Args)]
 pub struct MetricsArgs {

@@ -8,11 +8,11 @@
 //! across runs). Both hold the same values, so a re-drawn plot is the run's own.
 
 pub mod compare;
+pub mod contents;
 pub mod data;
 pub mod html;
 pub mod manifest;
 pub mod markdown;
-pub mod model;
 pub mod numbered;
 pub mod output;
 pub mod paired;
@@ -80,7 +80,7 @@ pub fn write_report(
         svgs.push((k.name().to_string(), String::from_utf8(svg).map_err(|e| ReportError::Draw(e.to_string()))?));
     }
     backoffsim_core::run::interrupt::check()?;
-    let report = model::build(data, &kinds)?;
+    let report = contents::build(data, &kinds)?;
     put("report.md".into(), markdown::render(&report)?.as_bytes(), &mut files)?;
     put("report.html".into(), html::render(&report, &svgs)?.as_bytes(), &mut files)?;
     // Freeing a report of thousands of variants takes long, and nothing waits for it.

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::model::{Column, Entry, MetricTable, Report, better_text};
+use super::contents::{Column, Entry, MetricTable, Report, better_text};
 use backoffsim_core::run::interrupt::Interrupted;
 
 /// Escapes what would break a Markdown table cell.
