@@ -33,7 +33,6 @@ macro_rules! names {
 }
 
 pub mod bursts;
-pub mod catalogue;
 pub mod quantile;
 pub mod series;
 pub mod stats;
@@ -56,23 +55,9 @@ pub struct MetricValue {
 }
 
 impl MetricValue {
-    /// The value of `entry`'s metric: its id and unit are the entry's.
-    pub fn of(entry: &'static catalogue::Entry, value: f64) -> Self {
-        MetricValue::maybe_of(entry, Some(value))
-    }
-
-    pub fn maybe_of(entry: &'static catalogue::Entry, value: Option<f64>) -> Self {
-        debug_assert!(!entry.is_family(), "{} is a numbered family: name its member", entry.id);
-        MetricValue { name: entry.id.to_string(), unit: entry.unit, value }
-    }
-
-    /// Member `k` of `entry`'s numbered family (`spread_attempt3` for k = 3).
-    pub fn numbered(entry: &'static catalogue::Entry, k: usize, value: Option<f64>) -> Self {
-        MetricValue { name: entry.member(k), unit: entry.unit, value }
-    }
-
     /// A value not written by a world (a file read back, a test's made-up metric);
-    /// the worlds write theirs through [`MetricValue::of`].
+    /// the worlds write theirs through `MetricValue::of`, which takes a catalogue entry
+    /// (`worlds::catalogue`).
     pub fn new(name: &str, unit: &'static str, value: f64) -> Self {
         MetricValue { name: name.to_string(), unit, value: Some(value) }
     }

@@ -1,11 +1,156 @@
-//! The catalogue: every metric the worlds write, as one list of each world's list, and
-//! the lookups plots and reports use to title a metric, say which way is better and
-//! explain a missing value. The entries themselves are declared once, in each world's
-//! `metrics.rs`, and the worlds write them through those declarations.
+//! The catalogue: every metric the worlds write. A metric is an [`Entry`]: its id, a
+//! human title, its unit, which way is better, a one-line doc, and the models that
+//! write it. Each world declares its own once, with `entries!`, in its `metrics.rs`,
+//! and writes them through those declarations (`MetricValue::of`); [`CATALOGUE`] joins
+//! the worlds' lists in the order of the list of models, which also makes [`ModelId`].
+//! Plots and reports look metrics up here (title, which way is better, what a missing
+//! value means) instead of guessing from their ids, and the headline flags say which
+//! few metrics answer a model's question, so a sweep plot shows those first.
+//!
+//! An id may belong to more than one model with a different meaning (`timeouts` of a
+//! TCP connection and of gRPC connection attempts; `calls` of OCC and of client calls),
+//! so lookups take the models of the run when they are known.
 
-pub use crate::metrics::catalogue::{Better, Entry, ModelId};
+use crate::metrics::MetricValue;
+
+/// Which way a metric is better.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Better {
+    Lower,
+    Higher,
+}
+
+/// One metric, or a numbered family of them (`spread_attempt1`, `spread_attempt2`, …).
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    /// The id; for a numbered family the id without its number, ending before `{k}`
+    /// (`spread_attempt{k}`).
+    pub id: &'static str,
+    /// Human title; `{k}` stands for a family member's number.
+    pub title: &'static str,
+    pub unit: &'static str,
+    pub better: Option<Better>,
+    pub doc: &'static str,
+    /// Bookkeeping of the simulator rather than an answer (e.g. `events`): never plotted
+    /// unless asked for by name.
+    pub internal: bool,
+    pub models: &'static [ModelId],
+    /// The models for which this is a headline metric.
+    pub headline: &'static [ModelId],
+}
+
+impl Entry {
+    /// Whether `id` is this entry's id or a member of its numbered family; returns the
+    /// member's number (empty for a plain id).
+    pub fn matches<'a>(&self, id: &'a str) -> Option<&'a str> {
+        match self.id.strip_suffix("{k}") {
+            Some(prefix) => {
+                let k = id.strip_prefix(prefix)?;
+                (!k.is_empty() && k.bytes().all(|b| b.is_ascii_digit())).then_some(k)
+            }
+            None => (self.id == id).then_some(""),
+        }
+    }
+
+    /// Whether this is a numbered family rather than one metric.
+    pub fn is_family(&self) -> bool {
+        self.id.ends_with("{k}")
+    }
+
+    /// The id of member `k` of a numbered family.
+    pub fn member(&self, k: usize) -> String {
+        let prefix = self.id.strip_suffix("{k}");
+        let prefix = prefix.unwrap_or_else(|| panic!("{} is not a numbered family", self.id));
+        format!("{prefix}{k}")
+    }
+
+    pub fn is_headline_for(&self, models: &[ModelId]) -> bool {
+        self.headline.iter().any(|m| models.contains(m))
+    }
+}
 
 use Better::{Higher, Lower};
+
+/// Which way a metric is better, as the entries write it: lower, higher, neither.
+pub const L: Option<Better> = Some(Lower);
+pub const H: Option<Better> = Some(Higher);
+pub const N: Option<Better> = None;
+
+/// Declares a world's entries, each a `static` named for its id, and `ALL`, the list of
+/// them in the order written. An entry reads `NAME: "id", "Title", "unit", better, kind,
+/// "doc";` where `better` is `L`, `H` or `N` and `kind` is `headline`, `plain` or
+/// `internal`, followed by `+ Model` for each further model that writes it.
+macro_rules! entries {
+    (model: $model:ident; $(
+        $name:ident: $id:literal, $title:literal, $unit:literal, $better:ident, $kind:ident $(+ $also:ident)*,
+            $doc:literal;
+    )*) => {
+        use $crate::worlds::catalogue::{Entry, ModelId};
+        $(
+            pub static $name: Entry = Entry {
+                id: $id,
+                title: $title,
+                unit: $unit,
+                better: $crate::worlds::catalogue::$better,
+                doc: $doc,
+                internal: $crate::worlds::catalogue::entries!(@internal $kind),
+                models: &[ModelId::$model $(, ModelId::$also)*],
+                headline: $crate::worlds::catalogue::entries!(@headline $kind, $model $(, $also)*),
+            };
+        )*
+        /// In catalogue order.
+        pub static ALL: &[&Entry] = &[$(&$name),*];
+    };
+    (@internal internal) => { true };
+    (@internal $kind:ident) => { false };
+    (@headline headline, $($m:ident),*) => { &[$(ModelId::$m),*] };
+    (@headline $kind:ident, $($m:ident),*) => { &[] };
+}
+pub(crate) use entries;
+
+macro_rules! model_ids {
+    ($($variant:ident($field:ident: $config:ty)),* $(,)?) => {
+        /// The simulation models, as a scenario's `model` names them: one per line of the
+        /// list of models, in its order, named by its section.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+        pub enum ModelId {
+            $($variant),*
+        }
+
+        impl ModelId {
+            pub const ALL: [ModelId; [$(stringify!($variant)),*].len()] = [$(ModelId::$variant),*];
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(ModelId::$variant => stringify!($field)),*
+                }
+            }
+
+            pub fn from_name(name: &str) -> Option<ModelId> {
+                ModelId::ALL.into_iter().find(|m| m.name() == name)
+            }
+        }
+    };
+}
+super::for_each_model!(model_ids);
+
+/// What a world writes through its entries; the id and the unit are the entry's.
+impl MetricValue {
+    /// The value of `entry`'s metric: its id and unit are the entry's.
+    pub fn of(entry: &'static Entry, value: f64) -> Self {
+        MetricValue::maybe_of(entry, Some(value))
+    }
+
+    pub fn maybe_of(entry: &'static Entry, value: Option<f64>) -> Self {
+        debug_assert!(!entry.is_family(), "{} is a numbered family: name its member", entry.id);
+        MetricValue { name: entry.id.to_string(), unit: entry.unit, value }
+    }
+
+    /// Member `k` of `entry`'s numbered family (`spread_attempt3` for k = 3).
+    pub fn numbered(entry: &'static Entry, k: usize, value: Option<f64>) -> Self {
+        MetricValue { name: entry.member(k), unit: entry.unit, value }
+    }
+}
 
 /// The entry among `list` of the give-up reason `slug` (`request-limit`), its id
 /// `prefix` and the slug in snake case. Every reason a policy can give has one (tested

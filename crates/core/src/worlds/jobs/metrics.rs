@@ -1,7 +1,7 @@
 //! What the job queue writes to `summary.csv`: each metric declared once, emitted through its
 //! entry (`MetricValue::of`) and listed by the catalogue in this order.
 
-use crate::metrics::catalogue::entries;
+use crate::worlds::catalogue::entries;
 
 entries! {
     model: Jobs;
