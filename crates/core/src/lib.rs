@@ -9,9 +9,10 @@
 //!    utilities [`human`] (numbers for people), [`suggest`] (did-you-mean) and [`input`].
 //! 2. [`model`]: sans-IO state machines and their configs (RTO estimators, the TCP sender,
 //!    gRPC backoff, retry policies, servers, paths).
-//! 3. [`metrics`]: what a replication produces, and the catalogue of what it means.
+//! 3. [`metrics`]: what a replication produces (values, series, traces, distributions).
 //! 4. [`worlds`]: one folder per scenario model (its section, checks, resolution,
-//!    simulation and cost estimate); [`explain`] and [`replay`] drive models without a
+//!    simulation, cost estimate and metrics), the one list of models, and the catalogue
+//!    of what each metric means; [`explain`] and [`replay`] drive models without a
 //!    scenario.
 //! 5. [`scenario`]: loading, checking and resolving a scenario file.
 //! 6. [`run`]: the work list, the resource guard, shards, stopping, and the
