@@ -13,7 +13,7 @@ use backoffsim_report::contents::better_text;
 
 #[derive(Debug, Args)]
 pub struct MetricsArgs {
-    /// Only the metrics of this model: tcp, grpc, calls, occ or jobs [default: every model's].
+    /// Only the metrics of this model: tcp, grpc, occ, calls or jobs [default: every model's].
     #[arg(long, value_name = "M", value_parser = model)]
     pub model: Option<ModelId>,
     /// Markdown tables, one per model, instead of the aligned table.
@@ -115,7 +115,7 @@ mod tests {
         assert_eq!(all[0][0], "MODEL");
         let calls: Vec<(&str, &str)> =
             all.iter().filter(|r| r[1] == "calls").map(|r| (r[0].as_str(), r[4].as_str())).collect();
-        assert_eq!(calls, [("calls", "—"), ("occ", "lower")]);
+        assert_eq!(calls, [("occ", "lower"), ("calls", "—")]);
         assert_eq!(all.len() - 1, CATALOGUE.iter().map(|e| e.models.len()).sum::<usize>());
     }
 }

@@ -62,7 +62,7 @@ fn metrics_refuses_an_unknown_model_with_exit_2() {
     let o = run(&["metrics", "--model", "udp"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o.stderr).contains("unknown model `udp` (known: `tcp`, `grpc`, `calls`, `occ`, `jobs`)"),
+        text(&o.stderr).contains("unknown model `udp` (known: `tcp`, `grpc`, `occ`, `calls`, `jobs`)"),
         "{}",
         text(&o.stderr)
     );
