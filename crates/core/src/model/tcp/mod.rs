@@ -3,11 +3,13 @@
 //! (`worlds::tcp::TcpConfig`); the sender takes its [`SenderOptions`].
 
 pub mod frto;
+pub mod keepalive;
 pub mod receiver;
 pub mod segment;
 pub mod sender;
 pub mod tlp;
 
+pub use keepalive::{Keepalive, KeepaliveParams};
 pub use receiver::TcpReceiver;
 pub use segment::Segment;
 pub use sender::{Action, Observation, ObservationKind, SenderOptions, Supply, TcpSender};
