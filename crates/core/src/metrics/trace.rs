@@ -18,6 +18,8 @@ names! {
         Aborted = "aborted",
         Established = "established",
         Finished = "finished",
+        /// A keepalive probe (Linux `tcp_keepalive_timer`).
+        Keepalive = "keepalive",
     }
 }
 

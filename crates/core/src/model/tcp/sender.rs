@@ -212,6 +212,12 @@ impl TcpSender {
         self.snd_una
     }
 
+    /// Data sent and not yet acknowledged, or handed over and not yet sent: Linux's
+    /// `tp->packets_out || !tcp_write_queue_empty(sk)`, under which keepalive stays quiet.
+    pub fn has_data_pending(&self) -> bool {
+        self.snd_una < self.available
+    }
+
     fn params(&self) -> &RtoParams {
         self.rto.params()
     }

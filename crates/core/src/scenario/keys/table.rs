@@ -7,6 +7,7 @@ pub const TABLES: &[Table] = &[
     Table { prefix: "tcp.", keys: TCP_CONFIG },
     Table { prefix: "tcp.workload.", keys: WORKLOAD },
     Table { prefix: "tcp.rto.", keys: RTO_CONFIG },
+    Table { prefix: "tcp.keepalive.", keys: KEEPALIVE_CONFIG },
     Table { prefix: "grpc.", keys: GRPC_CONFIG },
     Table { prefix: "grpc.backoff.", keys: GRPC_BACKOFF_CONFIG },
     Table { prefix: "occ.", keys: OCC_CONFIG },
@@ -64,6 +65,13 @@ const TCP_CONFIG: &[Key] = &[
     Key { name: "workload", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "What the application sends: kind = \"transfer\" or \"steady\"." },
     Key { name: "start_spread", ty: Type::Duration, required: false, default: &[("", "0s")], min: None, max: None, doc: "Connections start at a uniform random time in [0, start_spread)." },
     Key { name: "rto", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "The retransmission timer: profile and overrides." },
+    Key { name: "keepalive", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "Linux's keepalive timer (SO_KEEPALIVE); off unless the table is present." },
+];
+
+const KEEPALIVE_CONFIG: &[Key] = &[
+    Key { name: "time", ty: Type::Duration, required: false, default: &[("", "7200s")], min: None, max: None, doc: "TCP_KEEPIDLE / tcp_keepalive_time: idle time before the first probe; whole seconds, 1s to 32767s." },
+    Key { name: "interval", ty: Type::Duration, required: false, default: &[("", "75s")], min: None, max: None, doc: "TCP_KEEPINTVL / tcp_keepalive_intvl: time between unanswered probes; whole seconds, 1s to 32767s." },
+    Key { name: "probes", ty: Type::Integer, required: false, default: &[("", "9")], min: Some(1.0), max: Some(127.0), doc: "TCP_KEEPCNT / tcp_keepalive_probes: unanswered probes before the connection is reset (ETIMEDOUT)." },
 ];
 
 const WORKLOAD: &[Key] = &[

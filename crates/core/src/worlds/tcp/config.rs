@@ -7,7 +7,7 @@ use crate::engine::time::SimDuration;
 use crate::model::config_error::ConfigErrors;
 use crate::model::path::PathConfig;
 use crate::model::rto::{RtoConfig, RtoParams};
-use crate::model::tcp::SenderOptions;
+use crate::model::tcp::{KeepaliveParams, SenderOptions};
 use crate::worlds::TraceConfig;
 
 /// `[tcp]`: the connections and what they send.
@@ -37,6 +37,74 @@ pub struct TcpConfig {
     /// parameters stand beside this config in the manifest.
     #[serde(default, skip_serializing)]
     pub rto: RtoConfig,
+    /// Linux's keepalive timer; off unless `[tcp.keepalive]` is present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keepalive: Option<KeepaliveConfig>,
+}
+
+/// `[tcp.keepalive]`: `SO_KEEPALIVE` on, with `TCP_KEEPIDLE`, `TCP_KEEPINTVL` and
+/// `TCP_KEEPCNT`; a missing key keeps its sysctl's default.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KeepaliveConfig {
+    /// Idle time before the first probe (`tcp_keepalive_time`).
+    #[serde(default = "default_keepalive_time")]
+    pub time: SimDuration,
+    /// Time between unanswered probes (`tcp_keepalive_intvl`).
+    #[serde(default = "default_keepalive_interval")]
+    pub interval: SimDuration,
+    /// Unanswered probes before the connection is aborted (`tcp_keepalive_probes`).
+    #[serde(default = "default_keepalive_probes")]
+    pub probes: u32,
+}
+
+impl Default for KeepaliveConfig {
+    fn default() -> Self {
+        let p = KeepaliveParams::default();
+        KeepaliveConfig { time: p.time, interval: p.interval, probes: p.probes }
+    }
+}
+
+fn default_keepalive_time() -> SimDuration {
+    KeepaliveParams::default().time
+}
+fn default_keepalive_interval() -> SimDuration {
+    KeepaliveParams::default().interval
+}
+fn default_keepalive_probes() -> u32 {
+    KeepaliveParams::default().probes
+}
+
+/// include/net/tcp.h: `MAX_TCP_KEEPIDLE` and `MAX_TCP_KEEPINTVL` (32767 s), `MAX_TCP_KEEPCNT`
+/// (127), the largest values the socket options take.
+pub const MAX_KEEPALIVE_SECS: u64 = 32767;
+pub const MAX_KEEPALIVE_PROBES: u32 = 127;
+
+impl KeepaliveConfig {
+    pub fn params(&self) -> KeepaliveParams {
+        KeepaliveParams { time: self.time, interval: self.interval, probes: self.probes }
+    }
+
+    /// The ranges `do_tcp_setsockopt` accepts: TCP_KEEPIDLE and TCP_KEEPINTVL are whole
+    /// seconds in 1..=32767, TCP_KEEPCNT in 1..=127; anything else is EINVAL.
+    pub fn validate(&self) -> ConfigErrors {
+        let mut errors = ConfigErrors::new();
+        for (key, option, d) in [("time", "TCP_KEEPIDLE", self.time), ("interval", "TCP_KEEPINTVL", self.interval)] {
+            let ns = d.as_nanos();
+            if ns % crate::engine::time::NANOS_PER_SEC != 0
+                || !(1..=MAX_KEEPALIVE_SECS).contains(&(ns / crate::engine::time::NANOS_PER_SEC))
+            {
+                errors.push(
+                    key,
+                    format!("must be a whole number of seconds from 1s to {MAX_KEEPALIVE_SECS}s ({option} takes seconds)"),
+                );
+            }
+        }
+        if !(1..=MAX_KEEPALIVE_PROBES).contains(&self.probes) {
+            errors.push("probes", format!("must be from 1 to {MAX_KEEPALIVE_PROBES} (TCP_KEEPCNT)"));
+        }
+        errors
+    }
 }
 
 /// What the application sends.
@@ -83,6 +151,9 @@ impl TcpConfig {
                 errors.push("workload.interval", "must be longer than 0s");
             }
             _ => {}
+        }
+        if let Some(keepalive) = &self.keepalive {
+            errors.extend_under("keepalive", keepalive.validate());
         }
         errors
     }

@@ -39,6 +39,12 @@ entries! {
         "Time after RTT change k until SRTT is within 10 % of the new RTT.";
     RECOVERY_LAG_BLACKOUT: "recovery_lag_blackout{k}", "Recovery lag after blackout {k}", "s", L, headline,
         "From the link's return after blackout k to the send time of the first retransmission that got through.";
+    KEEPALIVE_PROBES: "keepalive_probes", "Keepalive probes", "count", N, plain,
+        "Keepalive probes sent (Linux tcp_keepalive_timer), answered or not; mean per connection. Written with [tcp.keepalive].";
+    KEEPALIVE_RESETS: "keepalive_resets", "Connections reset by keepalive", "fraction", N, headline,
+        "Share of connections keepalive gave up on (keepalive_probes unanswered: ETIMEDOUT). Written with [tcp.keepalive].";
+    KEEPALIVE_LAG_BLACKOUT: "keepalive_lag_blackout{k}", "Keepalive reset after blackout {k}", "s", L, headline,
+        "From the start of blackout k to keepalive's reset, over the connections reset after it began and before the next. Written with [tcp.keepalive].";
     RTO_MEAN: "rto_mean", "Mean RTO", "s", N, plain,
         "The timer's value averaged over time; mean per connection.";
     RTO_P50: "rto_p50", "Median RTO", "s", N, plain,

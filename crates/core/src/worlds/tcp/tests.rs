@@ -24,3 +24,123 @@ fn the_recovering_blackout_found_by_search_is_the_one_a_scan_finds() {
     assert_eq!(recovering(&blackouts, t(47)), Some(3));
     assert_eq!(recovering(&[], t(5)), None);
 }
+
+mod keepalive {
+    use super::super::run_replication;
+    use crate::engine::time::{SimDuration, SimTime};
+    use crate::metrics::ReplicationResult;
+    use crate::metrics::trace::TraceEvent;
+    use crate::scenario::{ModelSpec, load_str};
+
+    /// Replication 0 of a `[tcp]` scenario of `horizon` whose tables are `body`, over a
+    /// constant 100 ms path.
+    fn run_for(horizon: &str, body: &str) -> ReplicationResult {
+        let text = format!("name = \"t\"\nhorizon = \"{horizon}\"\n[path]\nbase_rtt = \"100ms\"\n{body}");
+        let scenario = load_str("t.toml", &text).unwrap_or_else(|e| panic!("{e}"));
+        let ModelSpec::Tcp(spec) = &scenario.variants[0].cells[0].spec else { panic!("not a tcp scenario") };
+        let job = crate::worlds::Job {
+            seeds: crate::engine::rng::Seeds::new(1),
+            replication: 0,
+            horizon: scenario.horizon,
+            budget: crate::engine::budget::Budget::replication(scenario.max_events),
+        };
+        run_replication(spec, job).unwrap()
+    }
+
+    fn times(r: &ReplicationResult, event: TraceEvent) -> Vec<SimTime> {
+        r.trace.iter().filter(|row| row.event == event.name()).map(|row| row.time).collect()
+    }
+
+    fn value(r: &ReplicationResult, name: &str) -> Option<f64> {
+        r.metrics.iter().find(|m| m.name == name).unwrap_or_else(|| panic!("no {name}")).value
+    }
+
+    fn ms(ms: u64) -> SimTime {
+        SimTime::ZERO + SimDuration::from_millis(ms)
+    }
+
+    /// One segment after a handshake over 100 ms: established at 0.1 s (SYN-ACK), the ACK
+    /// of the data, the last packet heard, at 0.2 s.
+    const ONE_SEGMENT: &str = "[tcp]\nworkload = { kind = \"transfer\", segments = 1 }\n";
+
+    #[test]
+    fn a_dead_peer_is_reset_one_interval_after_the_last_of_its_probes() {
+        // tcp_keepalive_timer with time 60, intvl 10, probes 3: the timer armed at
+        // establishment (tcp_finish_connect, 0.1 + 60 s) finds 59.9 s idle and sleeps to
+        // rcv_tstamp + 60 = 60.2 s; the peer went dark at 30 s, so probes at 60.2, 70.2,
+        // 80.2 s go unanswered and the run at 90.2 s resets (probes_out >= 3).
+        let body = format!(
+            "{ONE_SEGMENT}[tcp.keepalive]\ntime = \"60s\"\ninterval = \"10s\"\nprobes = 3\n\
+             [[path.blackout]]\nat = \"30s\"\nduration = \"1h\"\n"
+        );
+        let r = run_for("10min", &body);
+        assert_eq!(times(&r, TraceEvent::Keepalive), vec![ms(60_200), ms(70_200), ms(80_200)]);
+        assert_eq!(times(&r, TraceEvent::Aborted), vec![ms(90_200)]);
+        assert_eq!(value(&r, "keepalive_probes"), Some(3.0));
+        assert_eq!(value(&r, "keepalive_resets"), Some(1.0));
+        assert_eq!(value(&r, "keepalive_lag_blackout1"), Some(60.2));
+        // Keepalive's reset is not the retransmission timer giving up.
+        assert_eq!(value(&r, "aborted"), Some(0.0));
+    }
+
+    #[test]
+    fn with_linux_defaults_a_dead_peer_is_reset_7875_s_after_it_was_last_heard() {
+        // tcp(7) defaults: 7200 s idle, 9 probes 75 s apart: 0.2 + 7200 + 9 · 75 s.
+        let body =
+            format!("{ONE_SEGMENT}[tcp.keepalive]\n[[path.blackout]]\nat = \"10min\"\nduration = \"10h\"\n");
+        let r = run_for("3h", &body);
+        let probes = times(&r, TraceEvent::Keepalive);
+        assert_eq!(probes.len(), 9);
+        assert_eq!((probes[0], probes[8]), (ms(7_200_200), ms(7_800_200)));
+        assert_eq!(times(&r, TraceEvent::Aborted), vec![ms(7_875_200)]);
+        assert_eq!(value(&r, "keepalive_lag_blackout1"), Some(7_275.2));
+    }
+
+    #[test]
+    fn an_answered_probe_restarts_the_idle_time_from_its_answer() {
+        // tcp_ack on the probe's answer (a duplicate ACK, 100 ms later): probes_out = 0 and
+        // rcv_tstamp = now; the run an interval after the probe sleeps to rcv_tstamp + time.
+        let body = format!("{ONE_SEGMENT}[tcp.keepalive]\ntime = \"60s\"\ninterval = \"10s\"\nprobes = 3\n");
+        let r = run_for("200s", &body);
+        assert_eq!(times(&r, TraceEvent::Keepalive), vec![ms(60_200), ms(120_300), ms(180_400)]);
+        assert!(times(&r, TraceEvent::Aborted).is_empty());
+        assert_eq!(value(&r, "keepalive_resets"), Some(0.0));
+    }
+
+    #[test]
+    fn no_probe_goes_out_while_data_is_unacknowledged() {
+        // tcp_keepalive_timer: `if (tp->packets_out || ...) goto resched` for a whole
+        // keepalive_time. No handshake: established and sending at 0, dark until 100 s.
+        // RFC 6298 timeouts at 1, 3, 7, 15, 31, 63 s, then 60 s (the cap) later, 123 s:
+        // that copy is ACKed at 123.1 s. The runs at 60 and 120 s find data in flight
+        // (next run 180 s), the one at 180 s finds 56.9 s idle and sleeps to 183.1 s.
+        let body = "[tcp]\nhandshake = false\nworkload = { kind = \"transfer\", segments = 1 }\n\
+                    [tcp.keepalive]\ntime = \"60s\"\ninterval = \"10s\"\nprobes = 3\n\
+                    [[path.blackout]]\nat = \"0s\"\nduration = \"100s\"\n";
+        let r = run_for("190s", body);
+        assert_eq!(times(&r, TraceEvent::Timeout).last(), Some(&ms(123_000)));
+        assert_eq!(times(&r, TraceEvent::Keepalive), vec![ms(183_100)]);
+    }
+
+    #[test]
+    fn without_the_table_keepalive_is_off_and_writes_no_metric() {
+        let r = run_for("3h", ONE_SEGMENT);
+        assert!(times(&r, TraceEvent::Keepalive).is_empty());
+        assert!(r.metrics.iter().all(|m| !m.name.starts_with("keepalive")));
+    }
+}
+
+#[test]
+fn keepalive_values_the_socket_options_refuse_are_refused_with_their_keys() {
+    // do_tcp_setsockopt: TCP_KEEPIDLE and TCP_KEEPINTVL take whole seconds in
+    // 1..=MAX_TCP_KEEPIDLE/MAX_TCP_KEEPINTVL (32767), TCP_KEEPCNT 1..=MAX_TCP_KEEPCNT (127).
+    let text = "name = \"t\"\nhorizon = \"1s\"\n[path]\nbase_rtt = \"100ms\"\n\
+                [tcp]\nworkload = { kind = \"transfer\", segments = 1 }\n\
+                [tcp.keepalive]\ntime = \"1500ms\"\ninterval = \"32768s\"\nprobes = 0\n";
+    let err = crate::scenario::load_str("t.toml", text).err().expect("refused").to_string();
+    for want in ["tcp.keepalive.time", "tcp.keepalive.interval", "tcp.keepalive.probes", "TCP_KEEPCNT"] {
+        assert!(err.contains(want), "{want} missing from: {err}");
+    }
+    let fine = text.replace("1500ms", "1s").replace("32768s", "32767s").replace("probes = 0", "probes = 127");
+    assert!(crate::scenario::load_str("t.toml", &fine).is_ok());
+}

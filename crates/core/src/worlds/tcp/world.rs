@@ -9,7 +9,8 @@ use crate::metrics::time_weighted::TimeWeighted;
 use crate::metrics::trace::{TraceEvent, TraceRow};
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::path::{Direction, Path, PathSpec};
-use crate::model::tcp::{Action, ObservationKind, Segment, Supply, TcpReceiver, TcpSender};
+use crate::model::tcp::keepalive::Step;
+use crate::model::tcp::{Action, Keepalive, ObservationKind, Segment, Supply, TcpReceiver, TcpSender};
 use crate::worlds::{Job, start};
 use std::sync::Arc;
 
@@ -20,6 +21,12 @@ pub(super) enum Ev {
     Timer(u32),
     ToServer(u32, Segment),
     ToClient(u32, Segment),
+    /// The keepalive timer runs (`tcp_keepalive_timer`).
+    Keepalive(u32),
+    /// A keepalive probe reaches the peer, which answers it with an ACK.
+    ProbeToServer(u32),
+    /// The answer to a keepalive probe reaches the sender.
+    ProbeAnswer(u32),
 }
 
 /// What happened to one connection, for the metrics.
@@ -32,6 +39,9 @@ pub(super) struct Tally {
     spurious_timeouts: u64,
     /// How long the connection waited on unacknowledged data before giving up.
     aborted: Option<SimDuration>,
+    keepalive_probes: u64,
+    /// When keepalive gave up on the peer.
+    keepalive_abort: Option<SimTime>,
     samples: u64,
     max_rto: SimDuration,
     /// The RTO in force (the estimator's value, backoff included, whether or not the
@@ -58,6 +68,10 @@ pub(super) struct Conn {
     loss_rev: SimRng,
     /// The timer event already in the queue, so that an unchanged timer is not queued twice.
     armed: Option<SimTime>,
+    /// Linux's keepalive timer, from establishment on, when `[tcp.keepalive]` is on.
+    keepalive: Option<Keepalive>,
+    /// Keepalive reset the connection: nothing more is sent or received.
+    closed: bool,
     tally: Tally,
 }
 
@@ -105,6 +119,69 @@ impl TcpWorld<'_> {
                 sched.at(t, Ev::Timer(c));
             }
         }
+        if let Some(ka) = &self.spec.tcp.keepalive
+            && conn.keepalive.is_none()
+            && conn.sender.is_established()
+        {
+            let (keepalive, first) = Keepalive::established(ka.params(), now);
+            conn.keepalive = Some(keepalive);
+            sched.at(first, Ev::Keepalive(c));
+        }
+    }
+
+    /// One run of the keepalive timer: wait, probe over the path, or reset the connection.
+    fn keepalive(&mut self, c: u32, sched: &mut Scheduler<Ev>) {
+        let now = sched.now();
+        let conn = &mut self.conns[c as usize];
+        // A connection the retransmission timer gave up on has no keepalive timer left.
+        if conn.closed || conn.sender.is_aborted() {
+            return;
+        }
+        let busy = conn.sender.has_data_pending();
+        let Some(ka) = conn.keepalive.as_mut() else {
+            return;
+        };
+        match ka.on_timer(now, busy) {
+            Step::Wait(next) => sched.at(next, Ev::Keepalive(c)),
+            Step::Probe(next) => {
+                conn.tally.keepalive_probes += 1;
+                if let Some(at) =
+                    conn.path.transmit(Direction::Forward, now, &mut conn.delay_fwd, &mut conn.loss_fwd)
+                {
+                    sched.at(at, Ev::ProbeToServer(c));
+                }
+                sched.at(next, Ev::Keepalive(c));
+                // The probe carries sequence number snd_una - 1 (`tcp_xmit_probe_skb`).
+                let seq = conn.sender.acked().checked_sub(1);
+                self.trace_row(c, now, TraceEvent::Keepalive, seq);
+            }
+            Step::Abort => {
+                conn.closed = true;
+                conn.tally.keepalive_abort = Some(now);
+                conn.tally.rto_held.finish(now);
+                self.trace_row(c, now, TraceEvent::Aborted, None);
+            }
+        }
+    }
+
+    /// A trace row for something the world did beside the sender, with the sender's
+    /// estimator as it stands.
+    fn trace_row(&mut self, c: u32, now: SimTime, event: TraceEvent, segment: Option<u64>) {
+        if !self.traced[c as usize] {
+            return;
+        }
+        let rto = self.conns[c as usize].sender.snapshot();
+        self.trace.push(TraceRow {
+            time: now,
+            client: c,
+            event: event.name(),
+            segment,
+            sample: None,
+            srtt: rto.srtt,
+            rttvar: rto.rttvar,
+            rto: rto.rto,
+            backoffs: rto.backoffs,
+        });
     }
 
     fn observe(&mut self, c: u32, now: SimTime, o: crate::model::tcp::Observation) {
@@ -206,6 +283,19 @@ impl World for TcpWorld<'_> {
 
     fn handle(&mut self, event: Ev, sched: &mut Scheduler<Ev>) {
         let now = sched.now();
+        let (Ev::Start(c)
+        | Ev::AppWrite(c)
+        | Ev::Timer(c)
+        | Ev::ToServer(c, _)
+        | Ev::ToClient(c, _)
+        | Ev::Keepalive(c)
+        | Ev::ProbeToServer(c)
+        | Ev::ProbeAnswer(c)) = event;
+        // Reset by keepalive: the application's writes fail and the peer's packets meet
+        // no socket.
+        if self.conns[c as usize].closed {
+            return;
+        }
         match event {
             Ev::Start(c) => {
                 self.conns[c as usize].sender.start(now, &mut self.actions);
@@ -231,8 +321,35 @@ impl World for TcpWorld<'_> {
             }
             Ev::ToServer(c, seg) => self.at_server(c, seg, sched),
             Ev::ToClient(c, seg) => {
-                self.conns[c as usize].sender.on_segment(now, seg, &mut self.actions);
+                let conn = &mut self.conns[c as usize];
+                // tcp_ack sets rcv_tstamp only for an ACK that is not older than snd_una
+                // (an old one goes to `old_ack` first).
+                let fresh = !matches!(seg, Segment::Ack { ack, .. } if ack < conn.sender.acked());
+                conn.sender.on_segment(now, seg, &mut self.actions);
+                if fresh && let Some(ka) = conn.keepalive.as_mut() {
+                    ka.on_receipt(now);
+                }
                 self.dispatch(c, sched);
+            }
+            Ev::Keepalive(c) => self.keepalive(c, sched),
+            Ev::ProbeToServer(c) => {
+                // The probe lies below the peer's window: it answers with a duplicate ACK
+                // (`tcp_send_dupack`) and its receive state does not change.
+                let conn = &mut self.conns[c as usize];
+                if let Some(at) = conn.path.transmit(Direction::Reverse, now, &mut conn.delay_rev, &mut conn.loss_rev) {
+                    sched.at(at, Ev::ProbeAnswer(c));
+                }
+            }
+            Ev::ProbeAnswer(c) => {
+                // A duplicate ACK with nothing outstanding: tcp_ack resets icsk_probes_out
+                // and rcv_tstamp and leaves the sender's state alone (no RTT sample,
+                // no duplicate-ACK count with nothing in flight).
+                let conn = &mut self.conns[c as usize];
+                if let Some(ka) = conn.keepalive.as_mut() {
+                    ka.on_receipt(now);
+                }
+                let ack = conn.receiver.delivered();
+                self.trace_row(c, now, TraceEvent::Ack, Some(ack));
             }
         }
     }
@@ -271,6 +388,8 @@ pub fn run_replication(spec: &TcpSpec, job: Job<'_>) -> Result<ReplicationResult
             loss_fwd: seeds.stream(rep, id, Purpose::LossForward),
             loss_rev: seeds.stream(rep, id, Purpose::LossReverse),
             armed: None,
+            keepalive: None,
+            closed: false,
             tally: Tally {
                 converged: vec![None; changes.len()],
                 recovered: vec![None; blackouts.len()],
@@ -369,5 +488,25 @@ pub(super) fn metrics(world: &TcpWorld<'_>, horizon: SimDuration) -> Vec<MetricV
             mean_some(&|c| c.tally.recovered[k].map(|d| d.as_secs_f64())),
         ));
     }
+    if world.spec.tcp.keepalive.is_some() {
+        out.push(MetricValue::of(&metrics::KEEPALIVE_PROBES, mean(&|c| c.tally.keepalive_probes as f64)));
+        out.push(MetricValue::of(
+            &metrics::KEEPALIVE_RESETS,
+            mean(&|c| f64::from(u8::from(c.tally.keepalive_abort.is_some()))),
+        ));
+        for k in 0..world.blackouts.len() {
+            let lag = |c: &Conn| {
+                let at = c.tally.keepalive_abort?;
+                (begun(&world.blackouts, at) == Some(k)).then(|| (at - world.blackouts[k].0).as_secs_f64())
+            };
+            out.push(MetricValue::numbered(&metrics::KEEPALIVE_LAG_BLACKOUT, k + 1, mean_some(&lag)));
+        }
+    }
     out
+}
+
+/// The last blackout begun by `t` (in force or over), if any: the one a keepalive reset at
+/// `t` is blamed on.
+pub(super) fn begun(blackouts: &[(SimTime, SimTime)], t: SimTime) -> Option<usize> {
+    blackouts.partition_point(|b| b.0 <= t).checked_sub(1)
 }
