@@ -164,6 +164,26 @@ fn linux_defaults_probe_delays_the_first_rto_and_retries2_aborts_after_the_model
 }
 
 #[test]
+fn keepalive_notices_a_dead_peer_after_two_hours_by_default_and_half_a_minute_when_aggressive() {
+    let (_t, dir) = run_scenario("tcp-keepalive", &[]);
+    let s = summary(&dir);
+    // tcp_keepalive_timer with the sysctls' defaults: last ACK at 0.2 s, nine unanswered
+    // probes from 7200.2 s, 75 s apart, the reset at 0.2 + 7200 + 9 * 75 = 7875.2 s,
+    // 7275.2 s after the peer died at 600 s.
+    assert_eq!(metric(&s, "linux-defaults", "keepalive_probes"), 9.0);
+    assert!(close(metric(&s, "linux-defaults", "keepalive_lag_blackout1"), 7275.2));
+    // 60 s / 10 s / 3: nine probes answered 0.1 s later, each restarting the idle time
+    // (tcp_ack sets rcv_tstamp), the tenth at 601.1 s lost with the two after it, the
+    // reset at 631.1 s.
+    assert_eq!(metric(&s, "aggressive", "keepalive_probes"), 12.0);
+    assert!(close(metric(&s, "aggressive", "keepalive_lag_blackout1"), 31.1));
+    for v in ["linux-defaults", "aggressive"] {
+        assert_eq!(metric(&s, v, "keepalive_resets"), 1.0, "{v}");
+        assert_eq!(metric(&s, v, "aborted"), 0.0, "{v}");
+    }
+}
+
+#[test]
 fn retry_storm_outlives_its_trigger_without_a_budget_and_ends_with_one() {
     let (_t, dir) = run_scenario("calls-retry-storm", &[]);
     let s = summary(&dir);

@@ -113,11 +113,7 @@ mod tests {
     }
 
     fn params(time: u64, interval: u64, probes: u32) -> KeepaliveParams {
-        KeepaliveParams {
-            time: SimDuration::from_secs(time),
-            interval: SimDuration::from_secs(interval),
-            probes,
-        }
+        KeepaliveParams { time: SimDuration::from_secs(time), interval: SimDuration::from_secs(interval), probes }
     }
 
     /// Runs the timer with no answer and nothing to send; returns the probe times and the

@@ -96,7 +96,9 @@ impl KeepaliveConfig {
             {
                 errors.push(
                     key,
-                    format!("must be a whole number of seconds from 1s to {MAX_KEEPALIVE_SECS}s ({option} takes seconds)"),
+                    format!(
+                        "must be a whole number of seconds from 1s to {MAX_KEEPALIVE_SECS}s ({option} takes seconds)"
+                    ),
                 );
             }
         }

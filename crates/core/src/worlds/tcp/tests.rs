@@ -86,8 +86,7 @@ mod keepalive {
     #[test]
     fn with_linux_defaults_a_dead_peer_is_reset_7875_s_after_it_was_last_heard() {
         // tcp(7) defaults: 7200 s idle, 9 probes 75 s apart: 0.2 + 7200 + 9 · 75 s.
-        let body =
-            format!("{ONE_SEGMENT}[tcp.keepalive]\n[[path.blackout]]\nat = \"10min\"\nduration = \"10h\"\n");
+        let body = format!("{ONE_SEGMENT}[tcp.keepalive]\n[[path.blackout]]\nat = \"10min\"\nduration = \"10h\"\n");
         let r = run_for("3h", &body);
         let probes = times(&r, TraceEvent::Keepalive);
         assert_eq!(probes.len(), 9);

@@ -145,9 +145,7 @@ impl TcpWorld<'_> {
             Step::Wait(next) => sched.at(next, Ev::Keepalive(c)),
             Step::Probe(next) => {
                 conn.tally.keepalive_probes += 1;
-                if let Some(at) =
-                    conn.path.transmit(Direction::Forward, now, &mut conn.delay_fwd, &mut conn.loss_fwd)
-                {
+                if let Some(at) = conn.path.transmit(Direction::Forward, now, &mut conn.delay_fwd, &mut conn.loss_fwd) {
                     sched.at(at, Ev::ProbeToServer(c));
                 }
                 sched.at(next, Ev::Keepalive(c));
