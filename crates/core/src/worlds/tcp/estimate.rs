@@ -20,7 +20,7 @@ pub fn traced_clients(trace: &crate::worlds::TraceConfig, n: u32) -> f64 {
 /// loss). A steady workload adds its writes. Segments go out while the path is not
 /// blacked out: a transfer at most a window per round trip of the shortest RTT, a
 /// steady workload one per interval. A blackout adds its timer's expiries, the RTO
-/// doubling from 200 ms (Linux's floor).
+/// doubling from 200 ms (Linux's floor). Keepalive adds its runs and probes.
 pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
     let h = horizon.as_secs_f64();
     let rtt = spec.path.rtt_change.iter().map(|c| c.rtt).fold(spec.path.base_rtt, SimDuration::min);
@@ -45,7 +45,14 @@ pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
         .iter()
         .map(|b| estimate::attempts_within(b.duration, f64::INFINITY, |k| (0.2 * 2f64.powi(k as i32)).min(120.0)))
         .sum();
-    let per_conn = 4.0 + writes + 4.0 * segments + 3.0 * expiries;
+    // Keepalive: a run of its timer, the probe and the answer, at most two runs per the
+    // shorter of its idle time and interval (a run that waits may be followed closely
+    // by the one it waited for).
+    let keepalive = spec.tcp.keepalive.map_or(0.0, |ka| {
+        let every = ka.time.min(ka.interval).as_secs_f64().max(1.0);
+        6.0 * (h / every + 1.0)
+    });
+    let per_conn = 4.0 + writes + 4.0 * segments + 3.0 * expiries + keepalive;
     let n = f64::from(spec.tcp.clients);
     // Per connection: its state, its segments in flight, and the RTO's time-weighted
     // record (one entry per distinct value, at most one per segment). No more are in
