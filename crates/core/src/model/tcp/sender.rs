@@ -7,10 +7,10 @@
 //! Karn's algorithm (or RFC 7323 timestamps), go-back-N after a timeout with the window
 //! reopening one segment per ACK, fast retransmit on the third duplicate ACK (RFC 5681
 //! 3.2; again on every third duplicate after an advance, a stand-in for NewReno's partial
-//! ACKs), tail loss probes (`tlp.rs`), F-RTO (`frto.rs`) and giving up (`syn_retries`, `retries2`,
-//! `user_timeout`:
-//! [`RtoParams::gives_up`]). Left out: congestion control beyond that (no ssthresh, no
-//! cwnd reduction on fast retransmit), SACK and delayed ACKs.
+//! ACKs), tail loss probes (`tlp.rs`), F-RTO (`frto.rs`) and giving up (`syn_retries`,
+//! `retries2`, `user_timeout`: [`RtoParams::gives_up`], with the timer clamped by
+//! [`RtoParams::clamp_to_user_timeout`]). Left out: congestion control beyond that (no
+//! ssthresh, no cwnd reduction on fast retransmit), SACK and delayed ACKs.
 //!
 //! One timer serves both the RTO and the loss probe, as Linux's `icsk_pending` does: a
 //! pending probe replaces the RTO, and the RTO is re-armed when the probe fires.
