@@ -5,7 +5,7 @@
 //!   torvalds/linux `net/ipv4/tcp_timer.c` since the linear SYN timeouts (6.5, "tcp: make
 //!   the first N SYN RTO backoffs linear"), with the SYN-SENT time check that commit
 //!   a41e8a88b06e ("tcp: better handle TCP_USER_TIMEOUT in SYN_SENT state", 5.4) moved
-//!   after the count:
+//!   after the count (read at commit 602bf18307981f3bfd9ebf19921791a4256d3fd1):
 //!   - SYN-SENT: `expired = icsk_retransmits >= tcp_syn_retries + tcp_syn_linear_timeouts`;
 //!     if not, `retransmits_timed_out(sk, tcp_syn_retries, icsk_user_timeout)`. Without a
 //!     user timeout that is the time budget `tcp_model_timeout(syn_retries,
