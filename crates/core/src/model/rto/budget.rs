@@ -11,8 +11,9 @@
 //!     user timeout that is the time budget `tcp_model_timeout(syn_retries,
 //!     tcp_timeout_init(sk))`: the time an RTO starting at the initial RTO (1 s) would take
 //!     to back off `syn_retries` times, 2^(n+1) − 1 s (7 s for 2). It ignores the linear
-//!     timeouts, so with `syn_retries` < 6 and the default 4 linear timeouts the time
-//!     budget fires before the count: 2 retries give up at 7 s, not at the count's 11 s.
+//!     timeouts, so with the default 4 of them and `syn_retries` 1 or 2 the time budget
+//!     fires before the count: 2 retries give up at 7 s, not at the count's 11 s. From 3
+//!     on both end the attempt at the same expiry.
 //!   - established: `retransmits_timed_out(sk, tcp_retries2, icsk_user_timeout)`: at least
 //!     one retransmission and `tcp_model_timeout(retries2, TCP_RTO_MIN)` elapsed since
 //!     `retrans_stamp` (924.6 s for the default 15 at HZ 250), or the user timeout instead

@@ -286,13 +286,16 @@ fn linux_tcp_write_timeout_syn_sent_aborts_on_the_count_or_the_time_budget() {
     // tcp_write_timeout in SYN-SENT: icsk_retransmits >= syn_retries + syn_linear_timeouts,
     // else retransmits_timed_out(sk, syn_retries, 0) with
     // tcp_model_timeout(syn_retries, TCP_TIMEOUT_INIT) = 3, 7 and 127 s for 1, 2 and 6.
-    let cases: [(&str, &str, &[f64], u64); 6] = [
+    let cases: [(&str, &str, &[f64], u64); 8] = [
         // 1 linear SYN RTO of 1 s, 1 s: the 3 s budget ends it before the count of 5.
         ("1", "4", &[0.0, 1.0, 2.0], 3000),
         ("1", "0", &[0.0, 1.0], 3000),
         // The case: count 6 would abort at 11 s; the 7 s budget aborts at 7 s.
         ("2", "4", &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 7000),
         ("2", "0", &[0.0, 1.0, 3.0], 7000),
+        // From 3 on the count and the budget (15 s, 63 s) end it at the same expiry.
+        ("3", "4", &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 11.0], 19_000),
+        ("5", "4", &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 11.0, 19.0, 35.0], 67_000),
         // Defaults: the count (10) ends it at 131 s, ip-sysctl.rst's figure; 127 s without.
         ("6", "4", &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 11.0, 19.0, 35.0, 67.0], 131_000),
         ("6", "0", &[0.0, 1.0, 3.0, 7.0, 15.0, 31.0, 63.0], 127_000),
