@@ -58,7 +58,8 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
 
 /// Keys the TCP sender reads, not the estimator: a replay feeds samples and expiries
 /// straight in, so they would change nothing and are refused rather than ignored.
-const SENDER_KEYS: &[&str] = &["karn", "timestamps", "sample_every_ack", "syn_retries", "retries2", "tlp", "frto"];
+const SENDER_KEYS: &[&str] =
+    &["karn", "timestamps", "sample_every_ack", "syn_retries", "retries2", "tlp", "frto", "user_timeout"];
 
 fn refuse_sender_keys(sets: &[Set]) -> Result<(), CliError> {
     let lines: Vec<String> = sets

@@ -85,7 +85,7 @@ fn bad_rows_and_bad_settings_exit_2_naming_the_place() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("--set nosuchkey=1: nosuchkey: unknown key `nosuchkey`"), "{}", text(&o.stderr));
     // Keys only the sender reads would change nothing here: refused, not ignored.
-    for key in ["tlp=false", "retries2=3", "karn=false"] {
+    for key in ["tlp=false", "retries2=3", "karn=false", "user_timeout=30s"] {
         let o = replay(&["--set", key]);
         assert_eq!(o.status.code(), Some(2), "{key}");
         assert!(text(&o.stderr).contains("has no effect on a replay"), "{}", text(&o.stderr));

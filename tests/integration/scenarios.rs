@@ -184,6 +184,27 @@ fn keepalive_notices_a_dead_peer_after_two_hours_by_default_and_half_a_minute_wh
 }
 
 #[test]
+fn user_timeout_30s_aborts_30_seconds_after_the_first_retransmission_not_after_retries2() {
+    let (_t, dir) = run_scenario("tcp-user-timeout", &[]);
+    let s = summary(&dir);
+    // Without it: retries2 = 15, tcp_model_timeout 924.6 s, as in tcp-linux-defaults.
+    assert!(close(metric(&s, "default", "time_to_abort"), 994.108));
+    // TCP_USER_TIMEOUT = 30 s (retransmits_timed_out with icsk_user_timeout): the first
+    // retransmission (retrans_stamp) is at 11.108 s after a probe at 10.3 s; the RTO
+    // doubles from 600 ms and the expiry at 29.708 s leaves 19.2 s, which
+    // tcp_clamp_rto_to_user_timeout cuts to the 11.4 s left: abort at 41.108 s.
+    let expiries: Vec<f64> = timeouts(&dir, "user-timeout-30s").iter().map(|t| t.0).collect();
+    let want = [11.108, 11.708, 12.908, 15.308, 20.108, 29.708];
+    assert!(expiries.len() == want.len() && expiries.iter().zip(want).all(|(a, b)| close(*a, b)), "{expiries:?}");
+    let rows = trace(&dir, "user-timeout-30s");
+    let aborted: Vec<&str> = rows.iter().filter(|r| r["event"] == "aborted").map(|r| r["time_s"].as_str()).collect();
+    assert_eq!(aborted, ["41.108000000"]);
+    assert_eq!(metric(&s, "user-timeout-30s", "aborted"), 1.0);
+    // Counted from segment 100's first transmission at 10 s.
+    assert!(close(metric(&s, "user-timeout-30s", "time_to_abort"), 31.108));
+}
+
+#[test]
 fn retry_storm_outlives_its_trigger_without_a_budget_and_ends_with_one() {
     let (_t, dir) = run_scenario("calls-retry-storm", &[]);
     let s = summary(&dir);

@@ -24,6 +24,7 @@
 //! | `retries2` | 15 | 15 (`sysctl_tcp_retries2`) |
 //! | `tlp` | false (RFC 8985 section 7 when on) | true (`sysctl_tcp_early_retrans` = 3) |
 //! | `frto` | false (RFC 5682 when on) | true (`sysctl_tcp_frto` = 2) |
+//! | `user_timeout` | - (RFC 6298 sets no time budget) | 0s, off (`TCP_USER_TIMEOUT`) |
 //!
 //! Under rfc6298, `nonconformant = true` is required for anything RFC 6298 forbids or
 //! fixes with a MUST: `max_rto` below 60 s (2.5), `min_rto` below 1 s (2.4), `k` other
@@ -134,6 +135,9 @@ pub struct RtoConfig {
     /// Spurious-timeout detection (RFC 5682; see `model::tcp::frto`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frto: Option<bool>,
+    /// linux: `TCP_USER_TIMEOUT` (see [`RtoParams::gives_up`]); 0 is off, as in the kernel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_timeout: Option<SimDuration>,
 }
 
 /// `sysctl_tcp_syn_retries` and `sysctl_tcp_retries2`, also used under rfc6298.
@@ -183,6 +187,10 @@ pub struct RtoParams {
     pub tlp: bool,
     /// Detect spurious timeouts with F-RTO and undo them.
     pub frto: bool,
+    /// linux: `TCP_USER_TIMEOUT`, replacing the time budgets when set. Left out of the
+    /// manifest when off, so that runs without it read as before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_timeout: Option<SimDuration>,
     /// Private so that only `resolve` builds a `RtoParams`.
     #[serde(skip)]
     _resolved: (),
@@ -242,6 +250,7 @@ impl RtoConfig {
     fn resolve_rfc6298(&self, errs: &mut ConfigErrors) -> RtoParams {
         linux_only(errs, "hz", self.hz.is_some());
         linux_only(errs, "syn_linear_timeouts", self.syn_linear_timeouts.is_some());
+        linux_only(errs, "user_timeout", self.user_timeout.is_some());
         let nonconformant = self.nonconformant.unwrap_or(false);
         let p = RtoParams {
             profile: RtoProfile::Rfc6298,
@@ -264,6 +273,7 @@ impl RtoConfig {
             retries2: self.retries2.unwrap_or(DEFAULT_RETRIES2),
             tlp: self.tlp.unwrap_or(false),
             frto: self.frto.unwrap_or(false),
+            user_timeout: None,
             _resolved: (),
         };
         for (key, gain) in [("alpha", p.alpha), ("beta", p.beta)] {
@@ -343,8 +353,19 @@ impl RtoConfig {
             retries2: self.retries2.unwrap_or(DEFAULT_RETRIES2),
             tlp: self.tlp.unwrap_or(true),
             frto: self.frto.unwrap_or(true),
+            // icsk_user_timeout == 0 means off.
+            user_timeout: self.user_timeout.filter(|t| *t != SimDuration::ZERO),
             _resolved: (),
         };
+        // tcp_sock_set_user_timeout takes whole milliseconds, from 0 to INT_MAX.
+        if let Some(t) = self.user_timeout
+            && (t.as_nanos() % 1_000_000 != 0 || t.as_nanos() / 1_000_000 > i32::MAX as u64)
+        {
+            errs.push(
+                "user_timeout",
+                format!("must be a whole number of milliseconds up to {}ms, as TCP_USER_TIMEOUT takes", i32::MAX),
+            );
+        }
         if p.syn_linear_timeouts > MAX_TCP_SYNCNT {
             errs.push("syn_linear_timeouts", format!("must be at most {MAX_TCP_SYNCNT} (MAX_TCP_SYNCNT)"));
         }

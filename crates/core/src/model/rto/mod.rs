@@ -21,7 +21,7 @@
 //! the estimator only supplies SRTT and the RTO they use. Left out of the linux profile,
 //! on purpose: the RACK reordering timer, thin-stream linear timeouts
 //! (`tcp_thin_linear_timeouts`), the per-destination metrics cache (`crtt` in
-//! `tcp_init_metrics`), `TCP_USER_TIMEOUT` clamping, the local-congestion retry
+//! `tcp_init_metrics`), the local-congestion retry
 //! (`TCP_RESOURCE_PROBE_INTERVAL`), zero-window probes, BPF hooks, the millisecond
 //! granularity of TS-ECR samples (`tcp_rtt_tsopt_us`; every sample here is as exact as the
 //! sender measures it, truncated to µs) and the u32 wraparound of `srtt_us` (RTTs above
@@ -35,8 +35,8 @@
 //! leaves a retransmission state (the smoltcp#1023 bug class); see the libudx#316
 //! regression test in `tests.rs`, with the proptest invariants.
 //!
-//! The retry budgets (`syn_retries`, `retries2`) are in `budget.rs`
-//! ([`RtoParams::gives_up`]); the `replay` command drives an estimator from a CSV trace.
+//! The retry budgets (`syn_retries`, `retries2`, `user_timeout`) are in `budget.rs`
+//! ([`RtoParams::gives_up`], [`RtoParams::clamp_to_user_timeout`]); the `replay` command drives an estimator from a CSV trace.
 
 mod budget;
 pub mod config;

@@ -7,9 +7,10 @@
 //! Karn's algorithm (or RFC 7323 timestamps), go-back-N after a timeout with the window
 //! reopening one segment per ACK, fast retransmit on the third duplicate ACK (RFC 5681
 //! 3.2; again on every third duplicate after an advance, a stand-in for NewReno's partial
-//! ACKs), tail loss probes (`tlp.rs`), F-RTO (`frto.rs`) and giving up (`syn_retries`, `retries2`:
-//! [`RtoParams::gives_up`]). Left out: congestion control beyond that (no ssthresh, no
-//! cwnd reduction on fast retransmit), SACK and delayed ACKs.
+//! ACKs), tail loss probes (`tlp.rs`), F-RTO (`frto.rs`) and giving up (`syn_retries`,
+//! `retries2`, `user_timeout`: [`RtoParams::gives_up`], with the timer clamped by
+//! [`RtoParams::clamp_to_user_timeout`]). Left out: congestion control beyond that (no
+//! ssthresh, no cwnd reduction on fast retransmit), SACK and delayed ACKs.
 //!
 //! One timer serves both the RTO and the loss probe, as Linux's `icsk_pending` does: a
 //! pending probe replaces the RTO, and the RTO is re-armed when the probe fires.
@@ -245,6 +246,14 @@ impl TcpSender {
 
     fn arm_rto(&mut self, now: SimTime) {
         self.timer = Some((now + self.rto.rto(), TimerKind::Rto));
+    }
+
+    /// `tcp_retransmit_timer`'s re-arm after an expiry, through
+    /// `tcp_clamp_rto_to_user_timeout` (only this path clamps, not `tcp_rearm_rto`).
+    fn arm_rto_after_timeout(&mut self, now: SimTime) {
+        let since = now.saturating_since(self.retrans_stamp.unwrap_or(now));
+        let wait = self.params().clamp_to_user_timeout(self.rto.rto(), since);
+        self.timer = Some((now + wait, TimerKind::Rto));
     }
 
     fn stop_timer(&mut self) {

@@ -264,6 +264,112 @@ fn linux_syn_gives_up_at_131_seconds_with_the_defaults() {
     }
 }
 
+/// A linux SYN-SENT connection that never hears back: when each SYN left and when it
+/// aborted.
+fn syn_blackhole(sets: &[(&str, &str)]) -> (Vec<f64>, SimTime) {
+    let opts = SenderOptions { handshake: true, window: 10, segment_size: 1000, fast_retransmit: true };
+    let params = RtoConfig::with_pairs(RtoProfile::Linux, sets).resolve().unwrap();
+    let mut s = TcpSender::new(opts, &params, Supply::Steady);
+    s.start(ms(0), &mut Vec::new());
+    let mut syns = vec![0.0];
+    loop {
+        let (at, out) = fire(&mut s);
+        if matches!(kinds(&out).last(), Some(ObservationKind::Aborted { .. })) {
+            return (syns, at);
+        }
+        syns.push(at.as_secs_f64());
+    }
+}
+
+#[test]
+fn linux_tcp_write_timeout_syn_sent_aborts_on_the_count_or_the_time_budget() {
+    // tcp_write_timeout in SYN-SENT: icsk_retransmits >= syn_retries + syn_linear_timeouts,
+    // else retransmits_timed_out(sk, syn_retries, 0) with
+    // tcp_model_timeout(syn_retries, TCP_TIMEOUT_INIT) = 3, 7 and 127 s for 1, 2 and 6.
+    let cases: [(&str, &str, &[f64], u64); 8] = [
+        // 1 linear SYN RTO of 1 s, 1 s: the 3 s budget ends it before the count of 5.
+        ("1", "4", &[0.0, 1.0, 2.0], 3000),
+        ("1", "0", &[0.0, 1.0], 3000),
+        // The case: count 6 would abort at 11 s; the 7 s budget aborts at 7 s.
+        ("2", "4", &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 7000),
+        ("2", "0", &[0.0, 1.0, 3.0], 7000),
+        // From 3 on the count and the budget (15 s, 63 s) end it at the same expiry.
+        ("3", "4", &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 11.0], 19_000),
+        ("5", "4", &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 11.0, 19.0, 35.0], 67_000),
+        // Defaults: the count (10) ends it at 131 s, ip-sysctl.rst's figure; 127 s without.
+        ("6", "4", &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 11.0, 19.0, 35.0, 67.0], 131_000),
+        ("6", "0", &[0.0, 1.0, 3.0, 7.0, 15.0, 31.0, 63.0], 127_000),
+    ];
+    for (syn_retries, linear, syns, abort) in cases {
+        let got = syn_blackhole(&[("syn_retries", syn_retries), ("syn_linear_timeouts", linear)]);
+        assert_eq!(got, (syns.to_vec(), ms(abort)), "syn_retries {syn_retries}, linear {linear}");
+    }
+}
+
+#[test]
+fn linux_user_timeout_in_syn_sent_as_the_packetdrill_script_of_a41e8a88b06e() {
+    // Commit a41e8a88b06e ("tcp: better handle TCP_USER_TIMEOUT in SYN_SENT state"),
+    // its packetdrill script (before linear SYN timeouts): TCP_USER_TIMEOUT 8000, SYNs at
+    // 0, +1, +2, +4 and the connection dead (ETIMEDOUT) by the next write. The 7 s SYN's
+    // 8 s RTO is clamped by tcp_clamp_rto_to_user_timeout to the 1 s left: abort at 8 s.
+    let got = syn_blackhole(&[("user_timeout", "8s"), ("syn_linear_timeouts", "0")]);
+    assert_eq!(got, (vec![0.0, 1.0, 3.0, 7.0], ms(8000)));
+    // With the linear timeouts the 5 s SYN's 2 s RTO fits (7 s < 8 s); the 7 s one's 4 s
+    // is clamped to 1 s.
+    let got = syn_blackhole(&[("user_timeout", "8s")]);
+    assert_eq!(got, (vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0], ms(8000)));
+    // The selftest posted with it (tcp_user_timeout_syn_sent.c): user timeouts of 200,
+    // 1500 and 3500 ms let 2, 2 and 3 SYNs out. At 200 ms the first expiry (1 s) cannot
+    // abort (no retransmission yet), so the timer after it is clamped to one jiffy.
+    for (timeout, syns, abort) in [("200ms", 2, 1004), ("1500ms", 2, 1500), ("3500ms", 3, 3500)] {
+        let (got, at) = syn_blackhole(&[("user_timeout", timeout), ("syn_linear_timeouts", "0")]);
+        assert_eq!((got.len(), at), (syns, ms(abort)), "user_timeout {timeout}");
+    }
+}
+
+/// Like `abort_with`, with extra keys: the expiry times, then the abort and its wait.
+fn blackhole_expiries(sets: &[(&str, &str)]) -> (Vec<SimTime>, SimTime, SimDuration) {
+    let mut all = vec![("tlp", "false")];
+    all.extend_from_slice(sets);
+    let mut s = sender(RtoProfile::Linux, &all, 10, Supply::Steady);
+    s.start(ms(0), &mut Vec::new());
+    write(&mut s, ms(0));
+    ack(&mut s, ms(0), 1, ms(0));
+    assert_eq!(s.snapshot().rto, dur_ms(200));
+    write(&mut s, ms(1000));
+    let mut expiries = vec![];
+    loop {
+        let (at, out) = fire(&mut s);
+        if let Some(ObservationKind::Aborted { waited }) = kinds(&out).last() {
+            return (expiries, at, *waited);
+        }
+        expiries.push(at);
+    }
+}
+
+#[test]
+fn linux_user_timeout_30s_aborts_an_established_connection_with_the_last_rto_clamped() {
+    // RTO 200 ms, a segment at 1 s into a blackhole. Expiries (retransmissions) at 1.2 s
+    // (retrans_stamp), 1.6, 2.4, 4.0, 7.2, 13.6, 26.4 s. The RTO after 26.4 s would be
+    // 25.6 s; tcp_clamp_rto_to_user_timeout makes it min(25.6, 30 − 25.2) = 4.8 s, and at
+    // 31.2 s retransmits_timed_out(.., icsk_user_timeout) sees 30 s ≥ 30 s: ETIMEDOUT.
+    let (expiries, at, waited) = blackhole_expiries(&[("user_timeout", "30s")]);
+    assert_eq!(expiries, [1200, 1600, 2400, 4000, 7200, 13_600, 26_400].map(ms));
+    assert_eq!((at, waited), (ms(31_200), dur_ms(30_200)));
+}
+
+#[test]
+fn linux_user_timeout_longer_than_the_retries2_budget_keeps_the_connection_longer() {
+    // retries2 = 3 alone aborts at 7.2 s (tcp_model_timeout 3 s); a user timeout replaces
+    // it: 10 s from the 1.2 s stamp. After the 7.2 s expiry the 6.4 s RTO is clamped to
+    // the 4 s left, so the abort is at 11.2 s.
+    let (expiries, at, _) = blackhole_expiries(&[("retries2", "3")]);
+    assert_eq!((expiries.len(), at), (4, ms(7200)));
+    let (expiries, at, waited) = blackhole_expiries(&[("retries2", "3"), ("user_timeout", "10s")]);
+    assert_eq!(expiries, [1200, 1600, 2400, 4000, 7200].map(ms));
+    assert_eq!((at, waited), (ms(11_200), dur_ms(10_200)));
+}
+
 #[test]
 fn rfc6298_profile_counts_retries2_retransmissions() {
     let mut s = sender(RtoProfile::Rfc6298, &[("retries2", "2")], 10, Supply::Transfer { segments: 1 });

@@ -101,6 +101,7 @@ const RTO_CONFIG: &[Key] = &[
     Key { name: "retries2", ty: Type::Integer, required: false, default: &[("rfc6298", "15"), ("linux", "15")], min: Some(0.0), max: None, doc: "Data retransmission budget." },
     Key { name: "tlp", ty: Type::Bool, required: false, default: &[("rfc6298", "false"), ("linux", "true")], min: None, max: None, doc: "Tail loss probes (RFC 8985 section 7)." },
     Key { name: "frto", ty: Type::Bool, required: false, default: &[("rfc6298", "false"), ("linux", "true")], min: None, max: None, doc: "Spurious-timeout detection (RFC 5682)." },
+    Key { name: "user_timeout", ty: Type::Duration, required: false, default: &[("rfc6298", "-"), ("linux", "0s")], min: None, max: None, doc: "linux: `TCP_USER_TIMEOUT`, whole milliseconds: abort once this long has passed since the first unacknowledged retransmission (in SYN-SENT since the first SYN), instead of the retries2 and syn_retries time budgets; 0s is off." },
 ];
 
 const GRPC_CONFIG: &[Key] = &[

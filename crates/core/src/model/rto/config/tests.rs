@@ -237,3 +237,20 @@ fn params_serialize_every_constant() {
          \"syn_retries\":6,\"retries2\":15,\"tlp\":false,\"frto\":false}"
     );
 }
+
+#[test]
+fn user_timeout_is_linux_only_whole_milliseconds_and_zero_is_off() {
+    // setsockopt(TCP_USER_TIMEOUT) takes an int of milliseconds; 0 disables it.
+    let p = cfg(RtoProfile::Linux, &[("user_timeout", "30s")]).resolve().unwrap();
+    assert_eq!(p.user_timeout, Some(secs(30)));
+    let json = serde_json::to_string(&p).unwrap();
+    assert!(json.ends_with("\"frto\":true,\"user_timeout\":\"30s\"}"), "{json}");
+    assert_eq!(cfg(RtoProfile::Linux, &[("user_timeout", "0s")]).resolve().unwrap().user_timeout, None);
+    for bad in ["1500us", "25d"] {
+        let errs = cfg(RtoProfile::Linux, &[("user_timeout", bad)]).resolve().unwrap_err();
+        assert_eq!(keys(&errs), ["user_timeout"], "{bad}");
+        assert!(errs.message("user_timeout").unwrap().contains("milliseconds"), "{errs}");
+    }
+    let errs = cfg(RtoProfile::Rfc6298, &[("user_timeout", "30s")]).resolve().unwrap_err();
+    assert_eq!(errs.message("user_timeout"), Some("applies to profile linux only"));
+}

@@ -178,7 +178,7 @@ impl TcpSender {
             self.syn_last = now;
             out.push(Action::Transmit(Segment::Syn { tsval: now, retransmit: true }));
             self.observe(ObservationKind::Retransmit { seq: None }, out);
-            self.arm_rto(now);
+            self.arm_rto_after_timeout(now);
             return;
         }
         // tcp_enter_loss: F-RTO unless this timeout interrupts a fast recovery (a repeated
@@ -196,6 +196,6 @@ impl TcpSender {
         self.cwnd = 1;
         self.dupacks = 0;
         // RFC 6298 (5.6): restart the timer with the backed-off RTO.
-        self.arm_rto(now);
+        self.arm_rto_after_timeout(now);
     }
 }
