@@ -168,6 +168,39 @@ fn honest(source: &str) {
     }
 }
 
+/// Keepalive's probes when the path stays up (answered once per idle time), when a
+/// blackout outlasts the probes (the connection ends), and when one is shorter; and a
+/// transfer over before the blackout, which leaves the retransmission timer nothing to do.
+#[test]
+fn the_tcp_estimate_is_honest_for_keepalive_with_a_live_a_dead_and_a_returning_peer() {
+    honest(
+        r#"
+name = "t"
+description = "d"
+horizon = "1h"
+[tcp]
+clients = 10
+workload = { kind = "transfer", segments = 10 }
+rto.profile = "linux"
+keepalive = { time = "60s", interval = "10s", probes = 3 }
+[path]
+base_rtt = "100ms"
+[[variant]]
+name = "live"
+[[variant]]
+name = "dead"
+path.blackout = [{ at = "10min", duration = "1h" }]
+[[variant]]
+name = "returning"
+path.blackout = [{ at = "10min", duration = "25s" }]
+[[variant]]
+name = "defaults"
+tcp.keepalive = { time = "7200s", interval = "75s", probes = 9 }
+path.blackout = [{ at = "10min", duration = "1h" }]
+"#,
+    );
+}
+
 #[test]
 fn the_tcp_estimate_is_honest_for_steady_lossy_blacked_out_and_bulk_connections() {
     honest(

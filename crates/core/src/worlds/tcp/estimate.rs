@@ -39,18 +39,51 @@ pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
         }
         Workload::Steady { interval } => (h / interval.as_secs_f64() + 1.0, lit / interval.as_secs_f64() + 1.0),
     };
+    // A transfer that is over, about, before a blackout begins leaves nothing for the
+    // timer to retransmit in it: a window per round trip after the handshake's, twice
+    // over for slack.
+    let done_by = match spec.tcp.workload {
+        Workload::Transfer { segments } => {
+            let rounds = segments as f64 / f64::from(spec.tcp.window.max(1)) + 2.0;
+            Some(2.0 * rounds * spec.path.base_rtt.max(rtt).as_secs_f64())
+        }
+        Workload::Steady { .. } => None,
+    };
     let expiries: f64 = spec
         .path
         .blackout
         .iter()
+        .filter(|b| done_by.is_none_or(|end| b.at.as_secs_f64() <= end))
         .map(|b| estimate::attempts_within(b.duration, f64::INFINITY, |k| (0.2 * 2f64.powi(k as i32)).min(120.0)))
         .sum();
-    // Keepalive: a run of its timer, the probe and the answer, at most two runs per the
-    // shorter of its idle time and interval (a run that waits may be followed closely
-    // by the one it waited for).
+    // Keepalive: per cycle a run of its timer, the probe and its answer (a run that
+    // waits may be followed closely by the one it waited for). While the path is up a
+    // probe is answered once per idle time; a blackout long enough to lose every probe
+    // (`probes − 1` intervals from the first) ends the connection, and one that is
+    // shorter costs at most a probe per interval.
     let keepalive = spec.tcp.keepalive.map_or(0.0, |ka| {
-        let every = ka.time.min(ka.interval).as_secs_f64().max(1.0);
-        6.0 * (h / every + 1.0)
+        let (idle, every) = (ka.time.as_secs_f64().max(1.0), ka.interval.as_secs_f64().max(1.0));
+        let fatal = f64::from(ka.probes.saturating_sub(1)) * every;
+        let dark_probes: f64 = spec
+            .path
+            .blackout
+            .iter()
+            .map(|b| {
+                // No probe before the connection has been idle for `idle`, at the
+                // earliest from the start.
+                let (from, to) = (b.at.as_secs_f64().max(idle), (b.at + b.duration).as_secs_f64().min(h));
+                if to < from { 0.0 } else { ((to - from) / every + 1.0).min(f64::from(ka.probes)) + 1.0 }
+            })
+            .sum();
+        // Probes are answered until the first blackout that ends the connection.
+        let lit_for = spec
+            .path
+            .blackout
+            .iter()
+            .filter(|b| b.duration.as_secs_f64() >= fatal)
+            .map(|b| b.at.as_secs_f64())
+            .fold(h, f64::min);
+        4.0 * (lit_for / idle + dark_probes + 1.0)
     });
     let per_conn = 4.0 + writes + 4.0 * segments + 3.0 * expiries + keepalive;
     let n = f64::from(spec.tcp.clients);
