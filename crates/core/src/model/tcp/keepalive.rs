@@ -50,14 +50,23 @@ pub struct Keepalive {
     probes_out: u32,
     /// When the first of the unanswered probes went out.
     first_unanswered: Option<SimTime>,
+    /// `icsk_user_timeout` (`TCP_USER_TIMEOUT`), when set: it replaces the probe count.
+    user_timeout: Option<SimDuration>,
 }
 
 impl Keepalive {
     /// The connection is established at `now`. `tcp_finish_connect` arms the timer for
     /// `keepalive_time_when` from here; the SYN-ACK it handles has just set `rcv_tstamp`.
     pub fn established(params: KeepaliveParams, now: SimTime) -> (Self, SimTime) {
-        let ka = Keepalive { params, last_receipt: now, probes_out: 0, first_unanswered: None };
+        let ka = Keepalive { params, last_receipt: now, probes_out: 0, first_unanswered: None, user_timeout: None };
         (ka, now + params.time)
+    }
+
+    /// With `TCP_USER_TIMEOUT` set, `tcp_keepalive_timer` resets the connection once the
+    /// peer has been silent that long and a probe is out, instead of counting probes.
+    pub fn with_user_timeout(mut self, user_timeout: Option<SimDuration>) -> Self {
+        self.user_timeout = user_timeout.filter(|t| *t > SimDuration::ZERO);
+        self
     }
 
     /// An acceptable ACK arrived (a probe's answer included): `tcp_ack` sets
@@ -93,7 +102,13 @@ impl Keepalive {
             // "It is tp->rcv_tstamp + keepalive_time_when(tp)".
             return Step::Wait(now + (time - elapsed));
         }
-        if self.probes_out >= probes {
+        // "If the TCP_USER_TIMEOUT option is enabled, use that to determine when to
+        // timeout instead": elapsed >= user_timeout with a probe out, else the count.
+        let give_up = match self.user_timeout {
+            Some(user_timeout) => elapsed >= user_timeout && self.probes_out > 0,
+            None => self.probes_out >= probes,
+        };
+        if give_up {
             return Step::Abort;
         }
         // tcp_write_wakeup sent the probe (<= 0): icsk_probes_out++ and the next run is
@@ -107,6 +122,43 @@ impl Keepalive {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// tcp_keepalive_timer with icsk_user_timeout set: the reset comes at the first run
+    /// that finds the peer silent for the user timeout with a probe out, whatever
+    /// keepalive_probes says; without a probe out it does not come at all.
+    #[test]
+    fn tcp_keepalive_timer_with_a_user_timeout_resets_on_the_silence_not_the_probe_count() {
+        let p = KeepaliveParams { time: SimDuration::from_secs(60), interval: SimDuration::from_secs(10), probes: 3 };
+        let t = |s: u64| SimTime(s * 1_000_000_000);
+        // 25 s, shorter than the idle time: the run at 60 s probes (none was out), the
+        // one at 70 s finds 70 s of silence with a probe out: reset after one probe.
+        let (ka, first) = Keepalive::established(p, t(0));
+        let mut ka = ka.with_user_timeout(Some(SimDuration::from_secs(25)));
+        assert_eq!(first, t(60));
+        assert_eq!(ka.on_timer(t(60), false), Step::Probe(t(70)));
+        assert_eq!(ka.on_timer(t(70), false), Step::Abort);
+        // 120 s: more probes than keepalive_probes go out until the silence reaches it.
+        let (ka, _) = Keepalive::established(p, t(0));
+        let mut ka = ka.with_user_timeout(Some(SimDuration::from_secs(120)));
+        let steps: Vec<Step> = [60, 70, 80, 90, 100, 110, 120].iter().map(|&s| ka.on_timer(t(s), false)).collect();
+        assert_eq!(
+            steps,
+            [
+                Step::Probe(t(70)),
+                Step::Probe(t(80)),
+                Step::Probe(t(90)),
+                Step::Probe(t(100)),
+                Step::Probe(t(110)),
+                Step::Probe(t(120)),
+                Step::Abort
+            ]
+        );
+        // Zero is off: the count decides again.
+        let (ka, _) = Keepalive::established(p, t(0));
+        let mut ka = ka.with_user_timeout(Some(SimDuration::ZERO));
+        let steps: Vec<Step> = [60, 70, 80, 90].iter().map(|&s| ka.on_timer(t(s), false)).collect();
+        assert_eq!(steps, [Step::Probe(t(70)), Step::Probe(t(80)), Step::Probe(t(90)), Step::Abort]);
+    }
 
     fn s(secs: u64) -> SimTime {
         SimTime::ZERO + SimDuration::from_secs(secs)

@@ -84,6 +84,22 @@ mod keepalive {
     }
 
     #[test]
+    fn a_user_timeout_resets_a_dead_peer_on_its_silence_rather_than_the_probe_count() {
+        // tcp_keepalive_timer with icsk_user_timeout = 75 s: as above the peer was last
+        // heard at 0.2 s and probes go out at 60.2 and 70.2 s; the run at 80.2 s finds 80 s
+        // of silence >= 75 s with probes out and resets, one probe before the count would.
+        let body = format!(
+            "{ONE_SEGMENT}[tcp.rto]\nprofile = \"linux\"\nuser_timeout = \"75s\"\n\
+             [tcp.keepalive]\ntime = \"60s\"\ninterval = \"10s\"\nprobes = 3\n\
+             [[path.blackout]]\nat = \"30s\"\nduration = \"1h\"\n"
+        );
+        let r = run_for("10min", &body);
+        assert_eq!(times(&r, TraceEvent::Keepalive), vec![ms(60_200), ms(70_200)]);
+        assert_eq!(times(&r, TraceEvent::Aborted), vec![ms(80_200)]);
+        assert_eq!(value(&r, "keepalive_resets"), Some(1.0));
+    }
+
+    #[test]
     fn with_linux_defaults_a_dead_peer_is_reset_7875_s_after_it_was_last_heard() {
         // tcp(7) defaults: 7200 s idle, 9 probes 75 s apart: 0.2 + 7200 + 9 · 75 s.
         let body = format!("{ONE_SEGMENT}[tcp.keepalive]\n[[path.blackout]]\nat = \"10min\"\nduration = \"10h\"\n");

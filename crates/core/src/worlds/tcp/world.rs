@@ -124,7 +124,7 @@ impl TcpWorld<'_> {
             && conn.sender.is_established()
         {
             let (keepalive, first) = Keepalive::established(ka.params(), now);
-            conn.keepalive = Some(keepalive);
+            conn.keepalive = Some(keepalive.with_user_timeout(self.spec.rto.user_timeout));
             sched.at(first, Ev::Keepalive(c));
         }
     }
