@@ -9,6 +9,7 @@ use crate::metrics::time_weighted::TimeWeighted;
 use crate::metrics::trace::{TraceEvent, TraceRow};
 use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::path::{Direction, Path, PathSpec};
+use crate::model::rto::RtoSnapshot;
 use crate::model::tcp::keepalive::Step;
 use crate::model::tcp::{Action, Keepalive, ObservationKind, Segment, Supply, TcpReceiver, TcpSender};
 use crate::worlds::{Job, start};
@@ -151,35 +152,25 @@ impl TcpWorld<'_> {
                 sched.at(next, Ev::Keepalive(c));
                 // The probe carries sequence number snd_una - 1 (`tcp_xmit_probe_skb`).
                 let seq = conn.sender.acked().checked_sub(1);
-                self.trace_row(c, now, TraceEvent::Keepalive, seq);
+                self.trace_beside(c, now, TraceEvent::Keepalive, seq);
             }
             Step::Abort => {
                 conn.closed = true;
                 conn.tally.keepalive_abort = Some(now);
                 conn.tally.rto_held.finish(now);
-                self.trace_row(c, now, TraceEvent::Aborted, None);
+                self.trace_beside(c, now, TraceEvent::Aborted, None);
             }
         }
     }
 
     /// A trace row for something the world did beside the sender, with the sender's
     /// estimator as it stands.
-    fn trace_row(&mut self, c: u32, now: SimTime, event: TraceEvent, segment: Option<u64>) {
+    fn trace_beside(&mut self, c: u32, now: SimTime, event: TraceEvent, segment: Option<u64>) {
         if !self.traced[c as usize] {
             return;
         }
         let rto = self.conns[c as usize].sender.snapshot();
-        self.trace.push(TraceRow {
-            time: now,
-            client: c,
-            event: event.name(),
-            segment,
-            sample: None,
-            srtt: rto.srtt,
-            rttvar: rto.rttvar,
-            rto: rto.rto,
-            backoffs: rto.backoffs,
-        });
+        self.trace.push(trace_row(now, c, event, segment, None, &rto));
     }
 
     fn observe(&mut self, c: u32, now: SimTime, o: crate::model::tcp::Observation) {
@@ -241,17 +232,7 @@ impl TcpWorld<'_> {
             }
         };
         if self.traced[c as usize] {
-            self.trace.push(TraceRow {
-                time: now,
-                client: c,
-                event: event.name(),
-                segment,
-                sample,
-                srtt: o.rto.srtt,
-                rttvar: o.rto.rttvar,
-                rto: o.rto.rto,
-                backoffs: o.rto.backoffs,
-            });
+            self.trace.push(trace_row(now, c, event, segment, sample, &o.rto));
         }
     }
 
@@ -347,7 +328,7 @@ impl World for TcpWorld<'_> {
                     ka.on_receipt(now);
                 }
                 let ack = conn.receiver.delivered();
-                self.trace_row(c, now, TraceEvent::Ack, Some(ack));
+                self.trace_beside(c, now, TraceEvent::Ack, Some(ack));
             }
         }
     }
@@ -507,4 +488,26 @@ pub(super) fn metrics(world: &TcpWorld<'_>, horizon: SimDuration) -> Vec<MetricV
 /// `t` is blamed on.
 pub(super) fn begun(blackouts: &[(SimTime, SimTime)], t: SimTime) -> Option<usize> {
     blackouts.partition_point(|b| b.0 <= t).checked_sub(1)
+}
+
+/// A trace row: what happened to connection `c` at `now`, with its estimator's state.
+fn trace_row(
+    now: SimTime,
+    c: u32,
+    event: TraceEvent,
+    segment: Option<u64>,
+    sample: Option<SimDuration>,
+    rto: &RtoSnapshot,
+) -> TraceRow {
+    TraceRow {
+        time: now,
+        client: c,
+        event: event.name(),
+        segment,
+        sample,
+        srtt: rto.srtt,
+        rttvar: rto.rttvar,
+        rto: rto.rto,
+        backoffs: rto.backoffs,
+    }
 }
