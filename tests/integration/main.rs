@@ -27,6 +27,7 @@ mod models;
 mod mutated_scenarios;
 mod names;
 mod occ;
+mod packetdrill;
 mod paired;
 mod redraw;
 mod replications;
