@@ -136,6 +136,9 @@ fn syns_lost(lost: u64) -> Vec<Row> {
 /// `+1~+1.1 > S` two retransmissions each 1 to 1.1 s after the one before, `+0.1 < S.`
 /// the SYN-ACK 100 ms after the third, and `connect` returning by 2.1 s. The kernel's
 /// linear timeouts put both at exactly 1 s; the ECN fallback changes the flags only.
+/// `tcp_accecn_syn_ace_flags_acked_after_retransmit.pkt` (commit
+/// c17ee635fd3a482b2ad2bf5e269755c2eae5f25e) sends its SYNs at the same times and differs
+/// only in the SYN-ACK's flags, so this network replays it too.
 #[test]
 fn accecn_syn_ace_flags_drop_sends_three_syns_one_second_apart() {
     let rows = syns_lost(2);
@@ -176,7 +179,12 @@ fn cubic_rto_ss_ca_cwnd_bump_probes_at_the_rto_then_times_out_one_rto_later() {
     let t = 200 * MS;
     assert_eq!(
         data(&rows),
-        vec![(100 * MS, "send", "0"), (t, "send", "1"), (t + 300 * MS, "probe", "1"), (t + 600 * MS, "retransmit", "1")],
+        vec![
+            (100 * MS, "send", "0"),
+            (t, "send", "1"),
+            (t + 300 * MS, "probe", "1"),
+            (t + 600 * MS, "retransmit", "1")
+        ],
         "{rows:#?}"
     );
     assert_eq!(first(&rows, "timeout"), t + 600 * MS);
@@ -209,4 +217,29 @@ fn trace_times_are_read_to_the_nanosecond() {
     assert_eq!(nanos("1.020000000"), 1020 * MS);
     assert_eq!(nanos("0.000000001"), 1);
     assert_eq!(nanos("12.5"), 12_500 * MS);
+}
+
+/// The chapter's table names the test that replays each script: every name it gives is a
+/// test here, and every replaying test is named there, so neither can drift from the other.
+#[test]
+fn the_chapter_names_every_replaying_test_and_only_those() {
+    let root = super::common::root();
+    let chapter = std::fs::read_to_string(root.join("docs/packetdrill.md")).unwrap();
+    let source = std::fs::read_to_string(root.join("tests/integration/packetdrill.rs")).unwrap();
+    let named: std::collections::BTreeSet<&str> =
+        chapter.split("`packetdrill::").skip(1).map(|rest| rest.split('`').next().unwrap()).collect();
+    let tests: std::collections::BTreeSet<&str> = source
+        .split("#[test]\n")
+        .skip(1)
+        // An `#[ignore = "…"]` line may stand between the attribute and the function.
+        .map(|rest| rest.split("fn ").nth(1).unwrap().split('(').next().unwrap())
+        .filter(|name| {
+            !matches!(
+                *name,
+                "trace_times_are_read_to_the_nanosecond" | "the_chapter_names_every_replaying_test_and_only_those"
+            )
+        })
+        .collect();
+    assert!(!tests.is_empty(), "no replaying test found in the source");
+    assert_eq!(named, tests, "docs/packetdrill.md and tests/integration/packetdrill.rs disagree");
 }
