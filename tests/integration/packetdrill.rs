@@ -212,6 +212,50 @@ fn syn_linear_timeouts_then_doubling_as_in_the_rfc6069_script_before_its_icmps()
     assert!(rows.iter().all(|r| r.event != "aborted"), "12 SYN retries outlast 11.5 s: {rows:#?}");
 }
 
+/// A 2019 client (no linear SYN timeouts) with `TCP_USER_TIMEOUT` set, whose SYNs all
+/// go unanswered.
+fn syn_sent_with_user_timeout(user_timeout: &str) -> Vec<Row> {
+    replay(
+        "20s",
+        &format!(
+            "[tcp]\nclients = 1\nworkload = {{ kind = \"transfer\", segments = 1 }}\n\
+             [tcp.rto]\nprofile = \"linux\"\nsyn_linear_timeouts = 0\nuser_timeout = \"{user_timeout}\"\n\
+             [path]\nbase_rtt = \"100ms\"\n[[path.blackout]]\nat = \"0s\"\nduration = \"60s\"\n"
+        ),
+    )
+}
+
+/// The packetdrill script Eric Dumazet posted to netdev on 27 September 2019 (Message-ID
+/// <CANn89iKhKTXukDArB3gLt=jSxL3kdtvtVNA0omrpn4w6-EyXzQ@mail.gmail.com>, "Re: [PATCH net]
+/// tcp: better handle TCP_USER_TIMEOUT in SYN_SENT state"): with `TCP_USER_TIMEOUT` 8000
+/// and no answer, `> S` at 0, `+1`, `+2`, `+4`: SYNs at 0, 1, 3 and 7 s, no other, and
+/// `+10 write(...) = -1 ETIMEDOUT`: the socket is dead by 17 s. The kernel's code says
+/// when: the timer re-armed at 7 s waits for the user timeout's remaining 1 s rather
+/// than the 8 s RTO (`tcp_clamp_rto_to_user_timeout`), and that expiry finds 8 s gone
+/// since the first SYN (`retransmits_timed_out`), so the abort is at 8 s.
+#[test]
+fn user_timeout_in_syn_sent_ends_the_syns_at_seven_seconds_and_aborts_at_eight() {
+    let rows = syn_sent_with_user_timeout("8s");
+    assert_eq!(syns(&rows), vec![0, 1000 * MS, 3000 * MS, 7000 * MS], "{rows:#?}");
+    let aborted = first(&rows, "aborted");
+    assert!(aborted <= 17_000 * MS, "the script finds the socket dead at 17 s: {rows:#?}");
+    assert_eq!(aborted, 8000 * MS, "tcp_clamp_rto_to_user_timeout: 7 s + the 1 s left");
+}
+
+/// The C selftest Marek Majkowski posted in the same thread ("[PATCH] selftests/net:
+/// TCP_USER_TIMEOUT in SYN-SENT state", 27 September 2019), which counts the SYNs a
+/// listener drops before `connect` fails: 2 with a 200 ms user timeout ("kicks in on
+/// first retransmission": the first expiry, with no retransmission yet, never times out
+/// in `retransmits_timed_out`), 2 with 1500 ms, 3 with 3500 ms.
+#[test]
+fn user_timeout_in_syn_sent_counts_the_syns_of_the_2019_selftest() {
+    for (user_timeout, expected) in [("200ms", 2), ("1500ms", 2), ("3500ms", 3)] {
+        let rows = syn_sent_with_user_timeout(user_timeout);
+        assert_eq!(syns(&rows).len(), expected, "user_timeout {user_timeout}: {rows:#?}");
+        assert!(rows.iter().any(|r| r.event == "aborted"), "user_timeout {user_timeout}: {rows:#?}");
+    }
+}
+
 #[test]
 fn trace_times_are_read_to_the_nanosecond() {
     assert_eq!(nanos("1.020000000"), 1020 * MS);
