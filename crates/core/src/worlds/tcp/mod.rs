@@ -4,9 +4,11 @@
 mod config;
 mod estimate;
 pub mod metrics;
+mod reader;
 mod world;
 
 pub use config::*;
+pub use reader::{ReceiverConfig, Stall};
 pub use estimate::traced_clients;
 pub use world::run_replication;
 
