@@ -138,11 +138,20 @@ mod tests {
     #[test]
     fn acks_are_cumulative_and_a_filled_hole_releases_buffered_segments() {
         let mut r = TcpReceiver::new();
-        assert_eq!(r.on_segment(data(0, 1, false)).unwrap().reply, Segment::Ack { ack: 1, tsecr: SimTime(1), window: u64::MAX });
+        assert_eq!(
+            r.on_segment(data(0, 1, false)).unwrap().reply,
+            Segment::Ack { ack: 1, tsecr: SimTime(1), window: u64::MAX }
+        );
         // Segment 1 is lost; 2 and 3 arrive above the hole: duplicate ACKs for 1 that
         // still echo the last in-order segment's timestamp (RFC 7323 4.3).
-        assert_eq!(r.on_segment(data(2, 3, false)).unwrap().reply, Segment::Ack { ack: 1, tsecr: SimTime(1), window: u64::MAX });
-        assert_eq!(r.on_segment(data(3, 4, false)).unwrap().reply, Segment::Ack { ack: 1, tsecr: SimTime(1), window: u64::MAX });
+        assert_eq!(
+            r.on_segment(data(2, 3, false)).unwrap().reply,
+            Segment::Ack { ack: 1, tsecr: SimTime(1), window: u64::MAX }
+        );
+        assert_eq!(
+            r.on_segment(data(3, 4, false)).unwrap().reply,
+            Segment::Ack { ack: 1, tsecr: SimTime(1), window: u64::MAX }
+        );
         let got = r.on_segment(data(1, 9, true)).unwrap();
         assert_eq!(got.reply, Segment::Ack { ack: 4, tsecr: SimTime(9), window: u64::MAX });
         assert_eq!((got.delivered, got.spurious), (3, false));
@@ -166,7 +175,10 @@ mod tests {
         // RFC 9293 3.8.6: RCV.WND is the room left in the buffer; the right edge
         // (RCV.NXT + RCV.WND) stays at 4 while the application does not read.
         let mut r = TcpReceiver::with_buffer(4);
-        assert_eq!(r.on_segment(data(0, 1, false)).unwrap().reply, Segment::Ack { ack: 1, tsecr: SimTime(1), window: 4 });
+        assert_eq!(
+            r.on_segment(data(0, 1, false)).unwrap().reply,
+            Segment::Ack { ack: 1, tsecr: SimTime(1), window: 4 }
+        );
         r.stop_reading();
         for seq in 1..3 {
             r.on_segment(data(seq, 2, false));

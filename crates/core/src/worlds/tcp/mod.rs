@@ -8,8 +8,8 @@ mod reader;
 mod world;
 
 pub use config::*;
-pub use reader::{ReceiverConfig, Stall};
 pub use estimate::traced_clients;
+pub use reader::{ReceiverConfig, Stall};
 pub use world::run_replication;
 
 use crate::engine::run::EngineError;

@@ -42,7 +42,10 @@ impl ReceiverConfig {
         }
         for (k, stall) in self.stall.iter().enumerate() {
             if stall.duration == Some(SimDuration::ZERO) {
-                errors.push(&format!("stall[{k}].duration"), "must be longer than 0s (leave it out for a stall that never ends)");
+                errors.push(
+                    &format!("stall[{k}].duration"),
+                    "must be longer than 0s (leave it out for a stall that never ends)",
+                );
             }
             if let Some(next) = self.stall.get(k + 1) {
                 match stall.end() {

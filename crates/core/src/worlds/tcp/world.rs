@@ -519,10 +519,7 @@ pub(super) fn metrics(world: &TcpWorld<'_>, horizon: SimDuration) -> Vec<MetricV
     }
     if world.spec.tcp.receiver.is_some() {
         out.push(MetricValue::of(&metrics::ZERO_WINDOW_PROBES, mean(&|c| c.tally.zero_window_probes as f64)));
-        out.push(MetricValue::of(
-            &metrics::ZERO_WINDOW_STALL,
-            mean(&|c| c.tally.zero_window_stall.as_secs_f64()),
-        ));
+        out.push(MetricValue::of(&metrics::ZERO_WINDOW_STALL, mean(&|c| c.tally.zero_window_stall.as_secs_f64())));
     }
     if world.spec.tcp.keepalive.is_some() {
         out.push(MetricValue::of(&metrics::KEEPALIVE_PROBES, mean(&|c| c.tally.keepalive_probes as f64)));

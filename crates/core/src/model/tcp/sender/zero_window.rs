@@ -27,8 +27,7 @@ impl TcpSender {
     /// `tcp_check_probe_timer`, from `tcp_push_pending_frames` when nothing could be sent:
     /// with nothing in flight and no timer pending, arm PROBE0 for `tcp_probe0_base`.
     pub(super) fn check_probe_timer(&mut self, now: SimTime, out: &mut Vec<Action>) {
-        if self.state != State::Established || self.outstanding() > 0 || self.timer.is_some() || !self.window_closed()
-        {
+        if self.state != State::Established || self.outstanding() > 0 || self.timer.is_some() || !self.window_closed() {
             return;
         }
         if self.persist.is_none() {
