@@ -159,7 +159,7 @@ mod tests {
             match persist.on_expiry(now, rto, p) {
                 Expiry::Probe(wait) => {
                     probes.push(now);
-                    now = now + wait;
+                    now += wait;
                 }
                 Expiry::Abort => return (probes, now),
             }
@@ -224,9 +224,9 @@ mod tests {
         let mut now = SimTime::ZERO;
         for _ in 0..100 {
             assert!(matches!(persist.on_expiry(now, rto, &p), Expiry::Probe(_)));
-            now = now + ms(100);
+            now += ms(100);
             persist.on_ack();
-            now = now + persist.still_closed(now, rto, &p);
+            now += persist.still_closed(now, rto, &p);
         }
         assert_eq!(persist.probes_out(), 0);
         // The backoff stopped at retries2 (15), the wait at TCP_RTO_MAX.
@@ -243,16 +243,11 @@ mod tests {
         let mut persist = Persist::new(SimTime::ZERO, 0);
         let first = SimTime::ZERO + ms(300);
         let mut now = first;
-        loop {
-            match persist.on_expiry(now, rto, &p) {
-                Expiry::Probe(wait) => {
-                    // Answered 100 ms later, the window still closed.
-                    persist.on_ack();
-                    let answer = now + ms(100);
-                    now = if answer < now + wait { answer + persist.still_closed(answer, rto, &p) } else { now + wait };
-                }
-                Expiry::Abort => break,
-            }
+        while let Expiry::Probe(wait) = persist.on_expiry(now, rto, &p) {
+            // Answered 100 ms later, the window still closed.
+            persist.on_ack();
+            let answer = now + ms(100);
+            now = if answer < now + wait { answer + persist.still_closed(answer, rto, &p) } else { now + wait };
         }
         assert_eq!(now - first, SimDuration::from_secs(30));
     }

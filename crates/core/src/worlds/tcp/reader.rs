@@ -43,18 +43,18 @@ impl ReceiverConfig {
         for (k, stall) in self.stall.iter().enumerate() {
             if stall.duration == Some(SimDuration::ZERO) {
                 errors.push(
-                    &format!("stall[{k}].duration"),
+                    format!("stall[{k}].duration"),
                     "must be longer than 0s (leave it out for a stall that never ends)",
                 );
             }
             if let Some(next) = self.stall.get(k + 1) {
                 match stall.end() {
                     None => errors.push(
-                        &format!("stall[{k}].duration"),
+                        format!("stall[{k}].duration"),
                         "is required: only the last stall may last for good",
                     ),
                     Some(end) if end > next.at => errors.push(
-                        &format!("stall[{}].at", k + 1),
+                        format!("stall[{}].at", k + 1),
                         format!("must be at or after the end of stall {k} ({end}): stalls are in `at` order and do not overlap"),
                     ),
                     Some(_) => {}

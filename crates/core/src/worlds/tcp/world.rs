@@ -72,7 +72,7 @@ impl Tally {
     /// is over).
     fn end_zero_window(&mut self, now: SimTime) {
         if let Some(since) = self.zero_window_since.take() {
-            self.zero_window_stall = self.zero_window_stall + now.saturating_since(since);
+            self.zero_window_stall += now.saturating_since(since);
         }
     }
 }
