@@ -40,3 +40,4 @@ mod shards;
 mod sweep;
 mod terminal;
 mod value_rules;
+mod zero_window;

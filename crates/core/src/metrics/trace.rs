@@ -20,6 +20,12 @@ names! {
         Finished = "finished",
         /// A keepalive probe (Linux `tcp_keepalive_timer`).
         Keepalive = "keepalive",
+        /// The receiver's window closed with data waiting: the probe timer starts.
+        ZeroWindow = "zero_window",
+        /// A zero-window probe (Linux `tcp_send_probe0`).
+        WindowProbe = "window_probe",
+        /// The window reopened after a zero-window stall.
+        WindowOpen = "window_open",
     }
 }
 

@@ -4,6 +4,7 @@
 
 pub mod frto;
 pub mod keepalive;
+pub mod persist;
 pub mod receiver;
 pub mod segment;
 pub mod sender;

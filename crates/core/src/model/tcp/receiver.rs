@@ -1,6 +1,12 @@
 //! The receiving end: cumulative ACKs, one per arriving segment (no delayed ACKs, so
 //! every segment can produce an RTT sample and duplicate ACKs are exact), and the
 //! ground truth about spurious retransmissions, which only the receiver can know.
+//!
+//! With a buffer, the receiver also advertises a window: the buffer less what the
+//! application has not read yet (RFC 9293 3.8.6; the right edge never moves left, since a
+//! segment taken in and not read takes the place it was given). An application that
+//! stops reading closes the window; when it reads again the receiver announces the room
+//! (`tcp_cleanup_rbuf`: an ACK once the window can at least double).
 
 use std::collections::BTreeSet;
 
@@ -16,6 +22,13 @@ pub struct TcpReceiver {
     /// RFC 7323 TS.Recent: the TSval of the latest in-order segment, echoed in TSecr.
     ts_recent: SimTime,
     syn_seen: bool,
+    /// Receive buffer in segments; `None`: no limit, the window is never advertised as
+    /// anything but unlimited.
+    buffer: Option<u64>,
+    /// In-order segments delivered and not yet read by the application.
+    unread: u64,
+    /// The application has stopped reading.
+    stalled: bool,
 }
 
 /// What the receiver did with one arriving segment.
@@ -34,6 +47,36 @@ impl TcpReceiver {
         Self::default()
     }
 
+    /// A receiver whose application reads through a buffer of `buffer` segments.
+    pub fn with_buffer(buffer: u64) -> Self {
+        TcpReceiver { buffer: Some(buffer), ..Self::default() }
+    }
+
+    /// The window it advertises: room left in the buffer.
+    pub fn window(&self) -> u64 {
+        self.buffer.map_or(u64::MAX, |b| b.saturating_sub(self.unread))
+    }
+
+    /// The application stops reading: what arrives from now on stays in the buffer.
+    pub fn stop_reading(&mut self) {
+        self.stalled = true;
+    }
+
+    /// The application reads again and empties the buffer. Returns the window update
+    /// to send, if the window at least doubled (`tcp_cleanup_rbuf`: `new_window >= 2 *
+    /// rcv_window_now`), which a window that was zero always does.
+    pub fn resume_reading(&mut self) -> Option<Segment> {
+        self.stalled = false;
+        let before = self.window();
+        self.unread = 0;
+        let now = self.window();
+        (self.buffer.is_some() && now >= before.saturating_mul(2)).then(|| self.ack())
+    }
+
+    fn ack(&self) -> Segment {
+        Segment::Ack { ack: self.rcv_nxt, tsecr: self.ts_recent, window: self.window() }
+    }
+
     /// Segments delivered in order so far.
     pub fn delivered(&self) -> u64 {
         self.rcv_nxt
@@ -47,6 +90,13 @@ impl TcpReceiver {
                 let spurious = retransmit && self.syn_seen;
                 self.syn_seen = true;
                 Some(Received { reply: Segment::SynAck { tsecr: tsval }, spurious, delivered: 0 })
+            }
+            // Below the window: answered with the ACK as it stands (`tcp_send_dupack`).
+            Segment::WindowProbe => Some(Received { reply: self.ack(), spurious: false, delivered: 0 }),
+            // Beyond the right edge: dropped and answered (`tcp_data_queue`'s
+            // out_of_window). A sender that keeps to the window never sends it.
+            Segment::Data { seq, .. } if seq >= self.rcv_nxt.saturating_add(self.window()) => {
+                Some(Received { reply: self.ack(), spurious: false, delivered: 0 })
             }
             Segment::Data { seq, tsval, retransmit } => {
                 let duplicate = seq < self.rcv_nxt || self.out_of_order.contains(&seq);
@@ -66,11 +116,11 @@ impl TcpReceiver {
                 if seq <= before {
                     self.ts_recent = tsval;
                 }
-                Some(Received {
-                    reply: Segment::Ack { ack: self.rcv_nxt, tsecr: self.ts_recent },
-                    spurious: duplicate && retransmit,
-                    delivered: self.rcv_nxt - before,
-                })
+                let delivered = self.rcv_nxt - before;
+                if self.stalled {
+                    self.unread += delivered;
+                }
+                Some(Received { reply: self.ack(), spurious: duplicate && retransmit, delivered })
             }
             Segment::SynAck { .. } | Segment::Ack { .. } => None,
         }
@@ -88,13 +138,22 @@ mod tests {
     #[test]
     fn acks_are_cumulative_and_a_filled_hole_releases_buffered_segments() {
         let mut r = TcpReceiver::new();
-        assert_eq!(r.on_segment(data(0, 1, false)).unwrap().reply, Segment::Ack { ack: 1, tsecr: SimTime(1) });
+        assert_eq!(
+            r.on_segment(data(0, 1, false)).unwrap().reply,
+            Segment::Ack { ack: 1, tsecr: SimTime(1), window: u64::MAX }
+        );
         // Segment 1 is lost; 2 and 3 arrive above the hole: duplicate ACKs for 1 that
         // still echo the last in-order segment's timestamp (RFC 7323 4.3).
-        assert_eq!(r.on_segment(data(2, 3, false)).unwrap().reply, Segment::Ack { ack: 1, tsecr: SimTime(1) });
-        assert_eq!(r.on_segment(data(3, 4, false)).unwrap().reply, Segment::Ack { ack: 1, tsecr: SimTime(1) });
+        assert_eq!(
+            r.on_segment(data(2, 3, false)).unwrap().reply,
+            Segment::Ack { ack: 1, tsecr: SimTime(1), window: u64::MAX }
+        );
+        assert_eq!(
+            r.on_segment(data(3, 4, false)).unwrap().reply,
+            Segment::Ack { ack: 1, tsecr: SimTime(1), window: u64::MAX }
+        );
         let got = r.on_segment(data(1, 9, true)).unwrap();
-        assert_eq!(got.reply, Segment::Ack { ack: 4, tsecr: SimTime(9) });
+        assert_eq!(got.reply, Segment::Ack { ack: 4, tsecr: SimTime(9), window: u64::MAX });
         assert_eq!((got.delivered, got.spurious), (3, false));
         assert_eq!(r.delivered(), 4);
     }
@@ -109,6 +168,43 @@ mod tests {
         // A duplicate that is not a retransmission (cannot happen with this sender) is
         // not blamed on the timer.
         assert!(!r.on_segment(data(0, 6, false)).unwrap().spurious);
+    }
+
+    #[test]
+    fn the_window_is_the_buffer_less_what_the_stalled_application_has_not_read() {
+        // RFC 9293 3.8.6: RCV.WND is the room left in the buffer; the right edge
+        // (RCV.NXT + RCV.WND) stays at 4 while the application does not read.
+        let mut r = TcpReceiver::with_buffer(4);
+        assert_eq!(
+            r.on_segment(data(0, 1, false)).unwrap().reply,
+            Segment::Ack { ack: 1, tsecr: SimTime(1), window: 4 }
+        );
+        r.stop_reading();
+        for seq in 1..3 {
+            r.on_segment(data(seq, 2, false));
+        }
+        let full = r.on_segment(data(3, 3, false)).unwrap();
+        assert_eq!(full.reply, Segment::Ack { ack: 4, tsecr: SimTime(3), window: 1 });
+        // A zero-window probe is answered with the ACK as it stands.
+        r.on_segment(data(4, 4, false));
+        let probe = r.on_segment(Segment::WindowProbe).unwrap();
+        assert_eq!(probe.reply, Segment::Ack { ack: 5, tsecr: SimTime(4), window: 0 });
+        // Data beyond the right edge is dropped and answered, not delivered.
+        let beyond = r.on_segment(data(5, 5, false)).unwrap();
+        assert_eq!((beyond.delivered, r.delivered()), (0, 5));
+        // tcp_cleanup_rbuf: reading again announces the reopened window.
+        assert_eq!(r.resume_reading(), Some(Segment::Ack { ack: 5, tsecr: SimTime(4), window: 4 }));
+        // Already open: nothing to announce.
+        assert_eq!(r.resume_reading(), None);
+    }
+
+    #[test]
+    fn without_a_buffer_the_window_is_unlimited_and_never_announced() {
+        let mut r = TcpReceiver::new();
+        r.stop_reading();
+        r.on_segment(data(0, 1, false));
+        assert_eq!(r.window(), u64::MAX);
+        assert_eq!(r.resume_reading(), None);
     }
 
     #[test]

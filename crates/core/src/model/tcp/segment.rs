@@ -21,9 +21,15 @@ pub enum Segment {
         tsval: SimTime,
         retransmit: bool,
     },
-    /// Cumulative acknowledgment: every segment below `ack` has arrived.
+    /// Cumulative acknowledgment: every segment below `ack` has arrived, and the receiver
+    /// has room for `window` segments from `ack` on (`u64::MAX` for a receiver without a
+    /// buffer limit).
     Ack {
         ack: u64,
         tsecr: SimTime,
+        window: u64,
     },
+    /// A zero-window probe (`tcp_xmit_probe_skb`): no data, sequence number SND.UNA − 1,
+    /// below the receiver's window, so that it answers with an ACK carrying its window.
+    WindowProbe,
 }

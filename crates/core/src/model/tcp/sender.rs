@@ -13,11 +13,14 @@
 //! ssthresh, no cwnd reduction on fast retransmit), SACK and delayed ACKs.
 //!
 //! One timer serves both the RTO and the loss probe, as Linux's `icsk_pending` does: a
-//! pending probe replaces the RTO, and the RTO is re-armed when the probe fires.
+//! pending probe replaces the RTO, and the RTO is re-armed when the probe fires. With
+//! nothing in flight and the receiver's window closed, it serves the zero-window probe
+//! (`zero_window.rs`, `persist.rs`).
 
 use std::collections::VecDeque;
 
 use super::frto::{self, LossAck, Verdict};
+use super::persist::Persist;
 use super::segment::Segment;
 use super::tlp::{self, Probe};
 use crate::engine::time::{SimDuration, SimTime};
@@ -57,6 +60,13 @@ pub enum ObservationKind {
     Established,
     /// A finite transfer was fully acknowledged.
     Finished,
+    /// The receiver's window is closed with data waiting and nothing in flight: the
+    /// zero-window probe timer starts (`tcp_check_probe_timer`).
+    ZeroWindow,
+    /// A zero-window probe went out (`tcp_send_probe0`).
+    WindowProbe,
+    /// The window reopened after a zero-window stall (`tcp_ack_probe`).
+    WindowOpen,
     /// The connection gave up (ETIMEDOUT). `waited` runs from the first transmission of
     /// the segment (or SYN) that was never acknowledged.
     Aborted { waited: SimDuration },
@@ -101,6 +111,8 @@ enum Ca {
 enum TimerKind {
     Rto,
     Probe,
+    /// The zero-window probe (`ICSK_TIME_PROBE0`).
+    Probe0,
 }
 
 /// One segment between SND.UNA and the highest segment ever sent.
@@ -155,6 +167,12 @@ pub struct TcpSender {
     syn_first: SimTime,
     syn_last: SimTime,
     syn_retransmitted: bool,
+    /// The last window the receiver advertised (SND.WND, in segments).
+    snd_wnd: u64,
+    /// The segment the window ends before (SND.UNA + SND.WND at the ACK that said it).
+    snd_wnd_end: u64,
+    /// The zero-window probe timer's state, while the window is closed.
+    persist: Option<Persist>,
 }
 
 impl TcpSender {
@@ -184,6 +202,9 @@ impl TcpSender {
             syn_first: SimTime::ZERO,
             syn_last: SimTime::ZERO,
             syn_retransmitted: false,
+            snd_wnd: u64::MAX,
+            snd_wnd_end: u64::MAX,
+            persist: None,
         }
     }
 
@@ -241,7 +262,9 @@ impl TcpSender {
 
     /// New data is waiting and the window has room for it beyond the highest sent.
     fn new_data_fits(&self) -> bool {
-        self.snd_max < self.available && self.snd_max < self.snd_una + u64::from(self.opts.window)
+        self.snd_max < self.available
+            && self.snd_max < self.snd_una + u64::from(self.opts.window)
+            && self.snd_max < self.snd_wnd_end
     }
 
     fn arm_rto(&mut self, now: SimTime) {
@@ -330,6 +353,7 @@ impl TcpSender {
 
 mod ack;
 mod transmit;
+mod zero_window;
 
 #[cfg(test)]
 pub(super) mod tests;

@@ -202,6 +202,35 @@ path.blackout = [{ at = "10min", duration = "1h" }]
 }
 
 #[test]
+fn the_tcp_estimate_is_honest_for_zero_window_stalls_answered_unanswered_and_ended() {
+    honest(
+        r#"
+name = "t"
+description = "d"
+horizon = "1h"
+[tcp]
+clients = 10
+workload = { kind = "transfer", segments = 2000 }
+rto.profile = "linux"
+receiver = { buffer = 64, stall = [{ at = "5s" }] }
+[path]
+base_rtt = "100ms"
+[[variant]]
+name = "answered"
+[[variant]]
+name = "vanished"
+path.blackout = [{ at = "10s", duration = "2h" }]
+[[variant]]
+name = "user-timeout"
+tcp.rto.user_timeout = "30s"
+[[variant]]
+name = "resumed"
+tcp.receiver = { buffer = 64, stall = [{ at = "5s", duration = "60s" }, { at = "100s", duration = "1s" }] }
+"#,
+    );
+}
+
+#[test]
 fn the_tcp_estimate_is_honest_for_steady_lossy_blacked_out_and_bulk_connections() {
     honest(
         r#"

@@ -8,6 +8,8 @@ pub const TABLES: &[Table] = &[
     Table { prefix: "tcp.workload.", keys: WORKLOAD },
     Table { prefix: "tcp.rto.", keys: RTO_CONFIG },
     Table { prefix: "tcp.keepalive.", keys: KEEPALIVE_CONFIG },
+    Table { prefix: "tcp.receiver.", keys: RECEIVER_CONFIG },
+    Table { prefix: "tcp.receiver.stall[].", keys: STALL },
     Table { prefix: "grpc.", keys: GRPC_CONFIG },
     Table { prefix: "grpc.backoff.", keys: GRPC_BACKOFF_CONFIG },
     Table { prefix: "occ.", keys: OCC_CONFIG },
@@ -66,6 +68,17 @@ const TCP_CONFIG: &[Key] = &[
     Key { name: "start_spread", ty: Type::Duration, required: false, default: &[("", "0s")], min: None, max: None, doc: "Connections start at a uniform random time in [0, start_spread)." },
     Key { name: "rto", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "The retransmission timer: profile and overrides." },
     Key { name: "keepalive", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "Linux's keepalive timer (SO_KEEPALIVE); off unless the table is present." },
+    Key { name: "receiver", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "The peer's receive buffer and its application's stalls; without it the window is never limited." },
+];
+
+const RECEIVER_CONFIG: &[Key] = &[
+    Key { name: "buffer", ty: Type::Integer, required: true, default: &[], min: Some(1.0), max: None, doc: "Receive buffer in segments: the window advertised is the buffer less what the application has not read." },
+    Key { name: "stall", ty: Type::Tables, required: false, default: &[], min: None, max: None, doc: "Times the application stops reading, in `at` order, not overlapping." },
+];
+
+const STALL: &[Key] = &[
+    Key { name: "at", ty: Type::Duration, required: true, default: &[], min: None, max: None, doc: "When the application stops reading." },
+    Key { name: "duration", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "How long until it reads again (and empties the buffer); left out, it never does." },
 ];
 
 const KEEPALIVE_CONFIG: &[Key] = &[

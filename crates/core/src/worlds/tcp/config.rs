@@ -40,6 +40,10 @@ pub struct TcpConfig {
     /// Linux's keepalive timer; off unless `[tcp.keepalive]` is present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keepalive: Option<KeepaliveConfig>,
+    /// The peer's receive buffer and its application's stalls; without it the receiver
+    /// never limits the window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<super::reader::ReceiverConfig>,
 }
 
 /// `[tcp.keepalive]`: `SO_KEEPALIVE` on, with `TCP_KEEPIDLE`, `TCP_KEEPINTVL` and
@@ -156,6 +160,9 @@ impl TcpConfig {
         }
         if let Some(keepalive) = &self.keepalive {
             errors.extend_under("keepalive", keepalive.validate());
+        }
+        if let Some(receiver) = &self.receiver {
+            errors.extend_under("receiver", receiver.validate());
         }
         errors
     }

@@ -20,7 +20,8 @@ pub fn traced_clients(trace: &crate::worlds::TraceConfig, n: u32) -> f64 {
 /// loss). A steady workload adds its writes. Segments go out while the path is not
 /// blacked out: a transfer at most a window per round trip of the shortest RTT, a
 /// steady workload one per interval. A blackout adds its timer's expiries, the RTO
-/// doubling from 200 ms (Linux's floor). Keepalive adds its runs and probes.
+/// doubling from 200 ms (Linux's floor). Keepalive adds its runs and probes, a reader's
+/// stalls their zero-window probes.
 pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
     let h = horizon.as_secs_f64();
     let rtt = spec.path.rtt_change.iter().map(|c| c.rtt).fold(spec.path.base_rtt, SimDuration::min);
@@ -32,9 +33,16 @@ pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
         .map(|b| estimate::overlap((0.0, h), (b.at.as_secs_f64(), (b.at + b.duration).as_secs_f64())))
         .sum();
     let lit = h - dark;
+    // A reader that stops for good lets through what flows until then and a buffer more.
+    let reader = spec.tcp.receiver.as_ref();
+    let reads_until = reader.and_then(|r| r.stall.last()).filter(|s| s.duration.is_none()).map(|s| s.at.as_secs_f64());
     let (writes, segments) = match spec.tcp.workload {
         Workload::Transfer { segments } => {
-            let fastest = f64::from(spec.tcp.window) * (lit / rtt.as_secs_f64().max(1e-6) + 1.0);
+            let flowing = lit.min(reads_until.unwrap_or(h));
+            let mut fastest = f64::from(spec.tcp.window) * (flowing / rtt.as_secs_f64().max(1e-6) + 1.0);
+            if reads_until.is_some() {
+                fastest += reader.map_or(0.0, |r| r.buffer as f64);
+            }
             (0.0, (segments as f64).min(fastest))
         }
         Workload::Steady { interval } => (h / interval.as_secs_f64() + 1.0, lit / interval.as_secs_f64() + 1.0),
@@ -85,7 +93,20 @@ pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
             .fold(h, f64::min);
         4.0 * (lit_for / idle + dark_probes + 1.0)
     });
-    let per_conn = 4.0 + writes + 4.0 * segments + 3.0 * expiries + keepalive;
+    // Zero-window probes: per stall, the probe interval doubles from 200 ms to 120 s
+    // (about ten probes) and stays there; each probe is a timer run, the probe and its
+    // answer, and the stall's end a window update.
+    let probes: f64 = reader.map_or(0.0, |r| {
+        r.stall
+            .iter()
+            .map(|s| {
+                let end = s.end().map_or(h, |e| e.as_secs_f64().min(h));
+                let long = (end - s.at.as_secs_f64()).max(0.0);
+                long / 120.0 + 11.0
+            })
+            .sum()
+    });
+    let per_conn = 4.0 + writes + 4.0 * segments + 3.0 * expiries + keepalive + 4.0 * probes;
     let n = f64::from(spec.tcp.clients);
     // Per connection: its state, its segments in flight, and the RTO's time-weighted
     // record (one entry per distinct value, at most one per segment). No more are in

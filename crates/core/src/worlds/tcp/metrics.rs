@@ -18,7 +18,7 @@ entries! {
     ABORTED: "aborted", "Connections aborted", "fraction", L, headline,
         "Share of connections that gave up retransmitting (syn_retries or retries2 exhausted: ETIMEDOUT).";
     TIME_TO_ABORT: "time_to_abort", "Time to abort", "s", N, headline,
-        "From the first transmission of the data (or SYN) never acknowledged to the abort, over the connections that aborted.";
+        "From the first transmission of the data (or SYN) never acknowledged to the abort (for a zero-window abort, from when the window closed), over the connections that aborted.";
     RTT_SAMPLES: "rtt_samples", "RTT samples", "count", N, plain,
         "RTT measurements fed to the estimator; mean per connection.";
     MAX_RTO: "max_rto", "Largest RTO", "s", N, plain,
@@ -45,6 +45,10 @@ entries! {
         "Share of connections keepalive gave up on (keepalive_probes unanswered: ETIMEDOUT). Written with [tcp.keepalive].";
     KEEPALIVE_LAG_BLACKOUT: "keepalive_lag_blackout{k}", "Keepalive reset after blackout {k}", "s", L, headline,
         "From the start of blackout k to keepalive's reset, over the connections reset after it began and before the next. Written with [tcp.keepalive].";
+    ZERO_WINDOW_PROBES: "zero_window_probes", "Zero-window probes", "count", N, plain,
+        "Zero-window probes sent (Linux tcp_send_probe0), answered or not; mean per connection. Written with [tcp.receiver].";
+    ZERO_WINDOW_STALL: "zero_window_stall", "Zero-window stall", "s", L, headline,
+        "Time the sender spent with the receiver's window closed and data waiting, until it reopened, the connection aborted or the run ended; mean per connection. Written with [tcp.receiver].";
     RTO_MEAN: "rto_mean", "Mean RTO", "s", N, plain,
         "The timer's value averaged over time; mean per connection.";
     RTO_P50: "rto_p50", "Median RTO", "s", N, plain,

@@ -4,10 +4,12 @@
 mod config;
 mod estimate;
 pub mod metrics;
+mod reader;
 mod world;
 
 pub use config::*;
 pub use estimate::traced_clients;
+pub use reader::{ReceiverConfig, Stall};
 pub use world::run_replication;
 
 use crate::engine::run::EngineError;

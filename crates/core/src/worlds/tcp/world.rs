@@ -28,6 +28,10 @@ pub(super) enum Ev {
     ProbeToServer(u32),
     /// The answer to a keepalive probe reaches the sender.
     ProbeAnswer(u32),
+    /// The peer's application stops reading (`[tcp.receiver]` stall).
+    ReadStop(u32),
+    /// The peer's application reads again.
+    ReadResume(u32),
 }
 
 /// What happened to one connection, for the metrics.
@@ -43,6 +47,10 @@ pub(super) struct Tally {
     keepalive_probes: u64,
     /// When keepalive gave up on the peer.
     keepalive_abort: Option<SimTime>,
+    zero_window_probes: u64,
+    /// Time spent with the receiver's window closed, and when the current closure began.
+    zero_window_stall: SimDuration,
+    zero_window_since: Option<SimTime>,
     samples: u64,
     max_rto: SimDuration,
     /// The RTO in force (the estimator's value, backoff included, whether or not the
@@ -57,6 +65,16 @@ pub(super) struct Tally {
     /// Per blackout: from the link's return to the send time of the first retransmission
     /// that got through.
     recovered: Vec<Option<SimDuration>>,
+}
+
+impl Tally {
+    /// A zero-window stall ends (the window reopened, the connection aborted or the run
+    /// is over).
+    fn end_zero_window(&mut self, now: SimTime) {
+        if let Some(since) = self.zero_window_since.take() {
+            self.zero_window_stall += now.saturating_since(since);
+        }
+    }
 }
 
 pub(super) struct Conn {
@@ -217,7 +235,20 @@ impl TcpWorld<'_> {
                 tally.spurious_timeouts += 1;
                 (TraceEvent::SpuriousTimeout, None, None)
             }
+            ObservationKind::ZeroWindow => {
+                tally.zero_window_since = Some(now);
+                (TraceEvent::ZeroWindow, None, None)
+            }
+            ObservationKind::WindowProbe => {
+                tally.zero_window_probes += 1;
+                (TraceEvent::WindowProbe, None, None)
+            }
+            ObservationKind::WindowOpen => {
+                tally.end_zero_window(now);
+                (TraceEvent::WindowOpen, None, None)
+            }
             ObservationKind::Aborted { waited } => {
+                tally.end_zero_window(now);
                 tally.aborted = Some(waited);
                 // The connection is gone: no RTO is in force after this.
                 tally.rto_held.finish(now);
@@ -269,7 +300,9 @@ impl World for TcpWorld<'_> {
         | Ev::ToClient(c, _)
         | Ev::Keepalive(c)
         | Ev::ProbeToServer(c)
-        | Ev::ProbeAnswer(c)) = event;
+        | Ev::ProbeAnswer(c)
+        | Ev::ReadStop(c)
+        | Ev::ReadResume(c)) = event;
         // Reset by keepalive: the application's writes fail and the peer's packets meet
         // no socket.
         if self.conns[c as usize].closed {
@@ -330,6 +363,16 @@ impl World for TcpWorld<'_> {
                 let ack = conn.receiver.delivered();
                 self.trace_beside(c, now, TraceEvent::Ack, Some(ack));
             }
+            Ev::ReadStop(c) => self.conns[c as usize].receiver.stop_reading(),
+            Ev::ReadResume(c) => {
+                let conn = &mut self.conns[c as usize];
+                if let Some(update) = conn.receiver.resume_reading()
+                    && let Some(at) =
+                        conn.path.transmit(Direction::Reverse, now, &mut conn.delay_rev, &mut conn.loss_rev)
+                {
+                    sched.at(at, Ev::ToClient(c, update));
+                }
+            }
         }
     }
 }
@@ -358,9 +401,15 @@ pub fn run_replication(spec: &TcpSpec, job: Job<'_>) -> Result<ReplicationResult
         let id = u64::from(c);
         let start = start::offset(spec.tcp.start_spread, &mut seeds.stream(rep, id, Purpose::Workload));
         sched.at(SimTime::ZERO + start, Ev::Start(c));
+        for stall in spec.tcp.receiver.iter().flat_map(|r| &r.stall) {
+            sched.at(SimTime::ZERO + stall.at, Ev::ReadStop(c));
+            if let Some(end) = stall.end() {
+                sched.at(SimTime::ZERO + end, Ev::ReadResume(c));
+            }
+        }
         conns.push(Conn {
             sender: TcpSender::new(spec.tcp.sender_options(), &spec.rto, supply),
-            receiver: TcpReceiver::new(),
+            receiver: spec.tcp.receiver.as_ref().map_or_else(TcpReceiver::new, |r| TcpReceiver::with_buffer(r.buffer)),
             path: Path::from_spec(path_spec.clone()),
             delay_fwd: seeds.stream(rep, id, Purpose::DelayForward),
             delay_rev: seeds.stream(rep, id, Purpose::DelayReverse),
@@ -381,6 +430,7 @@ pub fn run_replication(spec: &TcpSpec, job: Job<'_>) -> Result<ReplicationResult
     let stats = run(&mut world, &mut sched, budget)?;
     for conn in &mut world.conns {
         conn.tally.rto_held.finish(SimTime::ZERO + horizon);
+        conn.tally.end_zero_window(SimTime::ZERO + horizon);
     }
     Ok(ReplicationResult {
         metrics: metrics(&world, horizon),
@@ -466,6 +516,10 @@ pub(super) fn metrics(world: &TcpWorld<'_>, horizon: SimDuration) -> Vec<MetricV
             k + 1,
             mean_some(&|c| c.tally.recovered[k].map(|d| d.as_secs_f64())),
         ));
+    }
+    if world.spec.tcp.receiver.is_some() {
+        out.push(MetricValue::of(&metrics::ZERO_WINDOW_PROBES, mean(&|c| c.tally.zero_window_probes as f64)));
+        out.push(MetricValue::of(&metrics::ZERO_WINDOW_STALL, mean(&|c| c.tally.zero_window_stall.as_secs_f64())));
     }
     if world.spec.tcp.keepalive.is_some() {
         out.push(MetricValue::of(&metrics::KEEPALIVE_PROBES, mean(&|c| c.tally.keepalive_probes as f64)));

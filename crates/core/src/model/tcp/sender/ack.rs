@@ -8,7 +8,9 @@ impl TcpSender {
     pub fn on_segment(&mut self, now: SimTime, seg: Segment, out: &mut Vec<Action>) {
         match seg {
             Segment::SynAck { tsecr } if self.state == State::SynSent => self.on_syn_ack(now, tsecr, out),
-            Segment::Ack { ack, tsecr } if self.state == State::Established => self.on_ack(now, ack, tsecr, out),
+            Segment::Ack { ack, tsecr, window } if self.state == State::Established => {
+                self.on_ack(now, ack, tsecr, window, out)
+            }
             _ => {}
         }
     }
@@ -40,10 +42,13 @@ impl TcpSender {
         self.try_send(now, out);
     }
 
-    pub(super) fn on_ack(&mut self, now: SimTime, ack: u64, tsecr: SimTime, out: &mut Vec<Action>) {
+    pub(super) fn on_ack(&mut self, now: SimTime, ack: u64, tsecr: SimTime, window: u64, out: &mut Vec<Action>) {
         let ack = ack.min(self.snd_max);
         let advanced = ack > self.snd_una;
-        let dupack = !advanced && ack == self.snd_una && self.outstanding() > 0;
+        let prior_outstanding = self.outstanding();
+        // tcp_ack_update_window: a changed window is FLAG_WIN_UPDATE, never a duplicate.
+        let win_update = self.update_window(ack, window);
+        let dupack = !advanced && ack == self.snd_una && self.outstanding() > 0 && !win_update;
         let mut orig_acked = false;
         if advanced {
             let newly = ack - self.snd_una;
@@ -92,6 +97,7 @@ impl TcpSender {
                 self.rearm_rto(now, probe_pending);
             }
         }
+        self.persist_on_ack(now, prior_outstanding, out);
         if send_new_instead {
             self.frto_send_new(now, out);
         } else {

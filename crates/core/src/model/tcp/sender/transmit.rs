@@ -30,6 +30,7 @@ impl TcpSender {
             self.lost_end = self.snd_max;
             self.push_new(now, out);
         }
+        self.check_probe_timer(now, out);
     }
 
     /// New data as the window and the congestion window allow (`tcp_write_xmit`);
@@ -113,6 +114,7 @@ impl TcpSender {
         match kind {
             TimerKind::Probe => self.send_probe(now, out),
             TimerKind::Rto => self.on_rto(now, out),
+            TimerKind::Probe0 => self.on_probe0(now, out),
         }
     }
 
