@@ -20,6 +20,13 @@ names! {
         Finished = "finished",
         /// A keepalive probe (Linux `tcp_keepalive_timer`).
         Keepalive = "keepalive",
+        /// A peer's SYN reaches a listener (passive open).
+        Syn = "syn",
+        /// A listener's SYN-ACK, first or (`synack_retransmit`) sent again.
+        SynAck = "synack",
+        SynAckRetransmit = "synack_retransmit",
+        /// A listener dropped a request whose SYN-ACKs went unanswered.
+        RequestExpired = "request_expired",
     }
 }
 

@@ -7,11 +7,13 @@ pub mod keepalive;
 pub mod receiver;
 pub mod segment;
 pub mod sender;
+pub mod synack;
 pub mod tlp;
 
 pub use keepalive::{Keepalive, KeepaliveParams};
 pub use receiver::TcpReceiver;
 pub use segment::Segment;
+pub use synack::{RequestSock, SynAckParams};
 pub use sender::{Action, Observation, ObservationKind, SenderOptions, Supply, TcpSender};
 
 #[cfg(test)]

@@ -329,6 +329,7 @@ impl TcpSender {
 }
 
 mod ack;
+mod passive;
 mod transmit;
 
 #[cfg(test)]

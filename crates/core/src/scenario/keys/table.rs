@@ -8,6 +8,7 @@ pub const TABLES: &[Table] = &[
     Table { prefix: "tcp.workload.", keys: WORKLOAD },
     Table { prefix: "tcp.rto.", keys: RTO_CONFIG },
     Table { prefix: "tcp.keepalive.", keys: KEEPALIVE_CONFIG },
+    Table { prefix: "tcp.listen.", keys: LISTEN_CONFIG },
     Table { prefix: "grpc.", keys: GRPC_CONFIG },
     Table { prefix: "grpc.backoff.", keys: GRPC_BACKOFF_CONFIG },
     Table { prefix: "occ.", keys: OCC_CONFIG },
@@ -66,6 +67,12 @@ const TCP_CONFIG: &[Key] = &[
     Key { name: "start_spread", ty: Type::Duration, required: false, default: &[("", "0s")], min: None, max: None, doc: "Connections start at a uniform random time in [0, start_spread)." },
     Key { name: "rto", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "The retransmission timer: profile and overrides." },
     Key { name: "keepalive", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "Linux's keepalive timer (SO_KEEPALIVE); off unless the table is present." },
+    Key { name: "listen", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "A passive open: the simulated end listens and a peer connects; off unless the table is present." },
+];
+
+const LISTEN_CONFIG: &[Key] = &[
+    Key { name: "synack_retries", ty: Type::Integer, required: false, default: &[("", "5")], min: Some(0.0), max: Some(255.0), doc: "tcp_synack_retries (or TCP_SYNCNT on the listener): SYN-ACKs sent again before the request expires." },
+    Key { name: "peer_syn_retries", ty: Type::Integer, required: false, default: &[("", "6")], min: Some(1.0), max: Some(127.0), doc: "The connecting peer's tcp_syn_retries: SYNs it sends again (1 s doubling) before giving up." },
 ];
 
 const KEEPALIVE_CONFIG: &[Key] = &[

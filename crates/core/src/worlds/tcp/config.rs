@@ -40,6 +40,10 @@ pub struct TcpConfig {
     /// Linux's keepalive timer; off unless `[tcp.keepalive]` is present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keepalive: Option<KeepaliveConfig>,
+    /// A passive open: the simulated end listens and the peer connects; off unless
+    /// `[tcp.listen]` is present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listen: Option<super::ListenConfig>,
 }
 
 /// `[tcp.keepalive]`: `SO_KEEPALIVE` on, with `TCP_KEEPIDLE`, `TCP_KEEPINTVL` and
@@ -156,6 +160,12 @@ impl TcpConfig {
         }
         if let Some(keepalive) = &self.keepalive {
             errors.extend_under("keepalive", keepalive.validate());
+        }
+        if let Some(listen) = &self.listen {
+            if !self.handshake {
+                errors.push("handshake", "must be true with [tcp.listen]: a passive open is a handshake");
+            }
+            errors.extend_under("listen", listen.validate());
         }
         errors
     }

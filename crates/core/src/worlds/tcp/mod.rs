@@ -3,11 +3,13 @@
 
 mod config;
 mod estimate;
+mod listen;
 pub mod metrics;
 mod world;
 
 pub use config::*;
 pub use estimate::traced_clients;
+pub use listen::ListenConfig;
 pub use world::run_replication;
 
 use crate::engine::run::EngineError;
