@@ -84,8 +84,13 @@ impl RequestSock {
         self.num_retrans
     }
 
+    /// Timer expiries so far (`req->num_timeout`): the backoff's exponent.
+    pub fn timeouts(&self) -> u32 {
+        self.num_timeout
+    }
+
     /// `tcp_reqsk_timeout`: `req->timeout << num_timeout`, capped at the listener's RTO max.
-    fn timeout(&self) -> SimDuration {
+    pub fn timeout(&self) -> SimDuration {
         // u128 so that a shift past 64 bits saturates instead of wrapping.
         let shifted = u128::from(TIMEOUT_INIT.as_nanos()) << self.num_timeout.min(64);
         SimDuration(shifted.min(u128::from(self.params.rto_max.as_nanos())) as u64)
