@@ -20,7 +20,8 @@ pub fn traced_clients(trace: &crate::worlds::TraceConfig, n: u32) -> f64 {
 /// loss). A steady workload adds its writes. Segments go out while the path is not
 /// blacked out: a transfer at most a window per round trip of the shortest RTT, a
 /// steady workload one per interval. A blackout adds its timer's expiries, the RTO
-/// doubling from 200 ms (Linux's floor). Keepalive adds its runs and probes.
+/// doubling from 200 ms (Linux's floor). Keepalive adds its runs and probes, a passive
+/// open its handshake.
 pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
     let h = horizon.as_secs_f64();
     let rtt = spec.path.rtt_change.iter().map(|c| c.rtt).fold(spec.path.base_rtt, SimDuration::min);
@@ -85,7 +86,11 @@ pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
             .fold(h, f64::min);
         4.0 * (lit_for / idle + dark_probes + 1.0)
     });
-    let per_conn = 4.0 + writes + 4.0 * segments + 3.0 * expiries + keepalive;
+    // A passive open's handshake; a request that expires leaves nothing to send.
+    let (handshake, never) =
+        spec.tcp.listen.as_ref().map_or((0.0, false), |l| super::listen::handshake_events(l, spec));
+    let (segments, expiries) = if never { (0.0, 0.0) } else { (segments, expiries) };
+    let per_conn = 4.0 + handshake + writes + 4.0 * segments + 3.0 * expiries + keepalive;
     let n = f64::from(spec.tcp.clients);
     // Per connection: its state, its segments in flight, and the RTO's time-weighted
     // record (one entry per distinct value, at most one per segment). No more are in

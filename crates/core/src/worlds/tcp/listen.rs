@@ -43,3 +43,25 @@ impl ListenConfig {
         errors
     }
 }
+
+/// What a passive open adds to one connection's events: the peer's SYN and its arrival,
+/// the SYN-ACK and its answer, the ACK, and the runs of the request's and the peer's
+/// timers (the latter finding the handshake done); in each blackout, the SYN-ACKs the
+/// request's timer resends (1 s doubling to the RTO max, `synack_retries` of them) and
+/// the SYNs the peer resends (1 s doubling, `peer_syn_retries`), each with its run.
+/// Also whether the workload never starts: a blackout from the first round trip that
+/// outlasts the request.
+pub(super) fn handshake_events(listen: &ListenConfig, spec: &super::TcpSpec) -> (f64, bool) {
+    let cap = spec.rto.max_rto.as_secs_f64().max(1e-3);
+    let synack = |k: u32| 2f64.powi(k.min(60) as i32).min(cap);
+    let peer = |k: u32| 2f64.powi(k.min(60) as i32);
+    let lifetime: f64 = (0..=listen.synack_retries).map(synack).sum();
+    let mut dark = 0.0;
+    let mut never = false;
+    for b in &spec.path.blackout {
+        dark += 2.0 * crate::worlds::estimate::attempts_within(b.duration, f64::from(listen.synack_retries) + 1.0, synack);
+        dark += 2.0 * crate::worlds::estimate::attempts_within(b.duration, f64::from(listen.peer_syn_retries) + 1.0, peer);
+        never |= b.at <= spec.path.base_rtt && (b.at + b.duration).as_secs_f64() > lifetime;
+    }
+    (8.0 + dark, never)
+}
