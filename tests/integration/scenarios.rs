@@ -199,7 +199,9 @@ fn a_listener_starts_data_at_300ms_or_the_3s_fallback_after_a_lost_syn_ack_and_h
     assert!(close(metric(&s, "synack-lost-no-timestamps", "accept_rto"), 3.0));
     // The first window, lost to the second blackout, waits for the 1 s loss probe and the
     // 3 s RTO without a sample; a 200 ms probe and a 300 ms RTO with one.
-    assert!(metric(&s, "synack-lost-no-timestamps", "transfer_time") > 2.0 * metric(&s, "synack-lost", "transfer_time"));
+    assert!(
+        metric(&s, "synack-lost-no-timestamps", "transfer_time") > 2.0 * metric(&s, "synack-lost", "transfer_time")
+    );
     // syn_ack_recalc: expiry at the (retries + 1)-th run of the timer, 1 + 2 + … + 2^retries s
     // after the SYN: 63 s for tcp_synack_retries 5, 7 s for 2.
     assert!(close(metric(&s, "client-silent", "request_held"), 63.0));

@@ -13,8 +13,8 @@ pub mod tlp;
 pub use keepalive::{Keepalive, KeepaliveParams};
 pub use receiver::TcpReceiver;
 pub use segment::Segment;
-pub use synack::{RequestSock, SynAckParams};
 pub use sender::{Action, Observation, ObservationKind, SenderOptions, Supply, TcpSender};
+pub use synack::{RequestSock, SynAckParams};
 
 #[cfg(test)]
 mod tests;

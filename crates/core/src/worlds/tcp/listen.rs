@@ -59,8 +59,10 @@ pub(super) fn handshake_events(listen: &ListenConfig, spec: &super::TcpSpec) -> 
     let mut dark = 0.0;
     let mut never = false;
     for b in &spec.path.blackout {
-        dark += 2.0 * crate::worlds::estimate::attempts_within(b.duration, f64::from(listen.synack_retries) + 1.0, synack);
-        dark += 2.0 * crate::worlds::estimate::attempts_within(b.duration, f64::from(listen.peer_syn_retries) + 1.0, peer);
+        dark +=
+            2.0 * crate::worlds::estimate::attempts_within(b.duration, f64::from(listen.synack_retries) + 1.0, synack);
+        dark +=
+            2.0 * crate::worlds::estimate::attempts_within(b.duration, f64::from(listen.peer_syn_retries) + 1.0, peer);
         never |= b.at <= spec.path.base_rtt && (b.at + b.duration).as_secs_f64() > lifetime;
     }
     (8.0 + dark, never)

@@ -12,15 +12,15 @@
 //! one, with the same losses and blackouts as data.
 
 use super::{Ev, TcpWorld, trace_row};
-use crate::model::rto::RtoSnapshot;
-use crate::worlds::tcp::metrics;
-use crate::metrics::MetricValue;
 use crate::engine::run::Scheduler;
 use crate::engine::time::{SimDuration, SimTime};
+use crate::metrics::MetricValue;
 use crate::metrics::trace::TraceEvent;
 use crate::model::path::Direction;
+use crate::model::rto::RtoSnapshot;
 use crate::model::tcp::synack::Fire;
 use crate::model::tcp::{RequestSock, SynAckParams};
+use crate::worlds::tcp::metrics;
 
 /// One connection's passive open: the peer's side and the listener's request.
 #[derive(Clone, Debug, Default)]
@@ -195,10 +195,7 @@ pub(super) fn values(world: &TcpWorld<'_>, out: &mut Vec<MetricValue>) {
     ));
     out.push(MetricValue::maybe_of(&metrics::HANDSHAKE_TIME, mean_some(&|p| p.handshake.map(|d| d.as_secs_f64()))));
     out.push(MetricValue::maybe_of(&metrics::ACCEPT_RTO, mean_some(&|p| p.accept_rto.map(|d| d.as_secs_f64()))));
-    out.push(MetricValue::of(
-        &metrics::REQUESTS_EXPIRED,
-        passive().map(|p| f64::from(p.expired)).sum::<f64>() / n,
-    ));
+    out.push(MetricValue::of(&metrics::REQUESTS_EXPIRED, passive().map(|p| f64::from(p.expired)).sum::<f64>() / n));
     out.push(MetricValue::maybe_of(&metrics::REQUEST_HELD, mean_some(&|p| p.held.map(|d| d.as_secs_f64()))));
 }
 
