@@ -266,10 +266,11 @@ mod tests {
 
     #[test]
     fn a_lost_syn_ack_without_timestamps_starts_data_at_the_3s_fallback() {
-        // reqsk_timer_handler resends at 1.05 s; the ACK comes at 1.15 s. num_retrans is
-        // 1, so tcp_synack_rtt_meas has no sample and no TSecr stands in: tcp_init_metrics
-        // sets icsk_rto = TCP_TIMEOUT_FALLBACK (3 s; RFC 6298 5.7), as
-        // init_rto_passive_open.pkt expects of the passive side.
+        // reqsk_timer_handler resends 1 s after the SYN, at 1.05 s, as the opening of
+        // packetdrill's init_rto/init_rto_passive_open.pkt expects (its 405 ms tolerance
+        // is for the old 200 ms TCP_SYNQ_INTERVAL); the ACK comes at 1.15 s. num_retrans
+        // is 1, so tcp_synack_rtt_meas has no sample and no TSecr stands in:
+        // tcp_init_metrics sets icsk_rto = TCP_TIMEOUT_FALLBACK (3 s; RFC 6298 5.7).
         let r = run_with(&format!("rto.timestamps = false\n{SYNACK_LOST}"));
         assert_eq!(times(&r, TraceEvent::SynAck), [ms(50)]);
         assert_eq!(times(&r, TraceEvent::SynAckRetransmit), [ms(1050)]);
