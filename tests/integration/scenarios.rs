@@ -184,6 +184,37 @@ fn keepalive_notices_a_dead_peer_after_two_hours_by_default_and_half_a_minute_wh
 }
 
 #[test]
+fn a_listener_starts_data_at_300ms_or_the_3s_fallback_after_a_lost_syn_ack_and_holds_a_silent_request_63s() {
+    let (_t, dir) = run_scenario("tcp-synack", &[]);
+    let s = summary(&dir);
+    // reqsk_timer_handler resends the SYN-ACK lost at 0.05 s at 1.05 s; the ACK arrives
+    // at 1.15 s. With timestamps its TSecr gives a 100 ms sample (tcp_ack_update_rtt):
+    // RTO 100 + max(4 * 50, 200) ms. Without, tcp_synack_rtt_meas refuses the resent
+    // SYN-ACK and tcp_init_metrics sets TCP_TIMEOUT_FALLBACK.
+    for v in ["synack-lost", "synack-lost-no-timestamps"] {
+        assert_eq!(metric(&s, v, "synack_retransmissions"), 1.0, "{v}");
+        assert!(close(metric(&s, v, "handshake_time"), 1.1), "{v}");
+    }
+    assert!(close(metric(&s, "synack-lost", "accept_rto"), 0.3));
+    assert!(close(metric(&s, "synack-lost-no-timestamps", "accept_rto"), 3.0));
+    // The first window, lost to the second blackout, waits for the 1 s loss probe and the
+    // 3 s RTO without a sample; a 200 ms probe and a 300 ms RTO with one.
+    assert!(
+        metric(&s, "synack-lost-no-timestamps", "transfer_time") > 2.0 * metric(&s, "synack-lost", "transfer_time")
+    );
+    // syn_ack_recalc: expiry at the (retries + 1)-th run of the timer, 1 + 2 + … + 2^retries s
+    // after the SYN: 63 s for tcp_synack_retries 5, 7 s for 2.
+    assert!(close(metric(&s, "client-silent", "request_held"), 63.0));
+    assert_eq!(metric(&s, "client-silent", "synack_retransmissions"), 5.0);
+    assert!(close(metric(&s, "client-silent-2-retries", "request_held"), 7.0));
+    assert_eq!(metric(&s, "client-silent-2-retries", "synack_retransmissions"), 2.0);
+    for v in ["client-silent", "client-silent-2-retries"] {
+        assert_eq!(metric(&s, v, "requests_expired"), 1.0, "{v}");
+        assert_eq!(metric(&s, v, "finished"), 0.0, "{v}");
+    }
+}
+
+#[test]
 fn user_timeout_30s_aborts_30_seconds_after_the_first_retransmission_not_after_retries2() {
     let (_t, dir) = run_scenario("tcp-user-timeout", &[]);
     let s = summary(&dir);

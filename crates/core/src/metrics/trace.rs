@@ -26,6 +26,13 @@ names! {
         WindowProbe = "window_probe",
         /// The window reopened after a zero-window stall.
         WindowOpen = "window_open",
+        /// A peer's SYN reaches a listener (passive open).
+        Syn = "syn",
+        /// A listener's SYN-ACK, first or (`synack_retransmit`) sent again.
+        SynAck = "synack",
+        SynAckRetransmit = "synack_retransmit",
+        /// A listener dropped a request whose SYN-ACKs went unanswered.
+        RequestExpired = "request_expired",
     }
 }
 

@@ -150,6 +150,15 @@ impl RtoEstimator {
         }
     }
 
+    /// A passive open's SYN-ACK timer expired before the handshake completed: RFC 6298
+    /// (5.7)'s "timer expired awaiting the ACK of a SYN segment" for the RFC profile.
+    /// Linux keys its fallback on having no sample instead (`tcp_init_metrics`).
+    pub fn on_handshake_timed_out(&mut self) {
+        if let RtoEstimator::Rfc6298(e) = self {
+            e.on_handshake_timed_out();
+        }
+    }
+
     pub fn snapshot(&self) -> RtoSnapshot {
         match self {
             RtoEstimator::Rfc6298(e) => e.snapshot(),

@@ -161,6 +161,10 @@ impl Rfc6298 {
         }
     }
 
+    pub fn on_handshake_timed_out(&mut self) {
+        self.syn_timed_out = true;
+    }
+
     pub fn on_established(&mut self) {
         if self.established {
             return;

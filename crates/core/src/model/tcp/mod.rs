@@ -8,12 +8,14 @@ pub mod persist;
 pub mod receiver;
 pub mod segment;
 pub mod sender;
+pub mod synack;
 pub mod tlp;
 
 pub use keepalive::{Keepalive, KeepaliveParams};
 pub use receiver::TcpReceiver;
 pub use segment::Segment;
 pub use sender::{Action, Observation, ObservationKind, SenderOptions, Supply, TcpSender};
+pub use synack::{RequestSock, SynAckParams};
 
 #[cfg(test)]
 mod tests;

@@ -352,6 +352,7 @@ impl TcpSender {
 }
 
 mod ack;
+mod passive;
 mod transmit;
 mod zero_window;
 

@@ -396,3 +396,35 @@ jobs.retry = { max_attempts = "none", deadline = "30min" }
 "#,
     );
 }
+
+/// A passive open answered at once, after a lost SYN-ACK, and never (the peer dark after
+/// its SYN: the request expires and no data flows), with default and two SYN-ACK retries.
+#[test]
+fn the_tcp_estimate_is_honest_for_a_passive_open_answered_late_and_never() {
+    honest(
+        r#"
+name = "t"
+description = "d"
+horizon = "5min"
+[tcp]
+clients = 10
+workload = { kind = "transfer", segments = 20 }
+rto.profile = "linux"
+listen = {}
+[path]
+base_rtt = "100ms"
+[[variant]]
+name = "clean"
+[[variant]]
+name = "synack-lost"
+path.blackout = [{ at = "10ms", duration = "1030ms" }]
+[[variant]]
+name = "peer-dark"
+path.blackout = [{ at = "10ms", duration = "1h" }]
+[[variant]]
+name = "peer-dark-two-retries"
+tcp.listen.synack_retries = 2
+path.blackout = [{ at = "10ms", duration = "1h" }]
+"#,
+    );
+}

@@ -10,6 +10,7 @@ pub const TABLES: &[Table] = &[
     Table { prefix: "tcp.keepalive.", keys: KEEPALIVE_CONFIG },
     Table { prefix: "tcp.receiver.", keys: RECEIVER_CONFIG },
     Table { prefix: "tcp.receiver.stall[].", keys: STALL },
+    Table { prefix: "tcp.listen.", keys: LISTEN_CONFIG },
     Table { prefix: "grpc.", keys: GRPC_CONFIG },
     Table { prefix: "grpc.backoff.", keys: GRPC_BACKOFF_CONFIG },
     Table { prefix: "occ.", keys: OCC_CONFIG },
@@ -79,6 +80,12 @@ const RECEIVER_CONFIG: &[Key] = &[
 const STALL: &[Key] = &[
     Key { name: "at", ty: Type::Duration, required: true, default: &[], min: None, max: None, doc: "When the application stops reading." },
     Key { name: "duration", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "How long until it reads again (and empties the buffer); left out, it never does." },
+    Key { name: "listen", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "A passive open: the simulated end listens and a peer connects; off unless the table is present." },
+];
+
+const LISTEN_CONFIG: &[Key] = &[
+    Key { name: "synack_retries", ty: Type::Integer, required: false, default: &[("", "5")], min: Some(0.0), max: Some(255.0), doc: "tcp_synack_retries (or TCP_SYNCNT on the listener): SYN-ACKs sent again before the request expires." },
+    Key { name: "peer_syn_retries", ty: Type::Integer, required: false, default: &[("", "6")], min: Some(1.0), max: Some(127.0), doc: "The connecting peer's tcp_syn_retries: SYNs it sends again (1 s doubling) before giving up." },
 ];
 
 const KEEPALIVE_CONFIG: &[Key] = &[

@@ -44,6 +44,10 @@ pub struct TcpConfig {
     /// never limits the window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver: Option<super::reader::ReceiverConfig>,
+    /// A passive open: the simulated end listens and the peer connects; off unless
+    /// `[tcp.listen]` is present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listen: Option<super::ListenConfig>,
 }
 
 /// `[tcp.keepalive]`: `SO_KEEPALIVE` on, with `TCP_KEEPIDLE`, `TCP_KEEPINTVL` and
@@ -163,6 +167,12 @@ impl TcpConfig {
         }
         if let Some(receiver) = &self.receiver {
             errors.extend_under("receiver", receiver.validate());
+        }
+        if let Some(listen) = &self.listen {
+            if !self.handshake {
+                errors.push("handshake", "must be true with [tcp.listen]: a passive open is a handshake");
+            }
+            errors.extend_under("listen", listen.validate());
         }
         errors
     }

@@ -21,7 +21,7 @@ pub fn traced_clients(trace: &crate::worlds::TraceConfig, n: u32) -> f64 {
 /// blacked out: a transfer at most a window per round trip of the shortest RTT, a
 /// steady workload one per interval. A blackout adds its timer's expiries, the RTO
 /// doubling from 200 ms (Linux's floor). Keepalive adds its runs and probes, a reader's
-/// stalls their zero-window probes.
+/// stalls their zero-window probes, a passive open its handshake.
 pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
     let h = horizon.as_secs_f64();
     let rtt = spec.path.rtt_change.iter().map(|c| c.rtt).fold(spec.path.base_rtt, SimDuration::min);
@@ -106,7 +106,11 @@ pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
             })
             .sum()
     });
-    let per_conn = 4.0 + writes + 4.0 * segments + 3.0 * expiries + keepalive + 4.0 * probes;
+    // A passive open's handshake; a request that expires leaves nothing to send.
+    let (handshake, never) =
+        spec.tcp.listen.as_ref().map_or((0.0, false), |l| super::listen::handshake_events(l, spec));
+    let (segments, expiries) = if never { (0.0, 0.0) } else { (segments, expiries) };
+    let per_conn = 4.0 + handshake + writes + 4.0 * segments + 3.0 * expiries + keepalive + 4.0 * probes;
     let n = f64::from(spec.tcp.clients);
     // Per connection: its state, its segments in flight, and the RTO's time-weighted
     // record (one entry per distinct value, at most one per segment). No more are in

@@ -49,6 +49,16 @@ entries! {
         "Zero-window probes sent (Linux tcp_send_probe0), answered or not; mean per connection. Written with [tcp.receiver].";
     ZERO_WINDOW_STALL: "zero_window_stall", "Zero-window stall", "s", L, headline,
         "Time the sender spent with the receiver's window closed and data waiting, until it reopened, the connection aborted or the run ended; mean per connection. Written with [tcp.receiver].";
+    SYNACK_RETRANSMISSIONS: "synack_retransmissions", "SYN-ACK retransmissions", "count", L, plain,
+        "SYN-ACKs a listener sent again, on its request timer or for a retransmitted SYN; mean per connection. Written with [tcp.listen].";
+    HANDSHAKE_TIME: "handshake_time", "Passive handshake time", "s", L, headline,
+        "From the peer's first SYN at the listener to the ACK completing the handshake, over the connections accepted. Written with [tcp.listen].";
+    ACCEPT_RTO: "accept_rto", "RTO at accept", "s", N, headline,
+        "The RTO the accepted socket starts its data with (tcp_synack_rtt_meas's sample, or the 3 s fallback); mean over the connections accepted. Written with [tcp.listen].";
+    REQUESTS_EXPIRED: "requests_expired", "Requests expired", "count", L, headline,
+        "Requests the listener dropped after synack_retries unanswered SYN-ACKs; mean per connection. Written with [tcp.listen].";
+    REQUEST_HELD: "request_held", "Half-open request held", "s", N, plain,
+        "From a request's first SYN at the listener to its expiry, over the connections whose request expired. Written with [tcp.listen].";
     RTO_MEAN: "rto_mean", "Mean RTO", "s", N, plain,
         "The timer's value averaged over time; mean per connection.";
     RTO_P50: "rto_p50", "Median RTO", "s", N, plain,

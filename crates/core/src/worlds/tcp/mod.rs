@@ -3,12 +3,14 @@
 
 mod config;
 mod estimate;
+mod listen;
 pub mod metrics;
 mod reader;
 mod world;
 
 pub use config::*;
 pub use estimate::traced_clients;
+pub use listen::ListenConfig;
 pub use reader::{ReceiverConfig, Stall};
 pub use world::run_replication;
 

@@ -15,6 +15,9 @@ use crate::model::tcp::{Action, Keepalive, ObservationKind, Segment, Supply, Tcp
 use crate::worlds::{Job, start};
 use std::sync::Arc;
 
+mod passive;
+use passive::Passive;
+
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Ev {
     Start(u32),
@@ -32,6 +35,16 @@ pub(super) enum Ev {
     ReadStop(u32),
     /// The peer's application reads again.
     ReadResume(u32),
+    /// Passive open (`[tcp.listen]`): the peer sends its SYN, first or again.
+    PeerSyn(u32),
+    /// The peer's SYN reaches the listener.
+    SynAtListener(u32),
+    /// The listener's request timer runs (`reqsk_timer_handler`).
+    SynAckTimer(u32),
+    /// A SYN-ACK sent at the given time reaches the peer.
+    SynAckAtPeer(u32, SimTime),
+    /// The peer's ACK, echoing the given SYN-ACK timestamp, reaches the listener.
+    AckAtListener(u32, SimTime),
 }
 
 /// What happened to one connection, for the metrics.
@@ -91,6 +104,8 @@ pub(super) struct Conn {
     keepalive: Option<Keepalive>,
     /// Keepalive reset the connection: nothing more is sent or received.
     closed: bool,
+    /// The handshake of a passive open, with `[tcp.listen]`.
+    passive: Option<Passive>,
     tally: Tally,
 }
 
@@ -130,7 +145,10 @@ impl TcpWorld<'_> {
         let conn = &mut self.conns[c as usize];
         // Every change of the RTO happens inside a sender call, and each is followed by
         // this dispatch: reading it here sees every value it takes.
-        conn.tally.rto_held.set(now, conn.sender.snapshot().rto.as_nanos());
+        // A listener's RTO is in force from accept on, not while its request waits.
+        if conn.passive.is_none() || conn.sender.is_established() {
+            conn.tally.rto_held.set(now, conn.sender.snapshot().rto.as_nanos());
+        }
         let timer = conn.sender.timer();
         if timer != conn.armed {
             conn.armed = timer;
@@ -302,7 +320,12 @@ impl World for TcpWorld<'_> {
         | Ev::ProbeToServer(c)
         | Ev::ProbeAnswer(c)
         | Ev::ReadStop(c)
-        | Ev::ReadResume(c)) = event;
+        | Ev::ReadResume(c)
+        | Ev::PeerSyn(c)
+        | Ev::SynAtListener(c)
+        | Ev::SynAckTimer(c)
+        | Ev::SynAckAtPeer(c, _)
+        | Ev::AckAtListener(c, _)) = event;
         // Reset by keepalive: the application's writes fail and the peer's packets meet
         // no socket.
         if self.conns[c as usize].closed {
@@ -310,10 +333,15 @@ impl World for TcpWorld<'_> {
         }
         match event {
             Ev::Start(c) => {
-                self.conns[c as usize].sender.start(now, &mut self.actions);
                 if matches!(self.spec.tcp.workload, Workload::Steady { .. }) {
                     sched.at(now, Ev::AppWrite(c));
                 }
+                // A listener waits for the peer's SYN, and its RTO is in force from accept.
+                if self.spec.tcp.listen.is_some() {
+                    sched.at(now, Ev::PeerSyn(c));
+                    return;
+                }
+                self.conns[c as usize].sender.start(now, &mut self.actions);
                 self.dispatch(c, sched);
             }
             Ev::AppWrite(c) => {
@@ -373,6 +401,11 @@ impl World for TcpWorld<'_> {
                     sched.at(at, Ev::ToClient(c, update));
                 }
             }
+            Ev::PeerSyn(c) => self.peer_syn(c, sched),
+            Ev::SynAtListener(c) => self.syn_at_listener(c, sched),
+            Ev::SynAckTimer(c) => self.synack_timer(c, sched),
+            Ev::SynAckAtPeer(c, tsval) => self.synack_at_peer(c, tsval, sched),
+            Ev::AckAtListener(c, tsecr) => self.ack_at_listener(c, tsecr, sched),
         }
     }
 }
@@ -418,6 +451,7 @@ pub fn run_replication(spec: &TcpSpec, job: Job<'_>) -> Result<ReplicationResult
             armed: None,
             keepalive: None,
             closed: false,
+            passive: spec.tcp.listen.map(|_| Passive::default()),
             tally: Tally {
                 converged: vec![None; changes.len()],
                 recovered: vec![None; blackouts.len()],
@@ -520,6 +554,9 @@ pub(super) fn metrics(world: &TcpWorld<'_>, horizon: SimDuration) -> Vec<MetricV
     if world.spec.tcp.receiver.is_some() {
         out.push(MetricValue::of(&metrics::ZERO_WINDOW_PROBES, mean(&|c| c.tally.zero_window_probes as f64)));
         out.push(MetricValue::of(&metrics::ZERO_WINDOW_STALL, mean(&|c| c.tally.zero_window_stall.as_secs_f64())));
+    }
+    if world.spec.tcp.listen.is_some() {
+        passive::values(world, &mut out);
     }
     if world.spec.tcp.keepalive.is_some() {
         out.push(MetricValue::of(&metrics::KEEPALIVE_PROBES, mean(&|c| c.tally.keepalive_probes as f64)));
