@@ -70,6 +70,7 @@ const TCP_CONFIG: &[Key] = &[
     Key { name: "rto", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "The retransmission timer: profile and overrides." },
     Key { name: "keepalive", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "Linux's keepalive timer (SO_KEEPALIVE); off unless the table is present." },
     Key { name: "receiver", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "The peer's receive buffer and its application's stalls; without it the window is never limited." },
+    Key { name: "listen", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "A passive open: the simulated end listens and a peer connects; off unless the table is present." },
 ];
 
 const RECEIVER_CONFIG: &[Key] = &[
@@ -80,7 +81,6 @@ const RECEIVER_CONFIG: &[Key] = &[
 const STALL: &[Key] = &[
     Key { name: "at", ty: Type::Duration, required: true, default: &[], min: None, max: None, doc: "When the application stops reading." },
     Key { name: "duration", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "How long until it reads again (and empties the buffer); left out, it never does." },
-    Key { name: "listen", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "A passive open: the simulated end listens and a peer connects; off unless the table is present." },
 ];
 
 const LISTEN_CONFIG: &[Key] = &[
