@@ -16,3 +16,5 @@ pub use sender::{Action, Observation, ObservationKind, SenderOptions, Supply, Tc
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_kernel;

@@ -319,11 +319,15 @@ impl TcpSender {
         }
     }
 
-    /// The application writes one more segment (steady supply).
+    /// The application writes one more segment (steady supply). A write sends new data
+    /// only, as the window allows (`tcp_push` -> `tcp_write_xmit`): retransmissions go
+    /// out on ACKs (`tcp_xmit_recovery`) and on the timer, never on a write.
     pub fn app_write(&mut self, now: SimTime, out: &mut Vec<Action>) {
         if self.supply == Supply::Steady {
             self.available += 1;
-            self.try_send(now, out);
+            if self.state == State::Established {
+                self.push_new(now, out);
+            }
         }
     }
 }

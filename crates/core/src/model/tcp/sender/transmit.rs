@@ -55,10 +55,11 @@ impl TcpSender {
     pub(super) fn send_new(&mut self, now: SimTime, kind: ObservationKind, out: &mut Vec<Action>) {
         let seq = self.snd_max;
         self.flight.push_back(TxRecord { first: now, last: now, retransmitted: false });
+        // New data is never marked lost: with segments still awaiting retransmission
+        // (F-RTO's step 2b, or an application write in loss recovery) it goes above
+        // `lost_end`, in flight.
         if self.snd_nxt == self.snd_max {
             self.snd_nxt += 1;
-        }
-        if self.lost_end == self.snd_max {
             self.lost_end += 1;
         }
         self.snd_max += 1;

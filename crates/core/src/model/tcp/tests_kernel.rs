@@ -1,0 +1,102 @@
+//! The sender against Linux's ACK and timer code where the two used to differ, each
+//! time computed by hand from the kernel function named in the test (Linux 6.x,
+//! `net/ipv4/tcp_input.c`, `tcp_output.c`, `tcp_timer.c`, `include/net/tcp.h`).
+
+use super::segment::Segment;
+use super::sender::tests::sent as data;
+use super::sender::{Action, Observation, ObservationKind, SenderOptions, Supply, TcpSender};
+use crate::engine::time::{SimDuration, SimTime};
+use crate::model::rto::{RtoConfig, RtoProfile};
+
+fn ms(v: u64) -> SimTime {
+    SimTime(v * 1_000_000)
+}
+fn dur_ms(v: u64) -> SimDuration {
+    SimDuration::from_millis(v)
+}
+
+fn linux(sets: &[(&str, &str)], handshake: bool) -> TcpSender {
+    let opts = SenderOptions { handshake, window: 10, segment_size: 1000, fast_retransmit: true };
+    TcpSender::new(opts, &RtoConfig::with_pairs(RtoProfile::Linux, sets).resolve().unwrap(), Supply::Steady)
+}
+
+fn on(s: &mut TcpSender, at: SimTime, seg: Segment) -> Vec<Action> {
+    let mut out = Vec::new();
+    s.on_segment(at, seg, &mut out);
+    out
+}
+
+fn ack(s: &mut TcpSender, at: SimTime, ack: u64, tsecr: SimTime) -> Vec<Action> {
+    on(s, at, Segment::Ack { ack, tsecr })
+}
+
+fn write(s: &mut TcpSender, at: SimTime) -> Vec<Action> {
+    let mut out = Vec::new();
+    s.app_write(at, &mut out);
+    out
+}
+
+fn fire(s: &mut TcpSender) -> (SimTime, Vec<Action>) {
+    let at = s.timer().expect("a timer is running");
+    let mut out = Vec::new();
+    s.on_timer(at, &mut out);
+    (at, out)
+}
+
+fn kinds(out: &[Action]) -> Vec<ObservationKind> {
+    out.iter()
+        .filter_map(|a| match a {
+            Action::Observe(Observation { kind, .. }) => Some(*kind),
+            Action::Transmit(_) => None,
+        })
+        .collect()
+}
+
+// ---- An RTT step under an application that keeps writing ------------------------------
+
+#[test]
+fn rtt_step_50_to_600ms_with_writes_every_20ms_takes_one_timeout_that_frto_undoes() {
+    // tcp_write_xmit sends new data only: an application write in TCP_CA_Loss retransmits
+    // nothing (retransmissions go out from tcp_xmit_recovery on ACKs and from
+    // tcp_retransmit_timer). tcp_process_loss then sees segment 2's original ACKed:
+    // FLAG_ORIG_SACK_ACKED, tcp_try_undo_loss(sk, true), LINUX_MIB_TCPSPURIOUSRTOS.
+    let mut s = linux(&[("timestamps", "false"), ("tlp", "false")], false);
+    s.start(ms(0), &mut Vec::new());
+    write(&mut s, ms(0));
+    // A 50 ms sample (tcp_rtt_estimator, first measure): srtt_us = 400000, mdev_us =
+    // 100000, rttvar_us = max(mdev_us, tcp_rto_min_us) = 200000; RTO = 50000 + 200000 µs
+    // = 62.5 jiffies at HZ 250, 63 jiffies = 252 ms.
+    ack(&mut s, ms(50), 1, ms(0));
+    assert_eq!(s.snapshot().rto, dur_ms(252));
+    // The RTT is now 600 ms. Writes every 20 ms from 60 ms: segment k leaves at 40 + 20k
+    // ms until the window (10) is full at segment 10 (240 ms). The timer starts with
+    // segment 1: 60 + 252 = 312 ms.
+    for t in (60..=300).step_by(20) {
+        write(&mut s, ms(t));
+    }
+    let (at, out) = fire(&mut s);
+    assert_eq!((at, data(&out)), (ms(312), vec![(1, true)]));
+    assert_eq!(s.snapshot().rto, dur_ms(504)); // icsk_rto << 1
+    for t in (320..=640).step_by(20) {
+        assert!(data(&write(&mut s, ms(t))).is_empty());
+    }
+    // 660 ms: segment 1's original is ACKed. It was retransmitted: no sample (Karn,
+    // FLAG_RETRANS_DATA_ACKED). F-RTO step 2b: new data, segment 11.
+    let out = ack(&mut s, ms(660), 2, SimTime::ZERO);
+    assert_eq!(data(&out), [(11, false)]);
+    // The write due at 660 ms finds the window full: nothing, in particular no
+    // retransmission of segment 2 that would spoil the undo below.
+    assert!(data(&write(&mut s, ms(660))).is_empty());
+    // 680 ms: segment 2 (sent at 80 ms, never retransmitted) is ACKed: the timeout was
+    // spurious. Its 600 ms sample: m = 600000 − 50000 = 550000, srtt_us = 950000;
+    // mdev_us = 100000 + 550000 − 25000 = 625000 = mdev_max = rttvar_us. RTO = 118750 +
+    // 625000 = 743750 µs = 185.9 jiffies -> 186 = 744 ms, backoff cleared, re-armed from
+    // 680 ms; segment 12 fits the window again.
+    let out = ack(&mut s, ms(680), 3, SimTime::ZERO);
+    let k = kinds(&out);
+    assert!(k.contains(&ObservationKind::Sample { rtt: dur_ms(600) }), "{k:?}");
+    assert!(k.contains(&ObservationKind::SpuriousTimeout), "{k:?}");
+    assert_eq!(data(&out), [(12, false)]);
+    assert_eq!((s.snapshot().rto, s.snapshot().backoffs), (dur_ms(744), 0));
+    assert_eq!(s.timer(), Some(ms(1424)));
+}
