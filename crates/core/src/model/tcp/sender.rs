@@ -21,7 +21,7 @@ use super::frto::{self, LossAck, Verdict};
 use super::segment::Segment;
 use super::tlp::{self, Probe};
 use crate::engine::time::{SimDuration, SimTime};
-use crate::model::rto::{Phase, RtoEstimator, RtoParams, RtoSnapshot, SeqInfo};
+use crate::model::rto::{Phase, RtoEstimator, RtoParams, RtoProfile, RtoSnapshot, SeqInfo};
 
 /// What the sender wants done or reports, in the order it happened.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -100,3 +100,57 @@ fn rtt_step_50_to_600ms_with_writes_every_20ms_takes_one_timeout_that_frto_undoe
     assert_eq!((s.snapshot().rto, s.snapshot().backoffs), (dur_ms(744), 0));
     assert_eq!(s.timer(), Some(ms(1424)));
 }
+
+// ---- RTT samples from the timestamp echo --------------------------------------------------
+
+fn us(v: u64) -> SimTime {
+    SimTime(v * 1_000)
+}
+
+#[test]
+fn a_retransmitted_syn_is_timed_from_tsecr_on_the_1ms_timestamp_clock() {
+    // tcp_clean_rtx_queue finds the SYN retransmitted (FLAG_RETRANS_DATA_ACKED: no
+    // seq_rtt_us), so tcp_ack_update_rtt falls back to tcp_rtt_tsopt_us: TSval 1000 ms
+    // echoed, the ACK at 1100.7 ms reads 1100 on the ms clock, delta 100 ms. RTO =
+    // 100000 + 200000 µs = 75 jiffies = 300 ms (from the exact 100.7 ms it would be
+    // 302100 µs, 76 jiffies, 304 ms).
+    let mut s = linux(&[], true);
+    s.start(ms(0), &mut Vec::new());
+    let (at, _) = fire(&mut s);
+    assert_eq!(at, ms(1000)); // TCP_TIMEOUT_INIT; a linear SYN timeout
+    let out = on(&mut s, us(1_100_700), Segment::SynAck { tsecr: ms(1000) });
+    assert!(kinds(&out).contains(&ObservationKind::Sample { rtt: dur_ms(100) }), "{out:?}");
+    assert_eq!(s.snapshot().rto, dur_ms(300));
+}
+
+#[test]
+fn a_syn_sent_once_is_timed_from_its_send_time_in_microseconds() {
+    // tcp_ack_update_rtt: "Prefer RTT measured from ACK's timing to TS-ECR": the SYN was
+    // not retransmitted, so seq_rtt_us = tcp_stamp_us_delta(now, its send time) =
+    // 100700 µs. RTO = 100700 + 201400 = 302100 µs = 75.5 jiffies -> 76 = 304 ms.
+    let mut s = linux(&[], true);
+    s.start(ms(0), &mut Vec::new());
+    let out = on(&mut s, us(100_700), Segment::SynAck { tsecr: ms(0) });
+    assert!(kinds(&out).contains(&ObservationKind::Sample { rtt: SimDuration::from_micros(100_700) }), "{out:?}");
+    assert_eq!(s.snapshot().rto, dur_ms(304));
+}
+
+#[test]
+fn an_ack_of_retransmitted_data_is_timed_from_tsecr_in_whole_milliseconds() {
+    // Segment 0 sent at 0, ACKed at 100 ms: RTO 300 ms. Segment 1 at 200 ms times out
+    // at 500 ms (RTO 600 ms) and is retransmitted; the retransmission's ACK at 600.5 ms
+    // echoes TSval 500. FLAG_RETRANS_DATA_ACKED rules out the send-time sample;
+    // tcp_rtt_tsopt_us gives 600 − 500 = 100 ms (not 100.5). tcp_rtt_estimator: m = 0,
+    // srtt_us stays 800000, mdev_us = 200000 − 50000 = 150000, rttvar_us 200000: RTO =
+    // 300000 µs = 300 ms, backoff cleared (100.5 ms would give 300062 µs, 304 ms).
+    let mut s = linux(&[("tlp", "false")], false);
+    s.start(ms(0), &mut Vec::new());
+    write(&mut s, ms(0));
+    ack(&mut s, ms(100), 1, ms(0));
+    write(&mut s, ms(200));
+    let (at, out) = fire(&mut s);
+    assert_eq!((at, data(&out)), (ms(500), vec![(1, true)]));
+    let out = ack(&mut s, us(600_500), 2, ms(500));
+    assert!(kinds(&out).contains(&ObservationKind::Sample { rtt: dur_ms(100) }), "{out:?}");
+    assert_eq!((s.snapshot().rto, s.snapshot().backoffs), (dur_ms(300), 0));
+}

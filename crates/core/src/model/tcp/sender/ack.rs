@@ -15,8 +15,12 @@ impl TcpSender {
 
     pub(super) fn on_syn_ack(&mut self, now: SimTime, tsecr: SimTime, out: &mut Vec<Action>) {
         self.observe(ObservationKind::Ack { ack: 0 }, out);
-        let rtt = if self.params().timestamps {
-            Some(now.saturating_since(tsecr))
+        let rtt = if self.params().timestamps && self.linux() && !self.syn_retransmitted {
+            // tcp_ack_update_rtt prefers the SYN's own send time to TS-ECR ("Prefer RTT
+            // measured from ACK's timing to TS-ECR") while it was sent once.
+            Some(now - self.syn_first)
+        } else if self.params().timestamps {
+            Some(self.ts_sample(now, tsecr))
         } else if !self.syn_retransmitted {
             Some(now - self.syn_first)
         } else if !self.params().karn {
@@ -193,23 +197,42 @@ impl TcpSender {
         }
     }
 
+    fn linux(&self) -> bool {
+        self.params().profile == RtoProfile::Linux
+    }
+
+    /// An RTT measured from the timestamp echo. RFC 7323 (4.1) exactly; Linux's
+    /// `tcp_rtt_tsopt_us` on its 1 ms timestamp clock (`TCP_TS_HZ` = 1000: TSval is the
+    /// send time truncated to ms, `tcp_time_stamp_ts` the ACK's), a zero delta counting as
+    /// 1 ms (`tcp_rtt_tsopt_us(tp, 1)` in `tcp_ack_update_rtt`).
+    pub(super) fn ts_sample(&self, now: SimTime, tsecr: SimTime) -> SimDuration {
+        if !self.linux() {
+            return now.saturating_since(tsecr);
+        }
+        let ticks = (now.0 / 1_000_000).saturating_sub(tsecr.0 / 1_000_000);
+        SimDuration::from_millis(ticks.max(1))
+    }
+
     /// The RTT sample this ACK yields, if any, under the sampling rule in force.
     pub(super) fn sample_for(&mut self, now: SimTime, ack: u64, tsecr: SimTime) -> Option<SimDuration> {
         let p = self.params();
-        if p.timestamps {
+        if p.timestamps && !(p.sample_every_ack && self.linux()) {
             // RFC 7323 (4.1) / RFC 6298 (3): with timestamps every ACK of new data is a
             // valid sample, retransmitted or not, since the echo names the copy.
-            return Some(now.saturating_since(tsecr));
+            return Some(self.ts_sample(now, tsecr));
         }
         if p.sample_every_ack {
-            // Linux tcp_clean_rtx_queue / tcp_ack_update_rtt without timestamps: from the
-            // oldest newly acknowledged segment, unless any segment this ACK covers was
-            // retransmitted (FLAG_RETRANS_DATA_ACKED: Karn).
+            // Linux tcp_clean_rtx_queue / tcp_ack_update_rtt: from the oldest newly
+            // acknowledged segment's send time, unless any segment this ACK covers was
+            // retransmitted (FLAG_RETRANS_DATA_ACKED: Karn); then from TS-ECR if
+            // timestamps are on ("Prefer RTT measured from ACK's timing to TS-ECR").
             let newly = (ack - self.snd_una) as usize;
             let acked = self.flight.iter().take(newly);
             let oldest = self.flight[0];
             return if acked.clone().all(|r| !r.retransmitted) {
                 Some(now - oldest.first)
+            } else if p.timestamps {
+                Some(self.ts_sample(now, tsecr))
             } else if !p.karn {
                 Some(now - oldest.last)
             } else {
