@@ -21,9 +21,12 @@ pub enum Segment {
         tsval: SimTime,
         retransmit: bool,
     },
-    /// Cumulative acknowledgment: every segment below `ack` has arrived.
+    /// Cumulative acknowledgment: every segment below `ack` has arrived. `sack` is the
+    /// segment whose arrival above a hole triggered it, the one a SACK receiver puts in
+    /// its first block (RFC 2018 section 4); `None` for an in-order or duplicate arrival.
     Ack {
         ack: u64,
         tsecr: SimTime,
+        sack: Option<u64>,
     },
 }

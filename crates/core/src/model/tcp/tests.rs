@@ -21,7 +21,7 @@ fn sender(profile: RtoProfile, sets: &[(&str, &str)], window: u32, supply: Suppl
 
 fn ack(s: &mut TcpSender, at: SimTime, ack: u64, tsecr: SimTime) -> Vec<Action> {
     let mut out = Vec::new();
-    s.on_segment(at, Segment::Ack { ack, tsecr }, &mut out);
+    s.on_segment(at, Segment::Ack { ack, tsecr, sack: None }, &mut out);
     out
 }
 

@@ -27,7 +27,7 @@ fn on(s: &mut TcpSender, at: SimTime, seg: Segment) -> Vec<Action> {
 }
 
 fn ack(s: &mut TcpSender, at: SimTime, ack: u64, tsecr: SimTime) -> Vec<Action> {
-    on(s, at, Segment::Ack { ack, tsecr })
+    on(s, at, Segment::Ack { ack, tsecr, sack: None })
 }
 
 fn write(s: &mut TcpSender, at: SimTime) -> Vec<Action> {
@@ -153,4 +153,63 @@ fn an_ack_of_retransmitted_data_is_timed_from_tsecr_in_whole_milliseconds() {
     let out = ack(&mut s, us(600_500), 2, ms(500));
     assert!(kinds(&out).contains(&ObservationKind::Sample { rtt: dur_ms(100) }), "{out:?}");
     assert_eq!((s.snapshot().rto, s.snapshot().backoffs), (dur_ms(300), 0));
+}
+
+// ---- After a blackout, without timestamps ---------------------------------------------------
+
+#[test]
+fn after_a_blackout_the_sack_of_frto_new_data_clears_the_backoff_one_rtt_after_the_first_new_ack() {
+    // Linux without timestamps. Segment 0 is ACKed at 100 ms (RTO 300 ms); segments 1..3,
+    // written at 200, 300 and 400 ms, are lost in a blackout, and so are the timeout
+    // retransmissions at 500 and 1100 ms. The third, at 2300 ms, gets through.
+    let mut s = linux(&[("timestamps", "false"), ("tlp", "false")], false);
+    s.start(ms(0), &mut Vec::new());
+    write(&mut s, ms(0));
+    ack(&mut s, ms(100), 1, SimTime::ZERO);
+    for t in [200, 300, 400] {
+        write(&mut s, ms(t));
+    }
+    for (due, rto) in [(500, 600), (1100, 1200), (2300, 2400)] {
+        let (at, out) = fire(&mut s);
+        assert_eq!((at, data(&out), s.snapshot().rto), (ms(due), vec![(1, true)], dur_ms(rto)));
+        if due == 500 {
+            // Segment 4, written at 1000 ms, waits: cwnd is 1 in loss recovery.
+            assert!(data(&write(&mut s, ms(1000))).is_empty());
+        }
+    }
+    // 2400 ms: the retransmission's ACK. Karn: no sample (FLAG_RETRANS_DATA_ACKED), the
+    // backoff (3) stays; tcp_rearm_rto from now: 2400 + 2400 ms. F-RTO step 2b sends
+    // segment 4.
+    let out = ack(&mut s, ms(2400), 2, SimTime::ZERO);
+    assert_eq!(data(&out), [(4, false)], "{out:?}");
+    assert_eq!((s.snapshot().backoffs, s.timer()), (3, Some(ms(4800))));
+    // 2500 ms: segment 4 arrives above the hole; the duplicate ACK SACKs it. It was never
+    // retransmitted: tcp_sacktag_one keeps its send time (first_sackt), and with no
+    // seq_rtt_us tcp_ack_update_rtt takes sack_rtt_us = 100 ms: icsk_backoff = 0 and
+    // tcp_set_rto gives 100000 + 200000 µs = 300 ms (m = 0: srtt stays, rttvar_us stays
+    // 200000). F-RTO step 3a: the loss was real; segment 2 is retransmitted, and being
+    // the head, tcp_xmit_retransmit_queue re-arms the RTO from now: 2500 + 300 ms.
+    let out = on(&mut s, ms(2500), Segment::Ack { ack: 2, tsecr: SimTime::ZERO, sack: Some(4) });
+    assert!(kinds(&out).contains(&ObservationKind::Sample { rtt: dur_ms(100) }), "{out:?}");
+    assert_eq!((s.snapshot().rto, s.snapshot().backoffs), (dur_ms(300), 0));
+    assert_eq!(data(&out), [(2, true)]);
+    assert_eq!(s.timer(), Some(ms(2800)));
+}
+
+#[test]
+fn a_sack_of_a_retransmitted_segment_gives_no_sample() {
+    // tcp_sacktag_one records first_sackt only for a segment without TCPCB_RETRANS.
+    let mut s = linux(&[("timestamps", "false"), ("tlp", "false")], false);
+    s.start(ms(0), &mut Vec::new());
+    write(&mut s, ms(0));
+    ack(&mut s, ms(100), 1, SimTime::ZERO);
+    write(&mut s, ms(200)); // segment 1
+    write(&mut s, ms(210)); // segment 2
+    fire(&mut s); // 500 ms: segment 1 again, backoff 1
+    let out = on(&mut s, ms(600), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, sack: Some(1) });
+    assert!(!kinds(&out).iter().any(|k| matches!(k, ObservationKind::Sample { .. })), "{out:?}");
+    // Segment 2 (never retransmitted) SACKed: a 400 ms sample from its send time.
+    let out = on(&mut s, ms(610), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, sack: Some(2) });
+    assert!(kinds(&out).contains(&ObservationKind::Sample { rtt: dur_ms(400) }), "{out:?}");
+    assert_eq!(s.snapshot().backoffs, 0);
 }

@@ -8,7 +8,7 @@ impl TcpSender {
     pub fn on_segment(&mut self, now: SimTime, seg: Segment, out: &mut Vec<Action>) {
         match seg {
             Segment::SynAck { tsecr } if self.state == State::SynSent => self.on_syn_ack(now, tsecr, out),
-            Segment::Ack { ack, tsecr } if self.state == State::Established => self.on_ack(now, ack, tsecr, out),
+            Segment::Ack { ack, tsecr, sack } if self.state == State::Established => self.on_ack(now, ack, tsecr, sack, out),
             _ => {}
         }
     }
@@ -44,7 +44,7 @@ impl TcpSender {
         self.try_send(now, out);
     }
 
-    pub(super) fn on_ack(&mut self, now: SimTime, ack: u64, tsecr: SimTime, out: &mut Vec<Action>) {
+    pub(super) fn on_ack(&mut self, now: SimTime, ack: u64, tsecr: SimTime, sack: Option<u64>, out: &mut Vec<Action>) {
         let ack = ack.min(self.snd_max);
         let advanced = ack > self.snd_una;
         let dupack = !advanced && ack == self.snd_una && self.outstanding() > 0;
@@ -57,7 +57,8 @@ impl TcpSender {
             };
             // FLAG_ORIG_SACK_ACKED: a never-retransmitted segment at or below high_seq.
             orig_acked = (self.snd_una..ack).zip(self.flight.iter()).any(|(seq, rec)| !rec.retransmitted && seq < high);
-            let rtt = self.sample_for(now, ack, tsecr);
+            let sack_rtt = self.sack_sample(now, sack);
+            let rtt = self.sample_for(now, ack, tsecr, sack_rtt);
             self.flight.drain(..newly as usize);
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
@@ -73,6 +74,10 @@ impl TcpSender {
             }
         } else {
             self.observe(ObservationKind::Ack { ack }, out);
+            if let Some(rtt) = self.sack_sample(now, sack) {
+                self.rto.on_sample(now, rtt, Some(self.seq_info()));
+                self.observe(ObservationKind::Sample { rtt }, out);
+            }
         }
         if let Some(p) = self.probe
             && p.ended_by(ack, advanced)
@@ -121,6 +126,7 @@ impl TcpSender {
             if self.dupacks == 3 && self.opts.fast_retransmit && self.snd_nxt > self.snd_una {
                 let seq = self.snd_una;
                 self.retransmit(seq, now, out);
+                self.rearm_on_head_retransmit(seq, now);
                 if self.ca == Ca::Open {
                     self.ca = Ca::Recovery { high: self.snd_max };
                 }
@@ -197,7 +203,7 @@ impl TcpSender {
         }
     }
 
-    fn linux(&self) -> bool {
+    pub(super) fn linux(&self) -> bool {
         self.params().profile == RtoProfile::Linux
     }
 
@@ -213,8 +219,30 @@ impl TcpSender {
         SimDuration::from_millis(ticks.max(1))
     }
 
+    /// The RTT sample a duplicate ACK yields from the segment it SACKs, under the linux
+    /// profile: `tcp_sacktag_one` records a newly SACKed segment's send time if it was
+    /// never retransmitted (`first_sackt`), and `tcp_ack_update_rtt` falls back to that
+    /// `sack_rtt_us` when the cumulative ACK gave none (`if (seq_rtt_us < 0) seq_rtt_us
+    /// = sack_rtt_us`). So F-RTO's new data, SACKed above the hole a blackout left, ends
+    /// the backoff one round trip after the retransmission's ACK.
+    pub(super) fn sack_sample(&self, now: SimTime, sack: Option<u64>) -> Option<SimDuration> {
+        let p = self.params();
+        if !self.linux() || !p.sample_every_ack {
+            return None;
+        }
+        let seq = sack.filter(|&s| s >= self.snd_una && s < self.snd_max)?;
+        let rec = self.flight[(seq - self.snd_una) as usize];
+        (!rec.retransmitted).then(|| now.saturating_since(rec.first))
+    }
+
     /// The RTT sample this ACK yields, if any, under the sampling rule in force.
-    pub(super) fn sample_for(&mut self, now: SimTime, ack: u64, tsecr: SimTime) -> Option<SimDuration> {
+    pub(super) fn sample_for(
+        &mut self,
+        now: SimTime,
+        ack: u64,
+        tsecr: SimTime,
+        sack_rtt: Option<SimDuration>,
+    ) -> Option<SimDuration> {
         let p = self.params();
         if p.timestamps && !(p.sample_every_ack && self.linux()) {
             // RFC 7323 (4.1) / RFC 6298 (3): with timestamps every ACK of new data is a
@@ -224,13 +252,16 @@ impl TcpSender {
         if p.sample_every_ack {
             // Linux tcp_clean_rtx_queue / tcp_ack_update_rtt: from the oldest newly
             // acknowledged segment's send time, unless any segment this ACK covers was
-            // retransmitted (FLAG_RETRANS_DATA_ACKED: Karn); then from TS-ECR if
-            // timestamps are on ("Prefer RTT measured from ACK's timing to TS-ECR").
+            // retransmitted (FLAG_RETRANS_DATA_ACKED: Karn); then from the SACKed
+            // segment, then from TS-ECR if timestamps are on ("Prefer RTT measured from
+            // ACK's timing to TS-ECR").
             let newly = (ack - self.snd_una) as usize;
             let acked = self.flight.iter().take(newly);
             let oldest = self.flight[0];
             return if acked.clone().all(|r| !r.retransmitted) {
                 Some(now - oldest.first)
+            } else if sack_rtt.is_some() {
+                sack_rtt
             } else if p.timestamps {
                 Some(self.ts_sample(now, tsecr))
             } else if !p.karn {

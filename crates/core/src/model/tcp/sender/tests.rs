@@ -36,7 +36,7 @@ fn samples(out: &[Action]) -> Vec<SimDuration> {
 
 fn ack(s: &mut TcpSender, at: SimTime, ack: u64, tsecr: SimTime) -> Vec<Action> {
     let mut out = Vec::new();
-    s.on_segment(at, Segment::Ack { ack, tsecr }, &mut out);
+    s.on_segment(at, Segment::Ack { ack, tsecr, sack: None }, &mut out);
     out
 }
 

@@ -19,6 +19,7 @@ impl TcpSender {
         while self.snd_nxt < self.lost_end && self.in_flight() < self.cwnd {
             let seq = self.snd_nxt;
             self.retransmit(seq, now, out);
+            self.rearm_on_head_retransmit(seq, now);
             self.snd_nxt = seq + 1;
             if self.timer.is_none() {
                 self.arm_rto(now); // RFC 6298 (5.1)
@@ -93,6 +94,16 @@ impl TcpSender {
             // Karn the measurement restarts from this copy, the naive choice whose
             // ambiguity Karn's algorithm exists to avoid.
             self.timed = if self.params().karn { None } else { Some((seq, now)) };
+        }
+    }
+
+    /// `tcp_xmit_retransmit_queue`: a retransmission of the head of the queue (on an ACK:
+    /// fast retransmit, or go-back-N after a timeout) restarts the RTO from now with
+    /// `icsk_rto` ("if (skb == rtx_head ...) rearm_timer = true"). Linux only: RFC 6298
+    /// restarts the timer on an ACK of new data (5.3) and on expiry (5.6), not here.
+    pub(super) fn rearm_on_head_retransmit(&mut self, seq: u64, now: SimTime) {
+        if seq == self.snd_una && self.linux() {
+            self.arm_rto(now);
         }
     }
 
