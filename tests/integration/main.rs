@@ -37,5 +37,6 @@ mod scenario_input;
 mod scenarios;
 mod shards;
 mod sweep;
+mod tcp_linux;
 mod terminal;
 mod value_rules;
