@@ -109,6 +109,8 @@ struct TxRecord {
     first: SimTime,
     last: SimTime,
     retransmitted: bool,
+    /// A duplicate ACK reported it received above a hole (TCPCB_SACKED_ACKED).
+    sacked: bool,
 }
 
 /// Sender options that are properties of the TCP stack rather than of the estimator.
@@ -139,6 +141,8 @@ pub struct TcpSender {
     /// restarts at one and grows by one per newly acknowledged segment.
     cwnd: u64,
     flight: VecDeque<TxRecord>,
+    /// Records in `flight` with `sacked` set (`sacked_out`).
+    sacked: u64,
     /// The one segment being timed when sampling once per RTT (RFC 6298 section 3).
     timed: Option<(u64, SimTime)>,
     /// The one timer and what it is for (`icsk_timeout`, `icsk_pending`).
@@ -174,6 +178,7 @@ impl TcpSender {
             snd_max: 0,
             cwnd: u64::from(opts.window),
             flight: VecDeque::new(),
+            sacked: 0,
             timed: None,
             timer: None,
             dupacks: 0,
@@ -233,10 +238,19 @@ impl TcpSender {
     }
 
     /// Segments in the network: outstanding ones less those marked lost and not yet
-    /// retransmitted (`tcp_packets_in_flight` without SACK).
+    /// retransmitted and those SACKed (`tcp_packets_in_flight`: packets_out − (sacked_out
+    /// + lost_out) + retrans_out). A SACKed segment among the lost ones is skipped by
+    /// go-back-N, so it counts once.
     fn in_flight(&self) -> u64 {
         debug_assert!(self.snd_una <= self.snd_nxt && self.snd_nxt <= self.lost_end && self.lost_end <= self.snd_max);
-        self.outstanding() - (self.lost_end - self.snd_nxt)
+        let lost = self.lost_end - self.snd_nxt;
+        if self.sacked == 0 {
+            return self.outstanding() - lost;
+        }
+        let lost_range = (self.snd_nxt - self.snd_una) as usize..(self.lost_end - self.snd_una) as usize;
+        let sacked_elsewhere =
+            self.flight.iter().enumerate().filter(|(i, r)| r.sacked && !lost_range.contains(i)).count() as u64;
+        self.outstanding() - lost - sacked_elsewhere
     }
 
     /// New data is waiting and the window has room for it beyond the highest sent.

@@ -192,24 +192,31 @@ fn after_a_blackout_the_sack_of_frto_new_data_clears_the_backoff_one_rtt_after_t
     let out = on(&mut s, ms(2500), Segment::Ack { ack: 2, tsecr: SimTime::ZERO, sack: Some(4) });
     assert!(kinds(&out).contains(&ObservationKind::Sample { rtt: dur_ms(100) }), "{out:?}");
     assert_eq!((s.snapshot().rto, s.snapshot().backoffs), (dur_ms(300), 0));
-    assert_eq!(data(&out), [(2, true)]);
+    assert_eq!(data(&out), [(2, true), (3, true)]);
     assert_eq!(s.timer(), Some(ms(2800)));
 }
 
 #[test]
 fn a_sack_of_a_retransmitted_segment_gives_no_sample() {
     // tcp_sacktag_one records first_sackt only for a segment without TCPCB_RETRANS.
-    let mut s = linux(&[("timestamps", "false"), ("tlp", "false")], false);
+    // Segment 0 ACKed at 100 ms (SRTT 100 ms, RTO 300 ms); segments 1 and 2 leave at 200
+    // and 210 ms. tcp_schedule_loss_probe: 2·SRTT + 2 ms = 51 jiffies = 204 ms, under
+    // the RTO's 290 ms left (counted from segment 1): the probe resends segment 2 at
+    // 414 ms.
+    let mut s = linux(&[("timestamps", "false")], false);
     s.start(ms(0), &mut Vec::new());
     write(&mut s, ms(0));
     ack(&mut s, ms(100), 1, SimTime::ZERO);
-    write(&mut s, ms(200)); // segment 1
-    write(&mut s, ms(210)); // segment 2
-    fire(&mut s); // 500 ms: segment 1 again, backoff 1
-    let out = on(&mut s, ms(600), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, sack: Some(1) });
+    write(&mut s, ms(200));
+    write(&mut s, ms(210));
+    let (at, out) = fire(&mut s);
+    assert_eq!((at, data(&out)), (ms(414), vec![(2, true)]));
+    write(&mut s, ms(420)); // segment 3, never retransmitted
+    // Segment 1 was lost: segment 2 arrives above the hole and is SACKed. It was
+    // retransmitted, so no sample.
+    let out = on(&mut s, ms(500), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, sack: Some(2) });
     assert!(!kinds(&out).iter().any(|k| matches!(k, ObservationKind::Sample { .. })), "{out:?}");
-    // Segment 2 (never retransmitted) SACKed: a 400 ms sample from its send time.
-    let out = on(&mut s, ms(610), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, sack: Some(2) });
-    assert!(kinds(&out).contains(&ObservationKind::Sample { rtt: dur_ms(400) }), "{out:?}");
-    assert_eq!(s.snapshot().backoffs, 0);
+    // Segment 3's SACK: 520 − 420 = 100 ms from its send time.
+    let out = on(&mut s, ms(520), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, sack: Some(3) });
+    assert!(kinds(&out).contains(&ObservationKind::Sample { rtt: dur_ms(100) }), "{out:?}");
 }

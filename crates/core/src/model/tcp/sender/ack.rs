@@ -59,7 +59,8 @@ impl TcpSender {
             orig_acked = (self.snd_una..ack).zip(self.flight.iter()).any(|(seq, rec)| !rec.retransmitted && seq < high);
             let sack_rtt = self.sack_sample(now, sack);
             let rtt = self.sample_for(now, ack, tsecr, sack_rtt);
-            self.flight.drain(..newly as usize);
+            let gone = self.flight.drain(..newly as usize).filter(|r| r.sacked).count() as u64;
+            self.sacked -= gone;
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
             self.lost_end = self.lost_end.max(self.snd_nxt);
@@ -79,6 +80,7 @@ impl TcpSender {
                 self.observe(ObservationKind::Sample { rtt }, out);
             }
         }
+        self.mark_sacked(sack);
         if let Some(p) = self.probe
             && p.ended_by(ack, advanced)
         {
@@ -219,6 +221,21 @@ impl TcpSender {
         SimDuration::from_millis(ticks.max(1))
     }
 
+    /// Records the segment a duplicate ACK reports received above the hole (linux only:
+    /// the rfc6298 sender has no SACK).
+    pub(super) fn mark_sacked(&mut self, sack: Option<u64>) {
+        if !self.linux() {
+            return;
+        }
+        if let Some(seq) = sack.filter(|&s| s >= self.snd_una && s < self.snd_max) {
+            let rec = &mut self.flight[(seq - self.snd_una) as usize];
+            if !rec.sacked {
+                rec.sacked = true;
+                self.sacked += 1;
+            }
+        }
+    }
+
     /// The RTT sample a duplicate ACK yields from the segment it SACKs, under the linux
     /// profile: `tcp_sacktag_one` records a newly SACKed segment's send time if it was
     /// never retransmitted (`first_sackt`), and `tcp_ack_update_rtt` falls back to that
@@ -232,7 +249,7 @@ impl TcpSender {
         }
         let seq = sack.filter(|&s| s >= self.snd_una && s < self.snd_max)?;
         let rec = self.flight[(seq - self.snd_una) as usize];
-        (!rec.retransmitted).then(|| now.saturating_since(rec.first))
+        (!rec.retransmitted && !rec.sacked).then(|| now.saturating_since(rec.first))
     }
 
     /// The RTT sample this ACK yields, if any, under the sampling rule in force.

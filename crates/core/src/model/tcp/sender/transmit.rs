@@ -18,6 +18,11 @@ impl TcpSender {
         }
         while self.snd_nxt < self.lost_end && self.in_flight() < self.cwnd {
             let seq = self.snd_nxt;
+            if self.flight[(seq - self.snd_una) as usize].sacked {
+                // tcp_xmit_retransmit_queue skips TCPCB_SACKED_ACKED: it has arrived.
+                self.snd_nxt = seq + 1;
+                continue;
+            }
             self.retransmit(seq, now, out);
             self.rearm_on_head_retransmit(seq, now);
             self.snd_nxt = seq + 1;
@@ -55,7 +60,7 @@ impl TcpSender {
     /// Transmits segment `snd_max` for the first time, observed as `kind`.
     pub(super) fn send_new(&mut self, now: SimTime, kind: ObservationKind, out: &mut Vec<Action>) {
         let seq = self.snd_max;
-        self.flight.push_back(TxRecord { first: now, last: now, retransmitted: false });
+        self.flight.push_back(TxRecord { first: now, last: now, retransmitted: false, sacked: false });
         // New data is never marked lost: with segments still awaiting retransmission
         // (F-RTO's step 2b, or an application write in loss recovery) it goes above
         // `lost_end`, in flight.
