@@ -220,3 +220,41 @@ fn a_sack_of_a_retransmitted_segment_gives_no_sample() {
     let out = on(&mut s, ms(520), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, sack: Some(3) });
     assert!(kinds(&out).contains(&ObservationKind::Sample { rtt: dur_ms(100) }), "{out:?}");
 }
+
+#[test]
+fn go_back_n_skips_a_sacked_segment_and_does_not_count_it_in_flight() {
+    // Without F-RTO. Segments 1..4 leave at 200..230 ms; the timeout at 500 ms resends
+    // segment 1 and marks 2..4 lost (tcp_enter_loss), cwnd 1. A duplicate ACK at 510 ms
+    // SACKs segment 3. The retransmission's ACK at 600 ms: cwnd 2, and
+    // tcp_packets_in_flight = packets_out 3 − (sacked_out 1 + lost_out 2) = 0, so
+    // tcp_xmit_retransmit_queue resends 2, skips 3 (TCPCB_SACKED_ACKED) and resends 4.
+    let mut s = linux(&[("timestamps", "false"), ("tlp", "false"), ("frto", "false")], false);
+    s.start(ms(0), &mut Vec::new());
+    write(&mut s, ms(0));
+    ack(&mut s, ms(100), 1, SimTime::ZERO);
+    for t in [200, 210, 220, 230] {
+        write(&mut s, ms(t));
+    }
+    let (at, out) = fire(&mut s);
+    assert_eq!((at, data(&out)), (ms(500), vec![(1, true)]));
+    let out = on(&mut s, ms(510), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, sack: Some(3) });
+    assert!(data(&out).is_empty(), "{out:?}");
+    let out = ack(&mut s, ms(600), 2, SimTime::ZERO);
+    assert_eq!(data(&out), [(2, true), (4, true)]);
+}
+
+#[test]
+fn frto_reads_a_sack_of_an_original_segment_below_high_seq_as_a_spurious_timeout() {
+    // tcp_sacktag_one: a never-retransmitted segment newly SACKed at or below high_seq
+    // sets FLAG_ORIG_SACK_ACKED; tcp_process_loss step 3b undoes the timeout at once.
+    let mut s = linux(&[("timestamps", "false"), ("tlp", "false")], false);
+    s.start(ms(0), &mut Vec::new());
+    write(&mut s, ms(0));
+    ack(&mut s, ms(100), 1, SimTime::ZERO);
+    for t in [200, 210, 220, 230] {
+        write(&mut s, ms(t));
+    }
+    fire(&mut s); // 500 ms: segment 1 resent, high_seq = 5
+    let out = on(&mut s, ms(510), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, sack: Some(3) });
+    assert!(kinds(&out).contains(&ObservationKind::SpuriousTimeout), "{out:?}");
+}

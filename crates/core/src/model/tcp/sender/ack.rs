@@ -80,7 +80,7 @@ impl TcpSender {
                 self.observe(ObservationKind::Sample { rtt }, out);
             }
         }
-        self.mark_sacked(sack);
+        orig_acked |= self.mark_sacked(sack);
         if let Some(p) = self.probe
             && p.ended_by(ack, advanced)
         {
@@ -222,18 +222,24 @@ impl TcpSender {
     }
 
     /// Records the segment a duplicate ACK reports received above the hole (linux only:
-    /// the rfc6298 sender has no SACK).
-    pub(super) fn mark_sacked(&mut self, sack: Option<u64>) {
-        if !self.linux() {
-            return;
+    /// the rfc6298 sender has no SACK). Returns whether it newly SACKed a segment never
+    /// retransmitted below `high_seq`: `tcp_sacktag_one`'s FLAG_ORIG_SACK_ACKED, which
+    /// F-RTO's step 3b reads as for a cumulative ACK.
+    pub(super) fn mark_sacked(&mut self, sack: Option<u64>) -> bool {
+        let Some(seq) = sack.filter(|&s| self.linux() && s >= self.snd_una && s < self.snd_max) else {
+            return false;
+        };
+        let high = match self.ca {
+            Ca::Loss { high, .. } => high,
+            _ => 0,
+        };
+        let rec = &mut self.flight[(seq - self.snd_una) as usize];
+        if rec.sacked {
+            return false;
         }
-        if let Some(seq) = sack.filter(|&s| s >= self.snd_una && s < self.snd_max) {
-            let rec = &mut self.flight[(seq - self.snd_una) as usize];
-            if !rec.sacked {
-                rec.sacked = true;
-                self.sacked += 1;
-            }
-        }
+        rec.sacked = true;
+        self.sacked += 1;
+        !rec.retransmitted && seq < high
     }
 
     /// The RTT sample a duplicate ACK yields from the segment it SACKs, under the linux
