@@ -92,11 +92,20 @@ mod tests {
     #[test]
     fn acks_are_cumulative_and_a_filled_hole_releases_buffered_segments() {
         let mut r = TcpReceiver::new();
-        assert_eq!(r.on_segment(data(0, 1, false)).unwrap().reply, Segment::Ack { ack: 1, tsecr: SimTime(1), sack: None });
+        assert_eq!(
+            r.on_segment(data(0, 1, false)).unwrap().reply,
+            Segment::Ack { ack: 1, tsecr: SimTime(1), sack: None }
+        );
         // Segment 1 is lost; 2 and 3 arrive above the hole: duplicate ACKs for 1 that
         // still echo the last in-order segment's timestamp (RFC 7323 4.3).
-        assert_eq!(r.on_segment(data(2, 3, false)).unwrap().reply, Segment::Ack { ack: 1, tsecr: SimTime(1), sack: Some(2) });
-        assert_eq!(r.on_segment(data(3, 4, false)).unwrap().reply, Segment::Ack { ack: 1, tsecr: SimTime(1), sack: Some(3) });
+        assert_eq!(
+            r.on_segment(data(2, 3, false)).unwrap().reply,
+            Segment::Ack { ack: 1, tsecr: SimTime(1), sack: Some(2) }
+        );
+        assert_eq!(
+            r.on_segment(data(3, 4, false)).unwrap().reply,
+            Segment::Ack { ack: 1, tsecr: SimTime(1), sack: Some(3) }
+        );
         let got = r.on_segment(data(1, 9, true)).unwrap();
         assert_eq!(got.reply, Segment::Ack { ack: 4, tsecr: SimTime(9), sack: None });
         assert_eq!((got.delivered, got.spurious), (3, false));

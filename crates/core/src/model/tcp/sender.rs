@@ -9,8 +9,11 @@
 //! 3.2; again on every third duplicate after an advance, a stand-in for NewReno's partial
 //! ACKs), tail loss probes (`tlp.rs`), F-RTO (`frto.rs`) and giving up (`syn_retries`,
 //! `retries2`, `user_timeout`: [`RtoParams::gives_up`], with the timer clamped by
-//! [`RtoParams::clamp_to_user_timeout`]). Left out: congestion control beyond that (no
-//! ssthresh, no cwnd reduction on fast retransmit), SACK and delayed ACKs.
+//! [`RtoParams::clamp_to_user_timeout`]). Under the linux profile a duplicate ACK's one
+//! SACK block (the segment that arrived above the hole) is read as `tcp_sacktag_one`
+//! reads it: an RTT sample, a segment out of flight that go-back-N skips, and F-RTO's
+//! evidence. Left out: congestion control beyond that (no ssthresh, no cwnd reduction on
+//! fast retransmit), a full SACK scoreboard and delayed ACKs.
 //!
 //! One timer serves both the RTO and the loss probe, as Linux's `icsk_pending` does: a
 //! pending probe replaces the RTO, and the RTO is re-armed when the probe fires.
@@ -238,9 +241,9 @@ impl TcpSender {
     }
 
     /// Segments in the network: outstanding ones less those marked lost and not yet
-    /// retransmitted and those SACKed (`tcp_packets_in_flight`: packets_out − (sacked_out
-    /// + lost_out) + retrans_out). A SACKed segment among the lost ones is skipped by
-    /// go-back-N, so it counts once.
+    /// retransmitted and those SACKed (`tcp_packets_in_flight`: packets_out less
+    /// sacked_out and lost_out, plus retrans_out). A SACKed segment among the lost ones
+    /// is skipped by go-back-N, so it counts once.
     fn in_flight(&self) -> u64 {
         debug_assert!(self.snd_una <= self.snd_nxt && self.snd_nxt <= self.lost_end && self.lost_end <= self.snd_max);
         let lost = self.lost_end - self.snd_nxt;

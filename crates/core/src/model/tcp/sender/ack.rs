@@ -8,7 +8,9 @@ impl TcpSender {
     pub fn on_segment(&mut self, now: SimTime, seg: Segment, out: &mut Vec<Action>) {
         match seg {
             Segment::SynAck { tsecr } if self.state == State::SynSent => self.on_syn_ack(now, tsecr, out),
-            Segment::Ack { ack, tsecr, sack } if self.state == State::Established => self.on_ack(now, ack, tsecr, sack, out),
+            Segment::Ack { ack, tsecr, sack } if self.state == State::Established => {
+                self.on_ack(now, ack, tsecr, sack, out)
+            }
             _ => {}
         }
     }
