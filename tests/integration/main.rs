@@ -38,6 +38,7 @@ mod scenario_input;
 mod scenarios;
 mod shards;
 mod sweep;
+mod tcp_linux;
 mod terminal;
 mod value_rules;
 mod zero_window;

@@ -4,7 +4,7 @@
 use super::common::{run_text, text};
 
 /// Two estimators over the same lossy path: every replication's losses are the same for
-/// both (common random numbers), so their retransmission counts rise and fall together.
+/// both (common random numbers), so their needless retransmission counts rise and fall together.
 const CRN: &str = r#"
 name = "crn"
 description = "two estimators on the same lossy paths"
@@ -48,8 +48,8 @@ fn the_paired_interval_is_narrower_than_the_unpaired_one_under_common_random_num
     let section = md.split("## Paired differences").nth(1).expect("a paired section");
     let row = section
         .lines()
-        .find(|l| l.starts_with("| retransmissions | count | linux |"))
-        .unwrap_or_else(|| panic!("no row for retransmissions:\n{section}"));
+        .find(|l| l.starts_with("| spurious_retransmissions | count | linux |"))
+        .unwrap_or_else(|| panic!("no row for spurious_retransmissions:\n{section}"));
     let cells: Vec<&str> = row.split('|').map(str::trim).collect();
     // | metric | unit | variant | difference | interval | pairs | zero |
     let (lo, hi) = cells[5].split_once(" to ").unwrap();
@@ -57,8 +57,8 @@ fn the_paired_interval_is_narrower_than_the_unpaired_one_under_common_random_num
     assert_eq!(cells[6], "8", "{row}");
     let paired_width = hi - lo;
 
-    let (a, alo, ahi) = summary_ci(&dir, "rfc6298", "retransmissions");
-    let (b, blo, bhi) = summary_ci(&dir, "linux", "retransmissions");
+    let (a, alo, ahi) = summary_ci(&dir, "rfc6298", "spurious_retransmissions");
+    let (b, blo, bhi) = summary_ci(&dir, "linux", "spurious_retransmissions");
     // The unpaired interval of b − a: the two half-widths combined as independent.
     let unpaired_width = ((ahi - alo).powi(2) + (bhi - blo).powi(2)).sqrt();
     assert!(

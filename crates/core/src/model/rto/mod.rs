@@ -22,10 +22,10 @@
 //! on purpose: the RACK reordering timer, thin-stream linear timeouts
 //! (`tcp_thin_linear_timeouts`), the per-destination metrics cache (`crtt` in
 //! `tcp_init_metrics`), the local-congestion retry
-//! (`TCP_RESOURCE_PROBE_INTERVAL`), zero-window probes, BPF hooks, the millisecond
-//! granularity of TS-ECR samples (`tcp_rtt_tsopt_us`; every sample here is as exact as the
-//! sender measures it, truncated to µs) and the u32 wraparound of `srtt_us` (RTTs above
-//! ~536 s). The server side (SYN-RECV, `tcp_synack_rtt_meas`) is not modelled.
+//! (`TCP_RESOURCE_PROBE_INTERVAL`), zero-window probes, BPF hooks and the u32
+//! wraparound of `srtt_us` (RTTs above ~536 s). Samples reach the estimator as the
+//! sender measured them, truncated to µs; the sender takes TS-ECR samples on Linux's
+//! 1 ms timestamp clock (`tcp_rtt_tsopt_us`). The server side (SYN-RECV, `tcp_synack_rtt_meas`) is not modelled.
 //!
 //! # Backoff sticks
 //!

@@ -19,8 +19,9 @@
 //! until new data is acknowledged. RFC 5682 section 4 leaves the timer response to
 //! separate algorithms (RFC 4015); none is modelled.
 //!
-//! Not modelled: SACK (the receiver here acknowledges cumulatively, which is the case the
-//! kernel's `FLAG_ORIG_SACK_ACKED` covers for cumulative ACKs) and Linux's
+//! Under the linux profile `orig_acked` also holds for a duplicate ACK whose SACK block
+//! newly covers a never-retransmitted segment below `high` (`tcp_sacktag_one`). Not
+//! modelled: a full SACK scoreboard (one block per duplicate ACK) and Linux's
 //! timestamp-based undo that runs before F-RTO (`tcp_may_undo` / `tcp_packet_delayed`,
 //! RFC 3522): with timestamps it can undo one ACK earlier; it saves no retransmission
 //! that F-RTO's step 2b does not also save.

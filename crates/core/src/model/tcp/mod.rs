@@ -19,3 +19,5 @@ pub use synack::{RequestSock, SynAckParams};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_kernel;

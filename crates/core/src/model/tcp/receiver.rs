@@ -70,11 +70,11 @@ impl TcpReceiver {
         let before = self.window();
         self.unread = 0;
         let now = self.window();
-        (self.buffer.is_some() && now >= before.saturating_mul(2)).then(|| self.ack())
+        (self.buffer.is_some() && now >= before.saturating_mul(2)).then(|| self.ack(None))
     }
 
-    fn ack(&self) -> Segment {
-        Segment::Ack { ack: self.rcv_nxt, tsecr: self.ts_recent, window: self.window() }
+    fn ack(&self, sack: Option<u64>) -> Segment {
+        Segment::Ack { ack: self.rcv_nxt, tsecr: self.ts_recent, window: self.window(), sack }
     }
 
     /// Segments delivered in order so far.
@@ -92,11 +92,11 @@ impl TcpReceiver {
                 Some(Received { reply: Segment::SynAck { tsecr: tsval }, spurious, delivered: 0 })
             }
             // Below the window: answered with the ACK as it stands (`tcp_send_dupack`).
-            Segment::WindowProbe => Some(Received { reply: self.ack(), spurious: false, delivered: 0 }),
+            Segment::WindowProbe => Some(Received { reply: self.ack(None), spurious: false, delivered: 0 }),
             // Beyond the right edge: dropped and answered (`tcp_data_queue`'s
             // out_of_window). A sender that keeps to the window never sends it.
             Segment::Data { seq, .. } if seq >= self.rcv_nxt.saturating_add(self.window()) => {
-                Some(Received { reply: self.ack(), spurious: false, delivered: 0 })
+                Some(Received { reply: self.ack(None), spurious: false, delivered: 0 })
             }
             Segment::Data { seq, tsval, retransmit } => {
                 let duplicate = seq < self.rcv_nxt || self.out_of_order.contains(&seq);
@@ -120,7 +120,11 @@ impl TcpReceiver {
                 if self.stalled {
                     self.unread += delivered;
                 }
-                Some(Received { reply: self.ack(), spurious: duplicate && retransmit, delivered })
+                Some(Received {
+                    reply: self.ack((!duplicate && seq > before).then_some(seq)),
+                    spurious: duplicate && retransmit,
+                    delivered,
+                })
             }
             Segment::SynAck { .. } | Segment::Ack { .. } => None,
         }
@@ -140,20 +144,20 @@ mod tests {
         let mut r = TcpReceiver::new();
         assert_eq!(
             r.on_segment(data(0, 1, false)).unwrap().reply,
-            Segment::Ack { ack: 1, tsecr: SimTime(1), window: u64::MAX }
+            Segment::Ack { ack: 1, tsecr: SimTime(1), window: u64::MAX, sack: None }
         );
         // Segment 1 is lost; 2 and 3 arrive above the hole: duplicate ACKs for 1 that
         // still echo the last in-order segment's timestamp (RFC 7323 4.3).
         assert_eq!(
             r.on_segment(data(2, 3, false)).unwrap().reply,
-            Segment::Ack { ack: 1, tsecr: SimTime(1), window: u64::MAX }
+            Segment::Ack { ack: 1, tsecr: SimTime(1), window: u64::MAX, sack: Some(2) }
         );
         assert_eq!(
             r.on_segment(data(3, 4, false)).unwrap().reply,
-            Segment::Ack { ack: 1, tsecr: SimTime(1), window: u64::MAX }
+            Segment::Ack { ack: 1, tsecr: SimTime(1), window: u64::MAX, sack: Some(3) }
         );
         let got = r.on_segment(data(1, 9, true)).unwrap();
-        assert_eq!(got.reply, Segment::Ack { ack: 4, tsecr: SimTime(9), window: u64::MAX });
+        assert_eq!(got.reply, Segment::Ack { ack: 4, tsecr: SimTime(9), window: u64::MAX, sack: None });
         assert_eq!((got.delivered, got.spurious), (3, false));
         assert_eq!(r.delivered(), 4);
     }
@@ -177,23 +181,23 @@ mod tests {
         let mut r = TcpReceiver::with_buffer(4);
         assert_eq!(
             r.on_segment(data(0, 1, false)).unwrap().reply,
-            Segment::Ack { ack: 1, tsecr: SimTime(1), window: 4 }
+            Segment::Ack { ack: 1, tsecr: SimTime(1), window: 4, sack: None }
         );
         r.stop_reading();
         for seq in 1..3 {
             r.on_segment(data(seq, 2, false));
         }
         let full = r.on_segment(data(3, 3, false)).unwrap();
-        assert_eq!(full.reply, Segment::Ack { ack: 4, tsecr: SimTime(3), window: 1 });
+        assert_eq!(full.reply, Segment::Ack { ack: 4, tsecr: SimTime(3), window: 1, sack: None });
         // A zero-window probe is answered with the ACK as it stands.
         r.on_segment(data(4, 4, false));
         let probe = r.on_segment(Segment::WindowProbe).unwrap();
-        assert_eq!(probe.reply, Segment::Ack { ack: 5, tsecr: SimTime(4), window: 0 });
+        assert_eq!(probe.reply, Segment::Ack { ack: 5, tsecr: SimTime(4), window: 0, sack: None });
         // Data beyond the right edge is dropped and answered, not delivered.
         let beyond = r.on_segment(data(5, 5, false)).unwrap();
         assert_eq!((beyond.delivered, r.delivered()), (0, 5));
         // tcp_cleanup_rbuf: reading again announces the reopened window.
-        assert_eq!(r.resume_reading(), Some(Segment::Ack { ack: 5, tsecr: SimTime(4), window: 4 }));
+        assert_eq!(r.resume_reading(), Some(Segment::Ack { ack: 5, tsecr: SimTime(4), window: 4, sack: None }));
         // Already open: nothing to announce.
         assert_eq!(r.resume_reading(), None);
     }

@@ -23,11 +23,14 @@ pub enum Segment {
     },
     /// Cumulative acknowledgment: every segment below `ack` has arrived, and the receiver
     /// has room for `window` segments from `ack` on (`u64::MAX` for a receiver without a
-    /// buffer limit).
+    /// buffer limit). `sack` is the segment whose arrival above a hole triggered it, the
+    /// one a SACK receiver puts in its first block (RFC 2018 section 4); `None` for an
+    /// in-order or duplicate arrival.
     Ack {
         ack: u64,
         tsecr: SimTime,
         window: u64,
+        sack: Option<u64>,
     },
     /// A zero-window probe (`tcp_xmit_probe_skb`): no data, sequence number SND.UNA − 1,
     /// below the receiver's window, so that it answers with an ACK carrying its window.

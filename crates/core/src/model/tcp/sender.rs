@@ -9,8 +9,11 @@
 //! 3.2; again on every third duplicate after an advance, a stand-in for NewReno's partial
 //! ACKs), tail loss probes (`tlp.rs`), F-RTO (`frto.rs`) and giving up (`syn_retries`,
 //! `retries2`, `user_timeout`: [`RtoParams::gives_up`], with the timer clamped by
-//! [`RtoParams::clamp_to_user_timeout`]). Left out: congestion control beyond that (no
-//! ssthresh, no cwnd reduction on fast retransmit), SACK and delayed ACKs.
+//! [`RtoParams::clamp_to_user_timeout`]). Under the linux profile a duplicate ACK's one
+//! SACK block (the segment that arrived above the hole) is read as `tcp_sacktag_one`
+//! reads it: an RTT sample, a segment out of flight that go-back-N skips, and F-RTO's
+//! evidence. Left out: congestion control beyond that (no ssthresh, no cwnd reduction on
+//! fast retransmit), a full SACK scoreboard and delayed ACKs.
 //!
 //! One timer serves both the RTO and the loss probe, as Linux's `icsk_pending` does: a
 //! pending probe replaces the RTO, and the RTO is re-armed when the probe fires. With
@@ -24,7 +27,7 @@ use super::persist::Persist;
 use super::segment::Segment;
 use super::tlp::{self, Probe};
 use crate::engine::time::{SimDuration, SimTime};
-use crate::model::rto::{Phase, RtoEstimator, RtoParams, RtoSnapshot, SeqInfo};
+use crate::model::rto::{Phase, RtoEstimator, RtoParams, RtoProfile, RtoSnapshot, SeqInfo};
 
 /// What the sender wants done or reports, in the order it happened.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -121,6 +124,8 @@ struct TxRecord {
     first: SimTime,
     last: SimTime,
     retransmitted: bool,
+    /// A duplicate ACK reported it received above a hole (TCPCB_SACKED_ACKED).
+    sacked: bool,
 }
 
 /// Sender options that are properties of the TCP stack rather than of the estimator.
@@ -151,6 +156,8 @@ pub struct TcpSender {
     /// restarts at one and grows by one per newly acknowledged segment.
     cwnd: u64,
     flight: VecDeque<TxRecord>,
+    /// Records in `flight` with `sacked` set (`sacked_out`).
+    sacked: u64,
     /// The one segment being timed when sampling once per RTT (RFC 6298 section 3).
     timed: Option<(u64, SimTime)>,
     /// The one timer and what it is for (`icsk_timeout`, `icsk_pending`).
@@ -192,6 +199,7 @@ impl TcpSender {
             snd_max: 0,
             cwnd: u64::from(opts.window),
             flight: VecDeque::new(),
+            sacked: 0,
             timed: None,
             timer: None,
             dupacks: 0,
@@ -254,10 +262,19 @@ impl TcpSender {
     }
 
     /// Segments in the network: outstanding ones less those marked lost and not yet
-    /// retransmitted (`tcp_packets_in_flight` without SACK).
+    /// retransmitted and those SACKed (`tcp_packets_in_flight`: packets_out less
+    /// sacked_out and lost_out, plus retrans_out). A SACKed segment among the lost ones
+    /// is skipped by go-back-N, so it counts once.
     fn in_flight(&self) -> u64 {
         debug_assert!(self.snd_una <= self.snd_nxt && self.snd_nxt <= self.lost_end && self.lost_end <= self.snd_max);
-        self.outstanding() - (self.lost_end - self.snd_nxt)
+        let lost = self.lost_end - self.snd_nxt;
+        if self.sacked == 0 {
+            return self.outstanding() - lost;
+        }
+        let lost_range = (self.snd_nxt - self.snd_una) as usize..(self.lost_end - self.snd_una) as usize;
+        let sacked_elsewhere =
+            self.flight.iter().enumerate().filter(|(i, r)| r.sacked && !lost_range.contains(i)).count() as u64;
+        self.outstanding() - lost - sacked_elsewhere
     }
 
     /// New data is waiting and the window has room for it beyond the highest sent.
@@ -342,11 +359,15 @@ impl TcpSender {
         }
     }
 
-    /// The application writes one more segment (steady supply).
+    /// The application writes one more segment (steady supply). A write sends new data
+    /// only, as the window allows (`tcp_push` -> `tcp_write_xmit`): retransmissions go
+    /// out on ACKs (`tcp_xmit_recovery`) and on the timer, never on a write.
     pub fn app_write(&mut self, now: SimTime, out: &mut Vec<Action>) {
         if self.supply == Supply::Steady {
             self.available += 1;
-            self.try_send(now, out);
+            if self.state == State::Established {
+                self.push_new(now, out);
+            }
         }
     }
 }

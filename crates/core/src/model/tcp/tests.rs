@@ -21,7 +21,7 @@ fn sender(profile: RtoProfile, sets: &[(&str, &str)], window: u32, supply: Suppl
 
 fn ack(s: &mut TcpSender, at: SimTime, ack: u64, tsecr: SimTime) -> Vec<Action> {
     let mut out = Vec::new();
-    s.on_segment(at, Segment::Ack { ack, tsecr, window: u64::MAX }, &mut out);
+    s.on_segment(at, Segment::Ack { ack, tsecr, window: u64::MAX, sack: None }, &mut out);
     out
 }
 
@@ -118,8 +118,11 @@ fn an_ack_of_new_data_rearms_the_probe_from_the_ack() {
     s.start(ms(0), &mut Vec::new());
     ack(&mut s, ms(100), 1, ms(0));
     ack(&mut s, ms(150), 2, ms(50));
-    // SRTT 7/8·100 + 1/8·100 = 100 ms still: PTO 204 ms from 150 ms.
-    assert_eq!(s.timer(), Some(ms(354)));
+    // Segment 1 left at 0: tcp_ack_update_rtt takes its 150 ms send-time sample over the
+    // echo. srtt_us = 800000 + 150000 − 100000 = 850000; PTO = 850000 >> 2 + 2000 µs =
+    // 214500 µs, 53.6 jiffies rounded up to 54 = 216 ms, from the ACK at 150 ms.
+    assert_eq!(s.snapshot().srtt, Some(SimDuration::from_micros(106_250)));
+    assert_eq!(s.timer(), Some(ms(366)));
 }
 
 // ---- F-RTO ------------------------------------------------------------------------------

@@ -6,8 +6,8 @@
 //! This module holds the two pure rules, the probe timeout and what an ACK does to an
 //! outstanding probe; the sender decides when to schedule and what to send.
 //!
-//! Not modelled: the SACK requirement (`tcp_is_sack`; the receiver here sends cumulative
-//! ACKs only and every connection is treated as SACK-capable, as Linux peers are), the
+//! Not modelled: the SACK requirement (`tcp_is_sack`; every connection is treated as
+//! SACK-capable, as Linux peers are), the
 //! cwnd reduction when a probe repaired a loss (this sender has no congestion control
 //! beyond go-back-N), DSACK, and pacing delays.
 

@@ -8,8 +8,8 @@ impl TcpSender {
     pub fn on_segment(&mut self, now: SimTime, seg: Segment, out: &mut Vec<Action>) {
         match seg {
             Segment::SynAck { tsecr } if self.state == State::SynSent => self.on_syn_ack(now, tsecr, out),
-            Segment::Ack { ack, tsecr, window } if self.state == State::Established => {
-                self.on_ack(now, ack, tsecr, window, out)
+            Segment::Ack { ack, tsecr, window, sack } if self.state == State::Established => {
+                self.on_ack(now, ack, tsecr, window, sack, out)
             }
             _ => {}
         }
@@ -17,8 +17,12 @@ impl TcpSender {
 
     pub(super) fn on_syn_ack(&mut self, now: SimTime, tsecr: SimTime, out: &mut Vec<Action>) {
         self.observe(ObservationKind::Ack { ack: 0 }, out);
-        let rtt = if self.params().timestamps {
-            Some(now.saturating_since(tsecr))
+        let rtt = if self.params().timestamps && self.linux() && !self.syn_retransmitted {
+            // tcp_ack_update_rtt prefers the SYN's own send time to TS-ECR ("Prefer RTT
+            // measured from ACK's timing to TS-ECR") while it was sent once.
+            Some(now - self.syn_first)
+        } else if self.params().timestamps {
+            Some(self.ts_sample(now, tsecr))
         } else if !self.syn_retransmitted {
             Some(now - self.syn_first)
         } else if !self.params().karn {
@@ -42,7 +46,15 @@ impl TcpSender {
         self.try_send(now, out);
     }
 
-    pub(super) fn on_ack(&mut self, now: SimTime, ack: u64, tsecr: SimTime, window: u64, out: &mut Vec<Action>) {
+    pub(super) fn on_ack(
+        &mut self,
+        now: SimTime,
+        ack: u64,
+        tsecr: SimTime,
+        window: u64,
+        sack: Option<u64>,
+        out: &mut Vec<Action>,
+    ) {
         let ack = ack.min(self.snd_max);
         let advanced = ack > self.snd_una;
         let prior_outstanding = self.outstanding();
@@ -58,8 +70,10 @@ impl TcpSender {
             };
             // FLAG_ORIG_SACK_ACKED: a never-retransmitted segment at or below high_seq.
             orig_acked = (self.snd_una..ack).zip(self.flight.iter()).any(|(seq, rec)| !rec.retransmitted && seq < high);
-            let rtt = self.sample_for(now, ack, tsecr);
-            self.flight.drain(..newly as usize);
+            let sack_rtt = self.sack_sample(now, sack);
+            let rtt = self.sample_for(now, ack, tsecr, sack_rtt);
+            let gone = self.flight.drain(..newly as usize).filter(|r| r.sacked).count() as u64;
+            self.sacked -= gone;
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
             self.lost_end = self.lost_end.max(self.snd_nxt);
@@ -74,7 +88,12 @@ impl TcpSender {
             }
         } else {
             self.observe(ObservationKind::Ack { ack }, out);
+            if let Some(rtt) = self.sack_sample(now, sack) {
+                self.rto.on_sample(now, rtt, Some(self.seq_info()));
+                self.observe(ObservationKind::Sample { rtt }, out);
+            }
         }
+        orig_acked |= self.mark_sacked(sack);
         if let Some(p) = self.probe
             && p.ended_by(ack, advanced)
         {
@@ -123,6 +142,7 @@ impl TcpSender {
             if self.dupacks == 3 && self.opts.fast_retransmit && self.snd_nxt > self.snd_una {
                 let seq = self.snd_una;
                 self.retransmit(seq, now, out);
+                self.rearm_on_head_retransmit(seq, now);
                 if self.ca == Ca::Open {
                     self.ca = Ca::Recovery { high: self.snd_max };
                 }
@@ -199,23 +219,88 @@ impl TcpSender {
         }
     }
 
-    /// The RTT sample this ACK yields, if any, under the sampling rule in force.
-    pub(super) fn sample_for(&mut self, now: SimTime, ack: u64, tsecr: SimTime) -> Option<SimDuration> {
+    pub(super) fn linux(&self) -> bool {
+        self.params().profile == RtoProfile::Linux
+    }
+
+    /// An RTT measured from the timestamp echo. RFC 7323 (4.1) exactly; Linux's
+    /// `tcp_rtt_tsopt_us` on its 1 ms timestamp clock (`TCP_TS_HZ` = 1000: TSval is the
+    /// send time truncated to ms, `tcp_time_stamp_ts` the ACK's), a zero delta counting as
+    /// 1 ms (`tcp_rtt_tsopt_us(tp, 1)` in `tcp_ack_update_rtt`).
+    pub(super) fn ts_sample(&self, now: SimTime, tsecr: SimTime) -> SimDuration {
+        if !self.linux() {
+            return now.saturating_since(tsecr);
+        }
+        let ticks = (now.0 / 1_000_000).saturating_sub(tsecr.0 / 1_000_000);
+        SimDuration::from_millis(ticks.max(1))
+    }
+
+    /// Records the segment a duplicate ACK reports received above the hole (linux only:
+    /// the rfc6298 sender has no SACK). Returns whether it newly SACKed a segment never
+    /// retransmitted below `high_seq`: `tcp_sacktag_one`'s FLAG_ORIG_SACK_ACKED, which
+    /// F-RTO's step 3b reads as for a cumulative ACK.
+    pub(super) fn mark_sacked(&mut self, sack: Option<u64>) -> bool {
+        let Some(seq) = sack.filter(|&s| self.linux() && s >= self.snd_una && s < self.snd_max) else {
+            return false;
+        };
+        let high = match self.ca {
+            Ca::Loss { high, .. } => high,
+            _ => 0,
+        };
+        let rec = &mut self.flight[(seq - self.snd_una) as usize];
+        if rec.sacked {
+            return false;
+        }
+        rec.sacked = true;
+        self.sacked += 1;
+        !rec.retransmitted && seq < high
+    }
+
+    /// The RTT sample a duplicate ACK yields from the segment it SACKs, under the linux
+    /// profile: `tcp_sacktag_one` records a newly SACKed segment's send time if it was
+    /// never retransmitted (`first_sackt`), and `tcp_ack_update_rtt` falls back to that
+    /// `sack_rtt_us` when the cumulative ACK gave none (`if (seq_rtt_us < 0) seq_rtt_us
+    /// = sack_rtt_us`). So F-RTO's new data, SACKed above the hole a blackout left, ends
+    /// the backoff one round trip after the retransmission's ACK.
+    pub(super) fn sack_sample(&self, now: SimTime, sack: Option<u64>) -> Option<SimDuration> {
         let p = self.params();
-        if p.timestamps {
+        if !self.linux() || !p.sample_every_ack {
+            return None;
+        }
+        let seq = sack.filter(|&s| s >= self.snd_una && s < self.snd_max)?;
+        let rec = self.flight[(seq - self.snd_una) as usize];
+        (!rec.retransmitted && !rec.sacked).then(|| now.saturating_since(rec.first))
+    }
+
+    /// The RTT sample this ACK yields, if any, under the sampling rule in force.
+    pub(super) fn sample_for(
+        &mut self,
+        now: SimTime,
+        ack: u64,
+        tsecr: SimTime,
+        sack_rtt: Option<SimDuration>,
+    ) -> Option<SimDuration> {
+        let p = self.params();
+        if p.timestamps && !(p.sample_every_ack && self.linux()) {
             // RFC 7323 (4.1) / RFC 6298 (3): with timestamps every ACK of new data is a
             // valid sample, retransmitted or not, since the echo names the copy.
-            return Some(now.saturating_since(tsecr));
+            return Some(self.ts_sample(now, tsecr));
         }
         if p.sample_every_ack {
-            // Linux tcp_clean_rtx_queue / tcp_ack_update_rtt without timestamps: from the
-            // oldest newly acknowledged segment, unless any segment this ACK covers was
-            // retransmitted (FLAG_RETRANS_DATA_ACKED: Karn).
+            // Linux tcp_clean_rtx_queue / tcp_ack_update_rtt: from the oldest newly
+            // acknowledged segment's send time, unless any segment this ACK covers was
+            // retransmitted (FLAG_RETRANS_DATA_ACKED: Karn); then from the SACKed
+            // segment, then from TS-ECR if timestamps are on ("Prefer RTT measured from
+            // ACK's timing to TS-ECR").
             let newly = (ack - self.snd_una) as usize;
             let acked = self.flight.iter().take(newly);
             let oldest = self.flight[0];
             return if acked.clone().all(|r| !r.retransmitted) {
                 Some(now - oldest.first)
+            } else if sack_rtt.is_some() {
+                sack_rtt
+            } else if p.timestamps {
+                Some(self.ts_sample(now, tsecr))
             } else if !p.karn {
                 Some(now - oldest.last)
             } else {

@@ -36,7 +36,7 @@ fn samples(out: &[Action]) -> Vec<SimDuration> {
 
 fn ack(s: &mut TcpSender, at: SimTime, ack: u64, tsecr: SimTime) -> Vec<Action> {
     let mut out = Vec::new();
-    s.on_segment(at, Segment::Ack { ack, tsecr, window: u64::MAX }, &mut out);
+    s.on_segment(at, Segment::Ack { ack, tsecr, window: u64::MAX, sack: None }, &mut out);
     out
 }
 

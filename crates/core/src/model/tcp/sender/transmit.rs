@@ -18,7 +18,13 @@ impl TcpSender {
         }
         while self.snd_nxt < self.lost_end && self.in_flight() < self.cwnd {
             let seq = self.snd_nxt;
+            if self.flight[(seq - self.snd_una) as usize].sacked {
+                // tcp_xmit_retransmit_queue skips TCPCB_SACKED_ACKED: it has arrived.
+                self.snd_nxt = seq + 1;
+                continue;
+            }
             self.retransmit(seq, now, out);
+            self.rearm_on_head_retransmit(seq, now);
             self.snd_nxt = seq + 1;
             if self.timer.is_none() {
                 self.arm_rto(now); // RFC 6298 (5.1)
@@ -55,11 +61,12 @@ impl TcpSender {
     /// Transmits segment `snd_max` for the first time, observed as `kind`.
     pub(super) fn send_new(&mut self, now: SimTime, kind: ObservationKind, out: &mut Vec<Action>) {
         let seq = self.snd_max;
-        self.flight.push_back(TxRecord { first: now, last: now, retransmitted: false });
+        self.flight.push_back(TxRecord { first: now, last: now, retransmitted: false, sacked: false });
+        // New data is never marked lost: with segments still awaiting retransmission
+        // (F-RTO's step 2b, or an application write in loss recovery) it goes above
+        // `lost_end`, in flight.
         if self.snd_nxt == self.snd_max {
             self.snd_nxt += 1;
-        }
-        if self.lost_end == self.snd_max {
             self.lost_end += 1;
         }
         self.snd_max += 1;
@@ -93,6 +100,16 @@ impl TcpSender {
             // Karn the measurement restarts from this copy, the naive choice whose
             // ambiguity Karn's algorithm exists to avoid.
             self.timed = if self.params().karn { None } else { Some((seq, now)) };
+        }
+    }
+
+    /// `tcp_xmit_retransmit_queue`: a retransmission of the head of the queue (on an ACK:
+    /// fast retransmit, or go-back-N after a timeout) restarts the RTO from now with
+    /// `icsk_rto` ("if (skb == rtx_head ...) rearm_timer = true"). Linux only: RFC 6298
+    /// restarts the timer on an ACK of new data (5.3) and on expiry (5.6), not here.
+    pub(super) fn rearm_on_head_retransmit(&mut self, seq: u64, now: SimTime) {
+        if seq == self.snd_una && self.linux() {
+            self.arm_rto(now);
         }
     }
 
