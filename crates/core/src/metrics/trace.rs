@@ -20,6 +20,8 @@ names! {
         Finished = "finished",
         /// A keepalive probe (Linux `tcp_keepalive_timer`).
         Keepalive = "keepalive",
+        /// An ICMP unreachable reached the sender (RFC 6069 revert on linux).
+        IcmpUnreachable = "icmp_unreachable",
     }
 }
 

@@ -57,6 +57,9 @@ pub enum ObservationKind {
     Established,
     /// A finite transfer was fully acknowledged.
     Finished,
+    /// An ICMP unreachable reached the sender; `reverted` if it undid a backoff
+    /// (RFC 6069, `icmp.rs`).
+    IcmpUnreachable { reverted: bool },
     /// The connection gave up (ETIMEDOUT). `waited` runs from the first transmission of
     /// the segment (or SYN) that was never acknowledged.
     Aborted { waited: SimDuration },
@@ -329,6 +332,7 @@ impl TcpSender {
 }
 
 mod ack;
+mod icmp;
 mod transmit;
 
 #[cfg(test)]

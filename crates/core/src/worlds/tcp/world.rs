@@ -28,6 +28,8 @@ pub(super) enum Ev {
     ProbeToServer(u32),
     /// The answer to a keepalive probe reaches the sender.
     ProbeAnswer(u32),
+    /// A scripted ICMP unreachable reaches the sender (`[[path.event]]`).
+    Icmp(u32),
 }
 
 /// What happened to one connection, for the metrics.
@@ -99,8 +101,8 @@ impl TcpWorld<'_> {
             match action {
                 Action::Transmit(seg) => {
                     let conn = &mut self.conns[c as usize];
-                    if let Some(at) =
-                        conn.path.transmit(Direction::Forward, now, &mut conn.delay_fwd, &mut conn.loss_fwd)
+                    for at in
+                        conn.path.send(Direction::Forward, now, &mut conn.delay_fwd, &mut conn.loss_fwd).arrivals()
                     {
                         sched.at(at, Ev::ToServer(c, seg));
                     }
@@ -224,6 +226,7 @@ impl TcpWorld<'_> {
                 (TraceEvent::Aborted, None, None)
             }
             ObservationKind::Established => (TraceEvent::Established, None, None),
+            ObservationKind::IcmpUnreachable { .. } => (TraceEvent::IcmpUnreachable, None, None),
             ObservationKind::Finished => {
                 tally.finished_at = Some(now);
                 // A finished transfer's life ends here, with the RTO it had before.
@@ -251,7 +254,7 @@ impl TcpWorld<'_> {
         {
             conn.tally.recovered[k] = Some(tsval - self.blackouts[k].1);
         }
-        if let Some(at) = conn.path.transmit(Direction::Reverse, now, &mut conn.delay_rev, &mut conn.loss_rev) {
+        for at in conn.path.send(Direction::Reverse, now, &mut conn.delay_rev, &mut conn.loss_rev).arrivals() {
             sched.at(at, Ev::ToClient(c, got.reply));
         }
     }
@@ -269,7 +272,8 @@ impl World for TcpWorld<'_> {
         | Ev::ToClient(c, _)
         | Ev::Keepalive(c)
         | Ev::ProbeToServer(c)
-        | Ev::ProbeAnswer(c)) = event;
+        | Ev::ProbeAnswer(c)
+        | Ev::Icmp(c)) = event;
         // Reset by keepalive: the application's writes fail and the peer's packets meet
         // no socket.
         if self.conns[c as usize].closed {
@@ -311,6 +315,10 @@ impl World for TcpWorld<'_> {
                 self.dispatch(c, sched);
             }
             Ev::Keepalive(c) => self.keepalive(c, sched),
+            Ev::Icmp(c) => {
+                self.conns[c as usize].sender.on_icmp_unreachable(now, &mut self.actions);
+                self.dispatch(c, sched);
+            }
             Ev::ProbeToServer(c) => {
                 // The probe lies below the peer's window: it answers with a duplicate ACK
                 // (`tcp_send_dupack`) and its receive state does not change.
@@ -358,6 +366,9 @@ pub fn run_replication(spec: &TcpSpec, job: Job<'_>) -> Result<ReplicationResult
         let id = u64::from(c);
         let start = start::offset(spec.tcp.start_spread, &mut seeds.stream(rep, id, Purpose::Workload));
         sched.at(SimTime::ZERO + start, Ev::Start(c));
+        for &at in path_spec.script().icmp_unreachable() {
+            sched.at(at, Ev::Icmp(c));
+        }
         conns.push(Conn {
             sender: TcpSender::new(spec.tcp.sender_options(), &spec.rto, supply),
             receiver: TcpReceiver::new(),
