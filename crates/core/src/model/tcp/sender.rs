@@ -332,6 +332,7 @@ impl TcpSender {
 }
 
 mod ack;
+mod close;
 mod icmp;
 mod transmit;
 

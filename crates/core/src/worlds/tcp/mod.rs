@@ -4,6 +4,7 @@
 mod config;
 mod estimate;
 pub mod metrics;
+mod script;
 mod world;
 
 pub use config::*;

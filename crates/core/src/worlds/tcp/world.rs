@@ -30,6 +30,10 @@ pub(super) enum Ev {
     ProbeAnswer(u32),
     /// A scripted ICMP unreachable reaches the sender (`[[path.event]]`).
     Icmp(u32),
+    /// The scripted workload's `k`-th batch of writes.
+    Write(u32, u32),
+    /// The scripted workload closes.
+    Close(u32),
 }
 
 /// What happened to one connection, for the metrics.
@@ -91,6 +95,8 @@ pub(super) struct TcpWorld<'a> {
     /// (start, end) of each blackout.
     blackouts: Vec<(SimTime, SimTime)>,
     actions: Vec<Action>,
+    /// The scripted workload's writes: (offset from the start, segments).
+    batches: Vec<(SimDuration, u64)>,
 }
 
 impl TcpWorld<'_> {
@@ -273,7 +279,9 @@ impl World for TcpWorld<'_> {
         | Ev::Keepalive(c)
         | Ev::ProbeToServer(c)
         | Ev::ProbeAnswer(c)
-        | Ev::Icmp(c)) = event;
+        | Ev::Icmp(c)
+        | Ev::Write(c, _)
+        | Ev::Close(c)) = event;
         // Reset by keepalive: the application's writes fail and the peer's packets meet
         // no socket.
         if self.conns[c as usize].closed {
@@ -282,8 +290,17 @@ impl World for TcpWorld<'_> {
         match event {
             Ev::Start(c) => {
                 self.conns[c as usize].sender.start(now, &mut self.actions);
-                if matches!(self.spec.tcp.workload, Workload::Steady { .. }) {
-                    sched.at(now, Ev::AppWrite(c));
+                match &self.spec.tcp.workload {
+                    Workload::Steady { .. } => sched.at(now, Ev::AppWrite(c)),
+                    Workload::Script { close, .. } => {
+                        for (k, (at, _)) in self.batches.iter().enumerate() {
+                            sched.at(now + *at, Ev::Write(c, k as u32));
+                        }
+                        if let Some(close) = close {
+                            sched.at(now + *close, Ev::Close(c));
+                        }
+                    }
+                    Workload::Transfer { .. } => {}
                 }
                 self.dispatch(c, sched);
             }
@@ -315,6 +332,16 @@ impl World for TcpWorld<'_> {
                 self.dispatch(c, sched);
             }
             Ev::Keepalive(c) => self.keepalive(c, sched),
+            Ev::Write(c, k) => {
+                for _ in 0..self.batches[k as usize].1 {
+                    self.conns[c as usize].sender.app_write(now, &mut self.actions);
+                }
+                self.dispatch(c, sched);
+            }
+            Ev::Close(c) => {
+                self.conns[c as usize].sender.app_close(&mut self.actions);
+                self.dispatch(c, sched);
+            }
             Ev::Icmp(c) => {
                 self.conns[c as usize].sender.on_icmp_unreachable(now, &mut self.actions);
                 self.dispatch(c, sched);
@@ -348,8 +375,9 @@ pub fn run_replication(spec: &TcpSpec, job: Job<'_>) -> Result<ReplicationResult
     let rep = u64::from(replication);
     let supply = match spec.tcp.workload {
         Workload::Transfer { segments } => Supply::Transfer { segments },
-        Workload::Steady { .. } => Supply::Steady,
+        Workload::Steady { .. } | Workload::Script { .. } => Supply::Steady,
     };
+    let batches = super::script::batches(&spec.tcp.write);
     // Convergence is judged against the RTT a packet typically sees after the change:
     // the new base RTT plus the median extra delay of each direction.
     let extra = spec.path.delay_for(Direction::Forward).from_uniform(0.5)
@@ -388,7 +416,8 @@ pub fn run_replication(spec: &TcpSpec, job: Job<'_>) -> Result<ReplicationResult
         });
     }
     let traced = (0..spec.tcp.clients).map(|c| traced_here && spec.trace.clients.contains(&c)).collect();
-    let mut world = TcpWorld { spec, conns, traced, trace: Vec::new(), changes, extra, blackouts, actions: Vec::new() };
+    let mut world =
+        TcpWorld { spec, conns, traced, trace: Vec::new(), changes, extra, blackouts, actions: Vec::new(), batches };
     let stats = run(&mut world, &mut sched, budget)?;
     for conn in &mut world.conns {
         conn.tally.rto_held.finish(SimTime::ZERO + horizon);
@@ -452,7 +481,7 @@ pub(super) fn metrics(world: &TcpWorld<'_>, horizon: SimDuration) -> Vec<MetricV
         &metrics::SRTT_ABS_ERROR,
         mean_some(&|c| (c.tally.samples > 0).then(|| c.tally.srtt_error_sum / c.tally.samples as f64)),
     ));
-    if matches!(world.spec.tcp.workload, Workload::Transfer { .. }) {
+    if matches!(world.spec.tcp.workload, Workload::Transfer { .. } | Workload::Script { close: Some(_), .. }) {
         out.push(MetricValue::of(&metrics::FINISHED, mean(&|c| f64::from(u8::from(c.tally.finished_at.is_some())))));
         out.push(MetricValue::maybe_of(
             &metrics::TRANSFER_TIME,
