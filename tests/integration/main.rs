@@ -28,6 +28,7 @@ mod mutated_scenarios;
 mod names;
 mod occ;
 mod paired;
+mod path_events;
 mod redraw;
 mod replications;
 mod report;

@@ -10,7 +10,11 @@ use crate::model::rto::RtoProfile;
 impl TcpSender {
     /// An ICMP net or host unreachable for `snd_una`'s segment reaches the sender.
     pub fn on_icmp_unreachable(&mut self, now: SimTime, out: &mut Vec<Action>) {
+        if matches!(self.state, State::Idle | State::Finished | State::Aborted) {
+            return;
+        }
         if self.params().profile != RtoProfile::Linux {
+            self.observe(ObservationKind::IcmpUnreachable { reverted: false }, out);
             return;
         }
         match self.state {
@@ -20,8 +24,7 @@ impl TcpSender {
                 self.observe(ObservationKind::IcmpUnreachable { reverted: false }, out);
                 self.abort(now, out);
             }
-            State::Established => self.ld_rto_revert(now, out),
-            State::Idle | State::Finished | State::Aborted => {}
+            _ => self.ld_rto_revert(now, out),
         }
     }
 
