@@ -201,3 +201,29 @@ fn bad_events_and_writes_are_refused_with_their_place_and_key() {
     let err = refuse(grpc);
     assert!(err.contains("key `path.event[0].kind`") && err.contains("[tcp]"), "{err}");
 }
+
+#[test]
+fn a_retransmission_refused_by_the_local_queue_retries_every_half_second_without_backing_off() {
+    // One segment written at 1 s while the sender's queue refuses everything until
+    // 2.2 s. tcp_retransmit_timer at 1.3 s and 1.8 s: tcp_retransmit_skb fails, so the
+    // timer is re-armed at TCP_RESOURCE_PROBE_INTERVAL (500 ms) and the RTO stays
+    // 300 ms; at 2.3 s the queue takes the retransmission: backoff 1, ACK at 2.4 s.
+    // The same window lost on the path instead backs off: 1.3 s, 1.9 s, then 3.1 s.
+    let text = format!(
+        "{}\n[[variant]]\nname = \"local\"\n\n[[variant]]\nname = \"on-the-path\"\npath.event = [{{ kind = \"drop\", \
+         at = \"1s\", duration = \"1.2s\" }}]\n",
+        scenario(
+            "workload = { kind = \"script\" }\n[[tcp.write]]\nat = \"1s\"\n",
+            "[[path.event]]\nkind = \"local-drop\"\nat = \"1s\"\nduration = \"1.2s\"\n",
+        ),
+    );
+    let (_t, dir) = run_text(&text, &[]);
+    let local = rows(&dir, "local");
+    assert_eq!(times(&local, "timeout"), ms(&[1300, 1800, 2300]));
+    assert_eq!(times(&local, "retransmit"), ms(&[2300]));
+    let backoffs: Vec<u32> = local.iter().filter(|r| r.1 == "timeout").map(|r| r.3).collect();
+    assert_eq!(backoffs, [0, 0, 1]);
+    assert_eq!(times(&local, "ack").last(), Some(&2_400_000));
+    let path = rows(&dir, "on-the-path");
+    assert_eq!(times(&path, "retransmit"), ms(&[1300, 1900, 3100]));
+}

@@ -59,6 +59,9 @@ pub enum PathEvent {
     /// A router answers the connection's oldest outstanding segment with an ICMP
     /// destination unreachable (net or host), delivered to the sender at `at`.
     IcmpUnreachable { at: SimDuration },
+    /// The sender's own queue refuses what it transmits in `[at, at + duration)`: the
+    /// packets never reach the path (local congestion, `tcp_retransmit_skb` > 0).
+    LocalDrop { at: SimDuration, duration: SimDuration },
 }
 
 fn forward() -> Direction {
@@ -73,7 +76,7 @@ impl PathEvent {
 
     /// The kinds only a world with a TCP sender can act on.
     pub fn needs_tcp(&self) -> bool {
-        matches!(self, PathEvent::Duplicate { .. } | PathEvent::IcmpUnreachable { .. })
+        matches!(self, PathEvent::Duplicate { .. } | PathEvent::IcmpUnreachable { .. } | PathEvent::LocalDrop { .. })
     }
 
     pub fn kind(&self) -> &'static str {
@@ -82,6 +85,7 @@ impl PathEvent {
             PathEvent::Delay { .. } => "delay",
             PathEvent::Duplicate { .. } => "duplicate",
             PathEvent::IcmpUnreachable { .. } => "icmp-unreachable",
+            PathEvent::LocalDrop { .. } => "local-drop",
         }
     }
 
@@ -135,6 +139,11 @@ impl PathEvent {
             }
             PathEvent::Duplicate { nth, .. } => nth_at_least_one(&mut errors, nth),
             PathEvent::IcmpUnreachable { .. } => {}
+            PathEvent::LocalDrop { duration, .. } => {
+                if duration == SimDuration::ZERO {
+                    errors.push("duration", "must be longer than 0s: the window is [at, at + duration)");
+                }
+            }
         }
         errors
     }
@@ -171,6 +180,8 @@ pub struct Script {
     directions: [DirectionScript; 2],
     /// When an ICMP unreachable reaches the sender, in time order.
     icmp: Vec<SimTime>,
+    /// When the sender's own queue refuses what it sends.
+    local: Vec<Window>,
     counts: bool,
 }
 
@@ -192,6 +203,10 @@ impl Script {
                 PathEvent::Delay { direction, nth, by } => s.directions[direction.index()].delays.push((nth, by)),
                 PathEvent::Duplicate { direction, nth } => s.directions[direction.index()].duplicates.push(nth),
                 PathEvent::IcmpUnreachable { at } => s.icmp.push(SimTime::ZERO + at),
+                PathEvent::LocalDrop { at, duration } => {
+                    let start = SimTime::ZERO + at;
+                    s.local.push(Window { start, end: start.saturating_add(duration) });
+                }
             }
         }
         s.icmp.sort();
@@ -203,7 +218,7 @@ impl Script {
         self.counts
     }
 
-    /// Whether nothing is scripted on the path itself (ICMP aside).
+    /// Whether nothing is scripted on the path itself (ICMP and local drops aside).
     pub fn is_quiet(&self) -> bool {
         self.directions.iter().all(DirectionScript::is_empty)
     }
@@ -222,6 +237,11 @@ impl Script {
     /// When ICMP unreachables reach each connection's sender, in time order.
     pub fn icmp_unreachable(&self) -> &[SimTime] {
         &self.icmp
+    }
+
+    /// Whether the sender's own queue refuses what it sends at `t`.
+    pub fn local_drop(&self, t: SimTime) -> bool {
+        self.local.iter().any(|w| w.start <= t && t < w.end)
     }
 }
 
@@ -292,6 +312,14 @@ mod tests {
     }
 
     #[test]
+    fn a_local_drop_is_a_half_open_window_on_the_sender_only() {
+        let s = Script::new(&parse("[[event]]\nkind = \"local-drop\"\nat = \"2s\"\nduration = \"1s\"\n"));
+        let at = |n: u64| SimTime::ZERO + ms(n);
+        assert_eq!([1999, 2000, 2999, 3000].map(|t| s.local_drop(at(t))), [false, true, true, false]);
+        assert!(s.is_quiet() && !s.counts_packets(), "the path itself carries on");
+    }
+
+    #[test]
     fn bad_events_name_the_key_and_what_was_expected() {
         let keys = |text: &str| -> Vec<String> {
             parse(text)
@@ -310,6 +338,7 @@ mod tests {
         );
         assert_eq!(keys("[[event]]\nkind = \"delay\"\nnth = 0\nby = \"0s\"\n"), ["nth", "by"]);
         assert_eq!(keys("[[event]]\nkind = \"duplicate\"\nnth = 0\n"), ["nth"]);
+        assert_eq!(keys("[[event]]\nkind = \"local-drop\"\nat = \"1s\"\nduration = \"0s\"\n"), ["duration"]);
         for (text, needle) in [
             ("[[event]]\nkind = \"drop\"\ndirection = \"up\"\nnth = 1\n", "up"),
             ("[[event]]\nkind = \"teleport\"\n", "teleport"),

@@ -207,6 +207,12 @@ impl Linux {
         // else: a linear SYN timeout keeps icsk_rto (1 s) and icsk_backoff.
     }
 
+    /// An expiry whose retransmission the sender's own queue refused: `tcp_update_rto_stats`
+    /// counts it (`tp->total_rto++`) and `tcp_retransmit_timer` leaves before the backoff.
+    pub fn on_local_drop(&mut self) {
+        self.total_rto = self.total_rto.saturating_add(1);
+    }
+
     /// `tcp_ld_RTO_revert` (net/ipv4/tcp_ipv4.c, RFC 6069), the estimator's part:
     /// `icsk_backoff--`, `icsk_rto = tp->srtt_us ? __tcp_set_rto(tp) : TCP_TIMEOUT_INIT`,
     /// `icsk_rto = inet_csk_rto_backoff(icsk, TCP_RTO_MAX)`. Then, with `elapsed` since

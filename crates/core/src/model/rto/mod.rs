@@ -141,6 +141,14 @@ impl RtoEstimator {
         }
     }
 
+    /// The timer expired and its retransmission was refused locally (linux only; see
+    /// `Linux::on_local_drop`): counted, not backed off.
+    pub fn on_local_drop(&mut self) {
+        if let RtoEstimator::Linux(e) = self {
+            e.on_local_drop();
+        }
+    }
+
     /// An ICMP unreachable undoes one backoff (RFC 6069 as Linux's `tcp_ld_RTO_revert`
     /// does it) and says what is left of the reverted RTO counted from `elapsed` ago;
     /// `None` for rfc6298, which leaves RFC 6069 (optional) out and ignores the message.

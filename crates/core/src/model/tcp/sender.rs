@@ -158,6 +158,8 @@ pub struct TcpSender {
     syn_first: SimTime,
     syn_last: SimTime,
     syn_retransmitted: bool,
+    /// The sender's own queue refuses transmissions now (`local.rs`).
+    local_congestion: bool,
 }
 
 impl TcpSender {
@@ -187,6 +189,7 @@ impl TcpSender {
             syn_first: SimTime::ZERO,
             syn_last: SimTime::ZERO,
             syn_retransmitted: false,
+            local_congestion: false,
         }
     }
 
@@ -334,6 +337,7 @@ impl TcpSender {
 mod ack;
 mod close;
 mod icmp;
+mod local;
 mod transmit;
 
 #[cfg(test)]

@@ -319,12 +319,12 @@ const BLACKOUT: &[Key] = &[
 ];
 
 const PATH_EVENT: &[Key] = &[
-    Key { name: "kind", ty: Type::Choice(&["drop", "delay", "duplicate", "icmp-unreachable"]), required: true, default: &[], min: None, max: None, doc: "What happens: a packet lost, held back or delivered twice, or an ICMP unreachable for the sender (tcp)." },
+    Key { name: "kind", ty: Type::Choice(&["drop", "delay", "duplicate", "icmp-unreachable", "local-drop"]), required: true, default: &[], min: None, max: None, doc: "What happens: a packet lost, held back or delivered twice; an ICMP unreachable, or the sender's queue refusing to send (tcp)." },
     Key { name: "direction", ty: Type::Choice(&["forward", "reverse"]), required: false, default: &[("", "forward")], min: None, max: None, doc: "drop, delay, duplicate: which way the packet travels (forward is client → server)." },
     Key { name: "nth", ty: Type::Integer, required: false, default: &[], min: Some(1.0), max: None, doc: "drop, delay, duplicate: the packet's number in its direction and connection, from 1, in send order." },
     Key { name: "count", ty: Type::Integer, required: false, default: &[("", "1")], min: Some(1.0), max: None, doc: "drop with nth: how many packets in a row are dropped." },
-    Key { name: "at", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "drop: start of the window of send times dropped; icmp-unreachable: when it reaches the sender." },
-    Key { name: "duration", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "drop with at: how long the window [at, at + duration) lasts." },
+    Key { name: "at", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "drop, local-drop: start of the window of send times dropped; icmp-unreachable: when it reaches the sender." },
+    Key { name: "duration", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "drop with at, local-drop: how long the window [at, at + duration) lasts." },
     Key { name: "by", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "delay: how much later the packet arrives." },
 ];
 

@@ -107,6 +107,9 @@ impl TcpWorld<'_> {
             match action {
                 Action::Transmit(seg) => {
                     let conn = &mut self.conns[c as usize];
+                    if conn.path.spec().script().local_drop(now) {
+                        continue; // refused by the sender's own queue: never on the path
+                    }
                     for at in
                         conn.path.send(Direction::Forward, now, &mut conn.delay_fwd, &mut conn.loss_fwd).arrivals()
                     {
@@ -154,7 +157,10 @@ impl TcpWorld<'_> {
             Step::Wait(next) => sched.at(next, Ev::Keepalive(c)),
             Step::Probe(next) => {
                 conn.tally.keepalive_probes += 1;
-                if let Some(at) = conn.path.transmit(Direction::Forward, now, &mut conn.delay_fwd, &mut conn.loss_fwd) {
+                if !conn.path.spec().script().local_drop(now)
+                    && let Some(at) =
+                        conn.path.transmit(Direction::Forward, now, &mut conn.delay_fwd, &mut conn.loss_fwd)
+                {
                     sched.at(at, Ev::ProbeToServer(c));
                 }
                 sched.at(next, Ev::Keepalive(c));
@@ -287,6 +293,9 @@ impl World for TcpWorld<'_> {
         if self.conns[c as usize].closed {
             return;
         }
+        let conn = &mut self.conns[c as usize];
+        let refused = conn.path.spec().script().local_drop(now);
+        conn.sender.set_local_congestion(refused);
         match event {
             Ev::Start(c) => {
                 self.conns[c as usize].sender.start(now, &mut self.actions);
