@@ -101,3 +101,48 @@ fn a_window_of_billions_with_a_workload_that_never_fills_it_is_neither_estimated
     let o = limit_memory(&mut run, 1 << 30).output().unwrap();
     assert!(o.status.success(), "{}", text(&o.stderr));
 }
+
+const SCRIPTED: &str = r#"
+name = "scripted"
+horizon = "60s"
+[tcp]
+clients = 200
+start_spread = "1s"
+workload = { kind = "script", close = "30s" }
+[[tcp.write]]
+at = "1s"
+segments = 50
+[[tcp.write]]
+at = "20s"
+segments = 20
+[tcp.rto]
+profile = "linux"
+[path]
+base_rtt = "100ms"
+[[path.event]]
+kind = "drop"
+at = "2s"
+duration = "5s"
+[[path.event]]
+kind = "icmp-unreachable"
+at = "6s"
+[[path.event]]
+kind = "local-drop"
+at = "20s"
+duration = "2s"
+"#;
+
+#[test]
+fn a_scripted_workload_with_path_events_is_estimated_within_half_to_three_times() {
+    let s = load_str("scripted.toml", SCRIPTED).unwrap();
+    let cell = &s.variants[0].cells[0];
+    let job = Job {
+        seeds: backoffsim::engine::rng::Seeds::new(s.seed),
+        replication: 0,
+        horizon: s.horizon,
+        budget: backoffsim::engine::budget::Budget::replication(s.max_events),
+    };
+    let real = cell.spec.run(job).unwrap().events as f64;
+    let estimate = cell.spec.estimate(s.horizon).events;
+    assert!((0.5..=3.0).contains(&(estimate / real)), "estimated {estimate}, real {real}");
+}

@@ -29,6 +29,7 @@ mod names;
 mod occ;
 mod packetdrill;
 mod paired;
+mod path_events;
 mod redraw;
 mod replications;
 mod report;

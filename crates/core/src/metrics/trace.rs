@@ -33,6 +33,8 @@ names! {
         SynAckRetransmit = "synack_retransmit",
         /// A listener dropped a request whose SYN-ACKs went unanswered.
         RequestExpired = "request_expired",
+        /// An ICMP unreachable reached the sender (RFC 6069 revert on linux).
+        IcmpUnreachable = "icmp_unreachable",
     }
 }
 

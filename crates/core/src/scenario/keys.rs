@@ -148,6 +148,9 @@ pub use table::TABLES;
 mod tests {
     use super::*;
 
+    /// The keys that select a tagged table's variant.
+    const TAGS: [&str; 3] = ["kind", "dist", "model"];
+
     /// The keys the loader names when it meets an unknown one in the table at `prefix`
     /// (serde's `deny_unknown_fields` list, "expected one of `a`, `b`"), with `lines`
     /// written in that table first; `None` when it reported no unknown key there.
@@ -165,7 +168,8 @@ mod tests {
             let ours: Vec<&str> = table.keys.iter().map(|k| k.name).collect();
             // A tagged table (`kind`, `dist`, `model`) has one key list per tag value.
             let tag = table.keys.iter().find(|k| k.required && matches!(k.ty, Type::Choice(_)));
-            let tagged = tag.filter(|_| table.keys.iter().all(|k| k.ty != Type::Table && k.ty != Type::Tables));
+            // A required choice is a tag only under a tag's name (occ's `strategy` is not).
+            let tagged = tag.filter(|k| TAGS.contains(&k.name));
             let theirs: Vec<String> = match tagged.or(table.keys.iter().find(|k| k.name == "model")) {
                 Some(tag @ Key { ty: Type::Choice(values), .. }) if !table.prefix.is_empty() => {
                     let mut all = vec![tag.name.to_string()];
@@ -213,12 +217,25 @@ mod tests {
         for table in TABLES {
             for key in table.keys {
                 let (Type::Choice(values) | Type::Choices(values)) = key.ty else { continue };
+                // In a tagged table another choice is read only once the tag names a variant.
+                let tag = table
+                    .keys
+                    .iter()
+                    .find(|k| k.required && k.name != key.name && TAGS.contains(&k.name))
+                    .and_then(|k| {
+                        if let Type::Choice(v) = k.ty { Some(format!("{} = \"{}\"\n", k.name, v[0])) } else { None }
+                    })
+                    .unwrap_or_default();
                 let write = |v: &str| match key.ty {
-                    Type::Choices(_) => format!("{} = [\"{v}\"]\n", key.name),
-                    _ => format!("{} = \"{v}\"\n", key.name),
+                    Type::Choices(_) => format!("{tag}{} = [\"{v}\"]\n", key.name),
+                    _ => format!("{tag}{} = \"{v}\"\n", key.name),
                 };
                 let path = format!("{}{}", table.prefix, key.name).replace("[]", "[0]");
-                let at_key = |d: &&crate::scenario::Diagnostic| d.key.starts_with(&path);
+                // Inside a tagged table the loader can only place a bad value at the table.
+                let table_key = path.rsplit_once('.').map_or("", |(t, _)| t).to_string();
+                let at_key = |d: &&crate::scenario::Diagnostic| {
+                    d.key.starts_with(&path) || (!tag.is_empty() && d.key == table_key)
+                };
                 for v in values.iter() {
                     let found = diagnostics(table.prefix, &write(v));
                     let wrong: Vec<_> =

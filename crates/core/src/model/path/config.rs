@@ -6,6 +6,7 @@ use crate::model::config_error::ConfigErrors;
 use serde::{Deserialize, Serialize};
 
 use super::Direction;
+use super::events::PathEvent;
 use crate::engine::time::SimDuration;
 use crate::model::fraction;
 
@@ -51,6 +52,9 @@ pub struct PathConfig {
     /// Scheduled outages of both directions, in `at` order, not overlapping.
     #[serde(default)]
     pub blackout: Vec<Blackout>,
+    /// Scripted events: drops, delays and duplicates of chosen packets, ICMP errors.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub event: Vec<PathEvent>,
 }
 
 /// Per-direction settings; a missing key falls back to the path-wide one.
@@ -174,6 +178,7 @@ impl PathConfig {
             fifo: false,
             rtt_change: Vec::new(),
             blackout: Vec::new(),
+            event: Vec::new(),
         }
     }
 
@@ -245,6 +250,22 @@ impl PathConfig {
                     ),
                 );
             }
+        }
+        for (i, e) in self.event.iter().enumerate() {
+            errors.extend_under(&format!("event[{i}]"), e.validate());
+        }
+        errors
+    }
+
+    /// The events only a world with a TCP sender can act on, as (key, message), for the
+    /// other worlds to refuse.
+    pub fn tcp_only_events(&self) -> ConfigErrors {
+        let mut errors = ConfigErrors::new();
+        for (i, e) in self.event.iter().enumerate().filter(|(_, e)| e.needs_tcp()) {
+            errors.push(
+                format!("event[{i}].kind"),
+                format!("\"{}\" acts on a TCP sender; only [tcp] scenarios take it", e.kind()),
+            );
         }
         errors
     }

@@ -32,23 +32,31 @@
 //! uniform with p, so a larger delay parameter never shortens a packet's delay and a
 //! packet lost at Bernoulli p is lost at every larger p.
 //!
+//! - **Scripted events** (`events`) act after the draws, on the packet's number in its
+//!   direction and its send time: a scripted drop loses it, a delay adds to its arrival
+//!   (before `fifo` orders it), a duplicate delivers it twice.
+//!
 //! # Sharing
 //!
-//! The immutable part (`PathSpec`: distributions, loss thresholds, schedule) sits behind
-//! an `Arc`; a `Path` adds only the per-direction chain state and last arrival (32 bytes).
+//! The immutable part (`PathSpec`: distributions, loss thresholds, schedule, script) sits
+//! behind an `Arc`; a `Path` adds only the per-direction chain state, last arrival and
+//! packet count (48 bytes).
 //! Build one `Path` (or `PathSpec`) per scenario and clone it for each client.
 
 mod config;
 mod delay;
+pub mod events;
 mod loss;
 mod schedule;
 
 pub use config::{Blackout, DelayConfig, DirectionOverride, LossConfig, PathConfig, RttChange};
+pub use events::{PathEvent, Script};
 pub use schedule::{PathSchedule, Window};
 
 use std::sync::Arc;
 
 use rand::Rng;
+use serde::{Deserialize, Serialize};
 
 use crate::engine::rng::Purpose;
 use crate::engine::time::{SimDuration, SimTime};
@@ -56,7 +64,8 @@ pub(crate) use delay::open_unit;
 use loss::{ChainState, LossModel};
 
 /// Which way a packet travels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// Client → server.
     Forward,
@@ -110,6 +119,7 @@ pub struct PathSpec {
     directions: [DirectionSpec; 2],
     schedule: PathSchedule,
     fifo: bool,
+    script: Script,
 }
 
 impl PathSpec {
@@ -123,6 +133,7 @@ impl PathSpec {
             directions: [direction(Direction::Forward), direction(Direction::Reverse)],
             schedule: PathSchedule::new(config),
             fifo: config.fifo,
+            script: Script::new(&config.event),
         }
     }
 
@@ -130,11 +141,17 @@ impl PathSpec {
         &self.schedule
     }
 
-    /// Whether a client's `Path` carries state of its own (a Gilbert–Elliott chain or
-    /// FIFO arrival order). Without, one `Path` can serve every client, which saves a
-    /// world of a million clients 32 bytes each.
+    pub fn script(&self) -> &Script {
+        &self.script
+    }
+
+    /// Whether a client's `Path` carries state of its own (a Gilbert–Elliott chain, FIFO
+    /// arrival order or a count of packets for the script). Without, one `Path` can serve
+    /// every client, which saves a world of a million clients 48 bytes each.
     pub fn has_client_state(&self) -> bool {
-        self.fifo || self.directions.iter().any(|d| matches!(d.loss, LossModel::GilbertElliott { .. }))
+        self.fifo
+            || self.script.counts_packets()
+            || self.directions.iter().any(|d| matches!(d.loss, LossModel::GilbertElliott { .. }))
     }
 }
 
@@ -146,6 +163,23 @@ pub struct Path {
     /// Per direction; only read when `fifo` is on.
     last_arrival: [SimTime; 2],
     chain: [ChainState; 2],
+    /// Packets sent so far per direction, for the script's `nth`.
+    sent: [u64; 2],
+}
+
+/// Where a packet, and its scripted duplicate if any, arrives; `None` if it is lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    pub arrival: Option<SimTime>,
+    pub duplicate: bool,
+}
+
+impl Delivery {
+    /// Each arrival, the original first: none, one, or two at the same instant.
+    pub fn arrivals(self) -> impl Iterator<Item = SimTime> {
+        let copies = if self.duplicate { 2 } else { 1 };
+        self.arrival.into_iter().flat_map(move |t| std::iter::repeat_n(t, copies))
+    }
 }
 
 impl Path {
@@ -156,7 +190,7 @@ impl Path {
     }
 
     pub fn from_spec(spec: Arc<PathSpec>) -> Path {
-        Path { spec, last_arrival: [SimTime::ZERO; 2], chain: [ChainState::default(); 2] }
+        Path { spec, last_arrival: [SimTime::ZERO; 2], chain: [ChainState::default(); 2], sent: [0; 2] }
     }
 
     pub fn spec(&self) -> &Arc<PathSpec> {
@@ -175,22 +209,36 @@ impl Path {
         delay_rng: &mut D,
         loss_rng: &mut L,
     ) -> Option<SimTime> {
+        self.send(dir, now, delay_rng, loss_rng).arrival
+    }
+
+    /// `transmit`, and whether the script delivers the packet twice: a world that can
+    /// receive a copy uses this one.
+    pub fn send<D: Rng + ?Sized, L: Rng + ?Sized>(
+        &mut self,
+        dir: Direction,
+        now: SimTime,
+        delay_rng: &mut D,
+        loss_rng: &mut L,
+    ) -> Delivery {
         let d = dir.index();
         let spec = &self.spec.directions[d];
         // Both draws happen before any early return: the draw contract.
         let extra = spec.delay.from_uniform(open_unit(delay_rng.next_u64()));
         let lost = spec.loss.is_lost(&mut self.chain[d], loss_rng.next_u64());
+        self.sent[d] += 1;
+        let fate = self.spec.script.fate(dir, self.sent[d], now);
         let schedule = &self.spec.schedule;
-        if lost || schedule.in_blackout(now) {
-            return None;
+        if lost || fate.drop || schedule.in_blackout(now) {
+            return Delivery { arrival: None, duplicate: false };
         }
         let one_way = SimDuration(schedule.base_rtt_at(now).0 / 2);
-        let mut arrival = now.saturating_add(one_way).saturating_add(extra);
+        let mut arrival = now.saturating_add(one_way).saturating_add(extra).saturating_add(fate.delay);
         if self.spec.fifo {
             arrival = arrival.max(self.last_arrival[d]);
             self.last_arrival[d] = arrival;
         }
-        Some(arrival)
+        Delivery { arrival: Some(arrival), duplicate: fate.duplicate }
     }
 
     /// The base RTT in force for packets sent at `t`.

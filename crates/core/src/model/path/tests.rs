@@ -37,8 +37,42 @@ impl Streams {
 }
 
 #[test]
+fn scripted_events_take_no_draws_and_touch_only_their_packets() {
+    // The draw contract: a script changes the fate of the packets it names and nothing
+    // else, so every other packet meets the same delay and loss draws as without it.
+    let mut plain = PathConfig::new(ms(100));
+    plain.delay = DelayConfig::Uniform { low: ms(0), high: ms(20) };
+    plain.loss = LossConfig::Bernoulli { p: 0.2 };
+    let mut scripted = plain.clone();
+    scripted.event = vec![
+        PathEvent::Drop { direction: Direction::Forward, nth: Some(2), count: Some(2), at: None, duration: None },
+        PathEvent::Delay { direction: Direction::Forward, nth: 5, by: ms(300) },
+        PathEvent::Duplicate { direction: Direction::Forward, nth: 6 },
+    ];
+    assert!(scripted.validate().is_empty());
+    let (mut a, mut b) = (Path::new(&plain), Path::new(&scripted));
+    let (mut sa, mut sb) = (Streams::new(8, 0), Streams::new(8, 0));
+    for n in 1..=40u64 {
+        let now = SimTime(ms(10 * n).0);
+        let d = Direction::Forward.index();
+        let x = a.send(Direction::Forward, now, &mut sa.delay[d], &mut sa.loss[d]);
+        let y = b.send(Direction::Forward, now, &mut sb.delay[d], &mut sb.loss[d]);
+        match n {
+            2 | 3 => assert_eq!(y.arrival, None, "packet {n} is dropped"),
+            5 => assert_eq!(y.arrival, x.arrival.map(|t| t + ms(300)), "packet 5 is 300 ms late"),
+            6 => {
+                assert!(x.arrival.is_some(), "the seed delivers packet 6, so the copy shows");
+                assert_eq!((y.arrival, y.arrivals().count()), (x.arrival, 2));
+            }
+            _ => assert_eq!(y, x, "packet {n}"),
+        }
+    }
+    assert!(PathSpec::new(&scripted).has_client_state(), "the count is per client");
+}
+
+#[test]
 fn path_state_per_client_is_tiny() {
-    assert!(std::mem::size_of::<Path>() <= 32, "{}", std::mem::size_of::<Path>());
+    assert!(std::mem::size_of::<Path>() <= 48, "{}", std::mem::size_of::<Path>());
 }
 
 #[test]
@@ -313,7 +347,7 @@ fn path_config() -> impl Strategy<Value = PathConfig> {
                     Blackout { at, duration }
                 })
                 .collect();
-            PathConfig { base_rtt, delay, loss, forward, reverse, fifo, rtt_change, blackout }
+            PathConfig { base_rtt, delay, loss, forward, reverse, fifo, rtt_change, blackout, event: Vec::new() }
         })
 }
 

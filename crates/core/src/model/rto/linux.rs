@@ -207,6 +207,33 @@ impl Linux {
         // else: a linear SYN timeout keeps icsk_rto (1 s) and icsk_backoff.
     }
 
+    /// An expiry whose retransmission the sender's own queue refused: `tcp_update_rto_stats`
+    /// counts it (`tp->total_rto++`) and `tcp_retransmit_timer` leaves before the backoff.
+    pub fn on_local_drop(&mut self) {
+        self.total_rto = self.total_rto.saturating_add(1);
+    }
+
+    /// `tcp_ld_RTO_revert` (net/ipv4/tcp_ipv4.c, RFC 6069), the estimator's part:
+    /// `icsk_backoff--`, `icsk_rto = tp->srtt_us ? __tcp_set_rto(tp) : TCP_TIMEOUT_INIT`,
+    /// `icsk_rto = inet_csk_rto_backoff(icsk, TCP_RTO_MAX)`. Then, with `elapsed` since
+    /// the head segment was last sent, what is left of that RTO:
+    /// `remaining = icsk_rto - usecs_to_jiffies(delta_us)`, zero when nothing is (the
+    /// caller then retransmits at once). The caller has checked `icsk_backoff > 0`.
+    pub fn revert_backoff(&mut self, elapsed: SimDuration) -> SimDuration {
+        self.backoffs = self.backoffs.saturating_sub(1);
+        let base = match self.est {
+            // __tcp_set_rto: usecs_to_jiffies((srtt_us >> 3) + rttvar_us), not bounded here
+            Some(v) => usecs_to_jiffies((v.srtt_us >> 3) + v.rttvar_us, self.hz),
+            None => ns_to_jiffies(self.params.initial_rto, self.hz),
+        };
+        // inet_csk_rto_backoff: min((u64)icsk_rto << icsk_backoff, max_when)
+        let backed_off =
+            if base == 0 || base.leading_zeros() > self.backoffs { base << self.backoffs } else { u64::MAX };
+        self.set_rto_j(backed_off.min(self.max_j));
+        let elapsed_j = usecs_to_jiffies(elapsed.as_nanos() / 1000, self.hz);
+        jiffies_to_ns(self.rto_j.saturating_sub(elapsed_j), self.hz)
+    }
+
     /// `tcp_init_metrics` on entering ESTABLISHED (the metrics cache is not modelled):
     /// `else if (tp->srtt_us == 0)`, i.e. the handshake gave no RTT sample ("most likely
     /// due to retransmission"), `icsk_rto = TCP_TIMEOUT_FALLBACK` (3 s). The kernel also

@@ -141,6 +141,24 @@ impl RtoEstimator {
         }
     }
 
+    /// The timer expired and its retransmission was refused locally (linux only; see
+    /// `Linux::on_local_drop`): counted, not backed off.
+    pub fn on_local_drop(&mut self) {
+        if let RtoEstimator::Linux(e) = self {
+            e.on_local_drop();
+        }
+    }
+
+    /// An ICMP unreachable undoes one backoff (RFC 6069 as Linux's `tcp_ld_RTO_revert`
+    /// does it) and says what is left of the reverted RTO counted from `elapsed` ago;
+    /// `None` for rfc6298, which leaves RFC 6069 (optional) out and ignores the message.
+    pub fn revert_backoff(&mut self, elapsed: SimDuration) -> Option<SimDuration> {
+        match self {
+            RtoEstimator::Rfc6298(_) => None,
+            RtoEstimator::Linux(e) => Some(e.revert_backoff(elapsed)),
+        }
+    }
+
     /// The handshake completed and data transmission begins; call it after feeding the
     /// handshake's sample, if any. Only the first call has an effect.
     pub fn on_established(&mut self) {

@@ -70,6 +70,9 @@ pub enum ObservationKind {
     WindowProbe,
     /// The window reopened after a zero-window stall (`tcp_ack_probe`).
     WindowOpen,
+    /// An ICMP unreachable reached the sender; `reverted` if it undid a backoff
+    /// (RFC 6069, `icmp.rs`).
+    IcmpUnreachable { reverted: bool },
     /// The connection gave up (ETIMEDOUT). `waited` runs from the first transmission of
     /// the segment (or SYN) that was never acknowledged.
     Aborted { waited: SimDuration },
@@ -180,6 +183,8 @@ pub struct TcpSender {
     snd_wnd_end: u64,
     /// The zero-window probe timer's state, while the window is closed.
     persist: Option<Persist>,
+    /// The sender's own queue refuses transmissions now (`local.rs`).
+    local_congestion: bool,
 }
 
 impl TcpSender {
@@ -213,6 +218,7 @@ impl TcpSender {
             snd_wnd: u64::MAX,
             snd_wnd_end: u64::MAX,
             persist: None,
+            local_congestion: false,
         }
     }
 
@@ -373,6 +379,9 @@ impl TcpSender {
 }
 
 mod ack;
+mod close;
+mod icmp;
+mod local;
 mod passive;
 mod transmit;
 mod zero_window;

@@ -6,6 +6,7 @@ pub const TABLES: &[Table] = &[
     Table { prefix: "", keys: RAW_SCENARIO },
     Table { prefix: "tcp.", keys: TCP_CONFIG },
     Table { prefix: "tcp.workload.", keys: WORKLOAD },
+    Table { prefix: "tcp.write[].", keys: SCRIPTED_WRITE },
     Table { prefix: "tcp.rto.", keys: RTO_CONFIG },
     Table { prefix: "tcp.keepalive.", keys: KEEPALIVE_CONFIG },
     Table { prefix: "tcp.receiver.", keys: RECEIVER_CONFIG },
@@ -37,6 +38,7 @@ pub const TABLES: &[Table] = &[
     Table { prefix: "path.reverse.loss.", keys: LOSS_CONFIG },
     Table { prefix: "path.rtt_change[].", keys: RTT_CHANGE },
     Table { prefix: "path.blackout[].", keys: BLACKOUT },
+    Table { prefix: "path.event[].", keys: PATH_EVENT },
     Table { prefix: "trace.", keys: TRACE_CONFIG },
 ];
 
@@ -65,12 +67,13 @@ const TCP_CONFIG: &[Key] = &[
     Key { name: "window", ty: Type::Integer, required: false, default: &[("", "10")], min: Some(0.0), max: None, doc: "Segments in flight at most." },
     Key { name: "segment_size", ty: Type::Integer, required: false, default: &[("", "1460")], min: Some(0.0), max: None, doc: "Bytes per segment; sets byte sequence numbers and goodput." },
     Key { name: "fast_retransmit", ty: Type::Bool, required: false, default: &[("", "true")], min: None, max: None, doc: "Retransmit on the third duplicate ACK (RFC 5681 3.2)." },
-    Key { name: "workload", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "What the application sends: kind = \"transfer\" or \"steady\"." },
+    Key { name: "workload", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "What the application sends: kind = \"transfer\", \"steady\" or \"script\"." },
     Key { name: "start_spread", ty: Type::Duration, required: false, default: &[("", "0s")], min: None, max: None, doc: "Connections start at a uniform random time in [0, start_spread)." },
     Key { name: "rto", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "The retransmission timer: profile and overrides." },
     Key { name: "keepalive", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "Linux's keepalive timer (SO_KEEPALIVE); off unless the table is present." },
     Key { name: "receiver", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "The peer's receive buffer and its application's stalls; without it the window is never limited." },
     Key { name: "listen", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "A passive open: the simulated end listens and a peer connects; off unless the table is present." },
+    Key { name: "write", ty: Type::Tables, required: false, default: &[], min: None, max: None, doc: "With workload kind = script: the writes, in time order, each `at` a time after the connection starts." },
 ];
 
 const RECEIVER_CONFIG: &[Key] = &[
@@ -95,9 +98,15 @@ const KEEPALIVE_CONFIG: &[Key] = &[
 ];
 
 const WORKLOAD: &[Key] = &[
-    Key { name: "kind", ty: Type::Choice(&["transfer", "steady"]), required: true, default: &[], min: None, max: None, doc: "A finite bulk transfer, or one segment every interval until the horizon." },
+    Key { name: "kind", ty: Type::Choice(&["transfer", "steady", "script"]), required: true, default: &[], min: None, max: None, doc: "A finite bulk transfer, one segment every interval until the horizon, or writes at given times." },
     Key { name: "segments", ty: Type::Integer, required: false, default: &[], min: Some(1.0), max: None, doc: "kind = transfer: segments to send, as fast as the window allows." },
     Key { name: "interval", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "kind = steady: time between the segments the application writes." },
+    Key { name: "close", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "kind = script: when the application closes, after the start (no FIN is modelled); finished once all written is acknowledged." },
+];
+
+const SCRIPTED_WRITE: &[Key] = &[
+    Key { name: "at", ty: Type::Duration, required: true, default: &[], min: None, max: None, doc: "When the application writes, after its connection starts." },
+    Key { name: "segments", ty: Type::Integer, required: false, default: &[("", "1")], min: Some(1.0), max: None, doc: "Segments written then." },
 ];
 
 const RTO_CONFIG: &[Key] = &[
@@ -302,6 +311,7 @@ const PATH_CONFIG: &[Key] = &[
     Key { name: "fifo", ty: Type::Bool, required: false, default: &[("", "false")], min: None, max: None, doc: "When true a direction never reorders: a packet arrives no earlier than the one sent before it in the same direction. Off by default, so the per-packet delays are exactly the independent draws the scenario asked for." },
     Key { name: "rtt_change", ty: Type::Tables, required: false, default: &[], min: None, max: None, doc: "Scheduled changes of the base RTT, in strictly increasing `at` order." },
     Key { name: "blackout", ty: Type::Tables, required: false, default: &[], min: None, max: None, doc: "Scheduled outages of both directions, in `at` order, not overlapping." },
+    Key { name: "event", ty: Type::Tables, required: false, default: &[], min: None, max: None, doc: "Scripted events: drops, delays and duplicates of chosen packets, ICMP errors." },
 ];
 
 const LOSS_CONFIG: &[Key] = &[
@@ -326,6 +336,16 @@ const RTT_CHANGE: &[Key] = &[
 const BLACKOUT: &[Key] = &[
     Key { name: "at", ty: Type::Duration, required: true, default: &[], min: None, max: None, doc: "When every packet starts being lost." },
     Key { name: "duration", ty: Type::Duration, required: true, default: &[], min: None, max: None, doc: "How long the blackout lasts." },
+];
+
+const PATH_EVENT: &[Key] = &[
+    Key { name: "kind", ty: Type::Choice(&["drop", "delay", "duplicate", "icmp-unreachable", "local-drop"]), required: true, default: &[], min: None, max: None, doc: "What happens: a packet lost, held back or delivered twice; an ICMP unreachable, or the sender's queue refusing to send (tcp)." },
+    Key { name: "direction", ty: Type::Choice(&["forward", "reverse"]), required: false, default: &[("", "forward")], min: None, max: None, doc: "drop, delay, duplicate: which way the packet travels (forward is client → server)." },
+    Key { name: "nth", ty: Type::Integer, required: false, default: &[], min: Some(1.0), max: None, doc: "drop, delay, duplicate: the packet's number in its direction and connection, from 1, in send order." },
+    Key { name: "count", ty: Type::Integer, required: false, default: &[("", "1")], min: Some(1.0), max: None, doc: "drop with nth: how many packets in a row are dropped." },
+    Key { name: "at", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "drop, local-drop: start of the window of send times dropped; icmp-unreachable: when it reaches the sender." },
+    Key { name: "duration", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "drop with at, local-drop: how long the window [at, at + duration) lasts." },
+    Key { name: "by", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "delay: how much later the packet arrives." },
 ];
 
 const TRACE_CONFIG: &[Key] = &[

@@ -69,6 +69,12 @@ impl ModelSection for GrpcConfig {
             );
             return Err(errors);
         }
+        if let Some(path) = shared.path {
+            let refused = path.tcp_only_events();
+            if !refused.is_empty() {
+                return Err(prefixed("path", refused));
+            }
+        }
         Ok(GrpcSpec {
             grpc: self.clone(),
             backoff,

@@ -10,6 +10,9 @@ use crate::model::rto::{RtoConfig, RtoParams};
 use crate::model::tcp::{KeepaliveParams, SenderOptions};
 use crate::worlds::TraceConfig;
 
+use super::script;
+pub use super::script::ScriptedWrite;
+
 /// `[tcp]`: the connections and what they send.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -48,6 +51,9 @@ pub struct TcpConfig {
     /// `[tcp.listen]` is present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listen: Option<super::ListenConfig>,
+    /// The scripted workload's writes, in time order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write: Vec<ScriptedWrite>,
 }
 
 /// `[tcp.keepalive]`: `SO_KEEPALIVE` on, with `TCP_KEEPIDLE`, `TCP_KEEPINTVL` and
@@ -125,6 +131,12 @@ pub enum Workload {
     Transfer { segments: u64 },
     /// An application writing one segment every `interval` until the horizon.
     Steady { interval: SimDuration },
+    /// The writes of `[[tcp.write]]` at their times after the connection starts, then
+    /// optionally a close (`script.rs`).
+    Script {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        close: Option<SimDuration>,
+    },
 }
 
 fn default_clients() -> u32 {
@@ -153,15 +165,16 @@ impl TcpConfig {
         if self.segment_size == 0 {
             errors.push("segment_size", "must be at least 1 byte");
         }
-        match self.workload {
+        match &self.workload {
             Workload::Transfer { segments: 0 } => {
                 errors.push("workload.segments", "must be at least 1");
             }
-            Workload::Steady { interval } if interval == SimDuration::ZERO => {
+            Workload::Steady { interval } if *interval == SimDuration::ZERO => {
                 errors.push("workload.interval", "must be longer than 0s");
             }
             _ => {}
         }
+        errors.extend_under("", script::validate(&self.workload, &self.write));
         if let Some(keepalive) = &self.keepalive {
             errors.extend_under("keepalive", keepalive.validate());
         }

@@ -5,6 +5,7 @@ use super::world::*;
 use super::*;
 use crate::engine::time::SimDuration;
 use crate::metrics::trace::TraceRow;
+use crate::model::path::PathEvent;
 use crate::worlds::estimate::{self, Estimate};
 
 /// How many of `n` clients `[trace]` names.
@@ -36,26 +37,32 @@ pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
     // A reader that stops for good lets through what flows until then and a buffer more.
     let reader = spec.tcp.receiver.as_ref();
     let reads_until = reader.and_then(|r| r.stall.last()).filter(|s| s.duration.is_none()).map(|s| s.at.as_secs_f64());
-    let (writes, segments) = match spec.tcp.workload {
-        Workload::Transfer { segments } => {
-            let flowing = lit.min(reads_until.unwrap_or(h));
-            let mut fastest = f64::from(spec.tcp.window) * (flowing / rtt.as_secs_f64().max(1e-6) + 1.0);
-            if reads_until.is_some() {
-                fastest += reader.map_or(0.0, |r| r.buffer as f64);
-            }
-            (0.0, (segments as f64).min(fastest))
-        }
+    let flowing = lit.min(reads_until.unwrap_or(h));
+    let mut fastest = f64::from(spec.tcp.window) * (flowing / rtt.as_secs_f64().max(1e-6) + 1.0);
+    if reads_until.is_some() {
+        fastest += reader.map_or(0.0, |r| r.buffer as f64);
+    }
+    let (writes, segments) = match &spec.tcp.workload {
+        Workload::Transfer { segments } => (0.0, (*segments as f64).min(fastest)),
         Workload::Steady { interval } => (h / interval.as_secs_f64() + 1.0, lit / interval.as_secs_f64() + 1.0),
+        // One event per batch of writes (and the close), each segment as in a transfer.
+        Workload::Script { .. } => {
+            let total: u64 = spec.tcp.write.iter().map(|w| w.segments).sum();
+            (spec.tcp.write.len() as f64 + 1.0, (total as f64).min(fastest))
+        }
     };
     // A transfer that is over, about, before a blackout begins leaves nothing for the
     // timer to retransmit in it: a window per round trip after the handshake's, twice
     // over for slack.
-    let done_by = match spec.tcp.workload {
-        Workload::Transfer { segments } => {
-            let rounds = segments as f64 / f64::from(spec.tcp.window.max(1)) + 2.0;
-            Some(2.0 * rounds * spec.path.base_rtt.max(rtt).as_secs_f64())
-        }
+    let rounds_for = |segments: u64| segments as f64 / f64::from(spec.tcp.window.max(1)) + 2.0;
+    let round_trip = spec.path.base_rtt.max(rtt).as_secs_f64();
+    let done_by = match &spec.tcp.workload {
+        Workload::Transfer { segments } => Some(2.0 * rounds_for(*segments) * round_trip),
         Workload::Steady { .. } => None,
+        // The last batch written, then as a transfer of it.
+        Workload::Script { .. } => {
+            spec.tcp.write.last().map(|w| w.at.as_secs_f64() + 2.0 * rounds_for(w.segments) * round_trip)
+        }
     };
     let expiries: f64 = spec
         .path
@@ -110,7 +117,9 @@ pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
     let (handshake, never) =
         spec.tcp.listen.as_ref().map_or((0.0, false), |l| super::listen::handshake_events(l, spec));
     let (segments, expiries) = if never { (0.0, 0.0) } else { (segments, expiries) };
-    let per_conn = 4.0 + handshake + writes + 4.0 * segments + 3.0 * expiries + keepalive + 4.0 * probes;
+    // A scripted ICMP unreachable is an event of its own, and may retransmit at once.
+    let icmp = 2.0 * spec.path.event.iter().filter(|e| matches!(e, PathEvent::IcmpUnreachable { .. })).count() as f64;
+    let per_conn = 4.0 + handshake + writes + 4.0 * segments + 3.0 * expiries + keepalive + 4.0 * probes + icmp;
     let n = f64::from(spec.tcp.clients);
     // Per connection: its state, its segments in flight, and the RTO's time-weighted
     // record (one entry per distinct value, at most one per segment). No more are in

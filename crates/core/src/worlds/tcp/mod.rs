@@ -6,6 +6,7 @@ mod estimate;
 mod listen;
 pub mod metrics;
 mod reader;
+mod script;
 mod world;
 
 pub use config::*;

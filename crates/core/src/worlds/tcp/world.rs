@@ -45,6 +45,12 @@ pub(super) enum Ev {
     SynAckAtPeer(u32, SimTime),
     /// The peer's ACK, echoing the given SYN-ACK timestamp, reaches the listener.
     AckAtListener(u32, SimTime),
+    /// A scripted ICMP unreachable reaches the sender (`[[path.event]]`).
+    Icmp(u32),
+    /// The scripted workload's `k`-th batch of writes.
+    Write(u32, u32),
+    /// The scripted workload closes.
+    Close(u32),
 }
 
 /// What happened to one connection, for the metrics.
@@ -122,6 +128,8 @@ pub(super) struct TcpWorld<'a> {
     /// (start, end) of each blackout.
     blackouts: Vec<(SimTime, SimTime)>,
     actions: Vec<Action>,
+    /// The scripted workload's writes: (offset from the start, segments).
+    batches: Vec<(SimDuration, u64)>,
 }
 
 impl TcpWorld<'_> {
@@ -132,8 +140,11 @@ impl TcpWorld<'_> {
             match action {
                 Action::Transmit(seg) => {
                     let conn = &mut self.conns[c as usize];
-                    if let Some(at) =
-                        conn.path.transmit(Direction::Forward, now, &mut conn.delay_fwd, &mut conn.loss_fwd)
+                    if conn.path.spec().script().local_drop(now) {
+                        continue; // refused by the sender's own queue: never on the path
+                    }
+                    for at in
+                        conn.path.send(Direction::Forward, now, &mut conn.delay_fwd, &mut conn.loss_fwd).arrivals()
                     {
                         sched.at(at, Ev::ToServer(c, seg));
                     }
@@ -182,7 +193,10 @@ impl TcpWorld<'_> {
             Step::Wait(next) => sched.at(next, Ev::Keepalive(c)),
             Step::Probe(next) => {
                 conn.tally.keepalive_probes += 1;
-                if let Some(at) = conn.path.transmit(Direction::Forward, now, &mut conn.delay_fwd, &mut conn.loss_fwd) {
+                if !conn.path.spec().script().local_drop(now)
+                    && let Some(at) =
+                        conn.path.transmit(Direction::Forward, now, &mut conn.delay_fwd, &mut conn.loss_fwd)
+                {
                     sched.at(at, Ev::ProbeToServer(c));
                 }
                 sched.at(next, Ev::Keepalive(c));
@@ -273,6 +287,7 @@ impl TcpWorld<'_> {
                 (TraceEvent::Aborted, None, None)
             }
             ObservationKind::Established => (TraceEvent::Established, None, None),
+            ObservationKind::IcmpUnreachable { .. } => (TraceEvent::IcmpUnreachable, None, None),
             ObservationKind::Finished => {
                 tally.finished_at = Some(now);
                 // A finished transfer's life ends here, with the RTO it had before.
@@ -300,7 +315,7 @@ impl TcpWorld<'_> {
         {
             conn.tally.recovered[k] = Some(tsval - self.blackouts[k].1);
         }
-        if let Some(at) = conn.path.transmit(Direction::Reverse, now, &mut conn.delay_rev, &mut conn.loss_rev) {
+        for at in conn.path.send(Direction::Reverse, now, &mut conn.delay_rev, &mut conn.loss_rev).arrivals() {
             sched.at(at, Ev::ToClient(c, got.reply));
         }
     }
@@ -325,16 +340,31 @@ impl World for TcpWorld<'_> {
         | Ev::SynAtListener(c)
         | Ev::SynAckTimer(c)
         | Ev::SynAckAtPeer(c, _)
-        | Ev::AckAtListener(c, _)) = event;
+        | Ev::AckAtListener(c, _)
+        | Ev::Icmp(c)
+        | Ev::Write(c, _)
+        | Ev::Close(c)) = event;
         // Reset by keepalive: the application's writes fail and the peer's packets meet
         // no socket.
         if self.conns[c as usize].closed {
             return;
         }
+        let conn = &mut self.conns[c as usize];
+        let refused = conn.path.spec().script().local_drop(now);
+        conn.sender.set_local_congestion(refused);
         match event {
             Ev::Start(c) => {
-                if matches!(self.spec.tcp.workload, Workload::Steady { .. }) {
-                    sched.at(now, Ev::AppWrite(c));
+                match &self.spec.tcp.workload {
+                    Workload::Steady { .. } => sched.at(now, Ev::AppWrite(c)),
+                    Workload::Script { close, .. } => {
+                        for (k, (at, _)) in self.batches.iter().enumerate() {
+                            sched.at(now + *at, Ev::Write(c, k as u32));
+                        }
+                        if let Some(close) = close {
+                            sched.at(now + *close, Ev::Close(c));
+                        }
+                    }
+                    Workload::Transfer { .. } => {}
                 }
                 // A listener waits for the peer's SYN, and its RTO is in force from accept.
                 if self.spec.tcp.listen.is_some() {
@@ -372,6 +402,20 @@ impl World for TcpWorld<'_> {
                 self.dispatch(c, sched);
             }
             Ev::Keepalive(c) => self.keepalive(c, sched),
+            Ev::Write(c, k) => {
+                for _ in 0..self.batches[k as usize].1 {
+                    self.conns[c as usize].sender.app_write(now, &mut self.actions);
+                }
+                self.dispatch(c, sched);
+            }
+            Ev::Close(c) => {
+                self.conns[c as usize].sender.app_close(&mut self.actions);
+                self.dispatch(c, sched);
+            }
+            Ev::Icmp(c) => {
+                self.conns[c as usize].sender.on_icmp_unreachable(now, &mut self.actions);
+                self.dispatch(c, sched);
+            }
             Ev::ProbeToServer(c) => {
                 // The probe lies below the peer's window: it answers with a duplicate ACK
                 // (`tcp_send_dupack`) and its receive state does not change.
@@ -416,8 +460,9 @@ pub fn run_replication(spec: &TcpSpec, job: Job<'_>) -> Result<ReplicationResult
     let rep = u64::from(replication);
     let supply = match spec.tcp.workload {
         Workload::Transfer { segments } => Supply::Transfer { segments },
-        Workload::Steady { .. } => Supply::Steady,
+        Workload::Steady { .. } | Workload::Script { .. } => Supply::Steady,
     };
+    let batches = super::script::batches(&spec.tcp.write);
     // Convergence is judged against the RTT a packet typically sees after the change:
     // the new base RTT plus the median extra delay of each direction.
     let extra = spec.path.delay_for(Direction::Forward).from_uniform(0.5)
@@ -440,6 +485,9 @@ pub fn run_replication(spec: &TcpSpec, job: Job<'_>) -> Result<ReplicationResult
                 sched.at(SimTime::ZERO + end, Ev::ReadResume(c));
             }
         }
+        for &at in path_spec.script().icmp_unreachable() {
+            sched.at(at, Ev::Icmp(c));
+        }
         conns.push(Conn {
             sender: TcpSender::new(spec.tcp.sender_options(), &spec.rto, supply),
             receiver: spec.tcp.receiver.as_ref().map_or_else(TcpReceiver::new, |r| TcpReceiver::with_buffer(r.buffer)),
@@ -460,7 +508,8 @@ pub fn run_replication(spec: &TcpSpec, job: Job<'_>) -> Result<ReplicationResult
         });
     }
     let traced = (0..spec.tcp.clients).map(|c| traced_here && spec.trace.clients.contains(&c)).collect();
-    let mut world = TcpWorld { spec, conns, traced, trace: Vec::new(), changes, extra, blackouts, actions: Vec::new() };
+    let mut world =
+        TcpWorld { spec, conns, traced, trace: Vec::new(), changes, extra, blackouts, actions: Vec::new(), batches };
     let stats = run(&mut world, &mut sched, budget)?;
     for conn in &mut world.conns {
         conn.tally.rto_held.finish(SimTime::ZERO + horizon);
@@ -525,7 +574,7 @@ pub(super) fn metrics(world: &TcpWorld<'_>, horizon: SimDuration) -> Vec<MetricV
         &metrics::SRTT_ABS_ERROR,
         mean_some(&|c| (c.tally.samples > 0).then(|| c.tally.srtt_error_sum / c.tally.samples as f64)),
     ));
-    if matches!(world.spec.tcp.workload, Workload::Transfer { .. }) {
+    if matches!(world.spec.tcp.workload, Workload::Transfer { .. } | Workload::Script { close: Some(_), .. }) {
         out.push(MetricValue::of(&metrics::FINISHED, mean(&|c| f64::from(u8::from(c.tally.finished_at.is_some())))));
         out.push(MetricValue::maybe_of(
             &metrics::TRANSFER_TIME,

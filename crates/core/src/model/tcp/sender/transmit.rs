@@ -189,6 +189,10 @@ impl TcpSender {
             self.abort(now, out);
             return;
         }
+        if self.local_congestion && self.params().profile == crate::model::rto::RtoProfile::Linux {
+            self.on_rto_refused_locally(now, phase, out);
+            return;
+        }
         self.rto.on_timeout(phase);
         self.observe(ObservationKind::Timeout, out);
         self.retransmits = self.retransmits.saturating_add(1);

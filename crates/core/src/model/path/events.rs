@@ -1,0 +1,357 @@
+//! Scripted path events (`[[path.event]]`): deterministic drops, delays and duplicates of
+//! chosen packets, and signals to the sender (an ICMP unreachable), so that a timeline
+//! written for packetdrill can be replayed as a scenario.
+//!
+//! Packets are counted per connection and per direction, from 1, in the order they are
+//! sent (a burst sent at one instant is counted in send order), whatever happens to them
+//! afterwards: a packet lost to random loss or a blackout still takes its number. So
+//! every client of a scenario meets the same script.
+//!
+//! The script takes no random draws: a path with events draws exactly what the same path
+//! without them draws (the draw contract in the module above).
+
+use serde::{Deserialize, Serialize};
+
+use super::Direction;
+use super::schedule::Window;
+use crate::engine::time::{SimDuration, SimTime};
+use crate::model::config_error::ConfigErrors;
+
+/// One `[[path.event]]` as written.
+///
+/// ```toml
+/// [[path.event]]
+/// kind = "drop"
+/// direction = "forward"
+/// nth = 3
+/// ```
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum PathEvent {
+    /// Drops packets `nth` to `nth + count - 1` of a direction, or every packet sent in
+    /// `[at, at + duration)` in that direction (a one-way blackout).
+    Drop {
+        #[serde(default = "forward")]
+        direction: Direction,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        nth: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        count: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<SimDuration>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration: Option<SimDuration>,
+    },
+    /// Packet `nth` of a direction arrives `by` later than it would have; the way to
+    /// reorder it behind the packets sent after it.
+    Delay {
+        #[serde(default = "forward")]
+        direction: Direction,
+        nth: u64,
+        by: SimDuration,
+    },
+    /// Packet `nth` of a direction arrives twice, the copy right behind the original.
+    Duplicate {
+        #[serde(default = "forward")]
+        direction: Direction,
+        nth: u64,
+    },
+    /// A router answers the connection's oldest outstanding segment with an ICMP
+    /// destination unreachable (net or host), delivered to the sender at `at`.
+    IcmpUnreachable { at: SimDuration },
+    /// The sender's own queue refuses what it transmits in `[at, at + duration)`: the
+    /// packets never reach the path (local congestion, `tcp_retransmit_skb` > 0).
+    LocalDrop { at: SimDuration, duration: SimDuration },
+}
+
+fn forward() -> Direction {
+    Direction::Forward
+}
+
+impl PathEvent {
+    /// Whether the event counts packets, which makes the count client state.
+    fn counts(&self) -> bool {
+        matches!(self, PathEvent::Drop { nth: Some(_), .. } | PathEvent::Delay { .. } | PathEvent::Duplicate { .. })
+    }
+
+    /// The kinds only a world with a TCP sender can act on.
+    pub fn needs_tcp(&self) -> bool {
+        matches!(self, PathEvent::Duplicate { .. } | PathEvent::IcmpUnreachable { .. } | PathEvent::LocalDrop { .. })
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            PathEvent::Drop { .. } => "drop",
+            PathEvent::Delay { .. } => "delay",
+            PathEvent::Duplicate { .. } => "duplicate",
+            PathEvent::IcmpUnreachable { .. } => "icmp-unreachable",
+            PathEvent::LocalDrop { .. } => "local-drop",
+        }
+    }
+
+    /// Checks the type system cannot make; keys relative to this event.
+    pub fn validate(&self) -> ConfigErrors {
+        let mut errors = ConfigErrors::new();
+        let nth_at_least_one = |errors: &mut ConfigErrors, nth: u64| {
+            if nth == 0 {
+                errors.push("nth", "must be at least 1: packets are counted from 1 in send order");
+            }
+        };
+        match *self {
+            PathEvent::Drop { nth, count, at, duration, .. } => match (nth, at) {
+                (Some(_), Some(_)) => errors.push(
+                    "at",
+                    "a drop names packets either by number (`nth`, `count`) or by send time (`at`, `duration`), \
+                     not both",
+                ),
+                (None, None) => errors.push(
+                    "",
+                    "a drop needs `nth` (the packet's number in its direction, from 1) or `at` and `duration` \
+                     (a window of send times)",
+                ),
+                (Some(nth), None) => {
+                    nth_at_least_one(&mut errors, nth);
+                    if count == Some(0) {
+                        errors.push("count", "must be at least 1 (it defaults to 1)");
+                    }
+                    if duration.is_some() {
+                        errors.push("duration", "goes with `at`; with `nth` say how many packets with `count`");
+                    }
+                }
+                (None, Some(_)) => {
+                    if count.is_some() {
+                        errors.push("count", "goes with `nth`; with `at` say how long with `duration`");
+                    }
+                    match duration {
+                        None => errors.push("duration", "missing: a drop at a time needs how long it lasts"),
+                        Some(d) if d == SimDuration::ZERO => {
+                            errors.push("duration", "must be longer than 0s: the window is [at, at + duration)")
+                        }
+                        Some(_) => {}
+                    }
+                }
+            },
+            PathEvent::Delay { nth, by, .. } => {
+                nth_at_least_one(&mut errors, nth);
+                if by == SimDuration::ZERO {
+                    errors.push("by", "must be longer than 0s");
+                }
+            }
+            PathEvent::Duplicate { nth, .. } => nth_at_least_one(&mut errors, nth),
+            PathEvent::IcmpUnreachable { .. } => {}
+            PathEvent::LocalDrop { duration, .. } => {
+                if duration == SimDuration::ZERO {
+                    errors.push("duration", "must be longer than 0s: the window is [at, at + duration)");
+                }
+            }
+        }
+        errors
+    }
+}
+
+/// What the script does to one packet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fate {
+    pub drop: bool,
+    pub delay: SimDuration,
+    pub duplicate: bool,
+}
+
+/// The events of one direction, resolved.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct DirectionScript {
+    /// Inclusive ranges of packet numbers.
+    drops: Vec<(u64, u64)>,
+    windows: Vec<Window>,
+    delays: Vec<(u64, SimDuration)>,
+    duplicates: Vec<u64>,
+}
+
+impl DirectionScript {
+    fn is_empty(&self) -> bool {
+        self.drops.is_empty() && self.windows.is_empty() && self.delays.is_empty() && self.duplicates.is_empty()
+    }
+}
+
+/// A path's events, resolved and shareable. Scripts are a handful of events, so a scan
+/// per packet costs less than any index would.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Script {
+    directions: [DirectionScript; 2],
+    /// When an ICMP unreachable reaches the sender, in time order.
+    icmp: Vec<SimTime>,
+    /// When the sender's own queue refuses what it sends.
+    local: Vec<Window>,
+    counts: bool,
+}
+
+impl Script {
+    /// Assumes every event is validated.
+    pub fn new(events: &[PathEvent]) -> Script {
+        let mut s = Script { counts: events.iter().any(PathEvent::counts), ..Script::default() };
+        for e in events {
+            match *e {
+                PathEvent::Drop { direction, nth: Some(nth), count, .. } => {
+                    let last = nth.saturating_add(count.unwrap_or(1).max(1) - 1);
+                    s.directions[direction.index()].drops.push((nth, last));
+                }
+                PathEvent::Drop { direction, nth: None, at, duration, .. } => {
+                    let start = SimTime::ZERO + at.unwrap_or_default();
+                    let end = start.saturating_add(duration.unwrap_or_default());
+                    s.directions[direction.index()].windows.push(Window { start, end });
+                }
+                PathEvent::Delay { direction, nth, by } => s.directions[direction.index()].delays.push((nth, by)),
+                PathEvent::Duplicate { direction, nth } => s.directions[direction.index()].duplicates.push(nth),
+                PathEvent::IcmpUnreachable { at } => s.icmp.push(SimTime::ZERO + at),
+                PathEvent::LocalDrop { at, duration } => {
+                    let start = SimTime::ZERO + at;
+                    s.local.push(Window { start, end: start.saturating_add(duration) });
+                }
+            }
+        }
+        s.icmp.sort();
+        s
+    }
+
+    /// Whether the script numbers packets (so each client needs its own count).
+    pub fn counts_packets(&self) -> bool {
+        self.counts
+    }
+
+    /// Whether nothing is scripted on the path itself (ICMP and local drops aside).
+    pub fn is_quiet(&self) -> bool {
+        self.directions.iter().all(DirectionScript::is_empty)
+    }
+
+    /// The fate of packet number `nth` (from 1) of `dir`, sent at `sent`. Drops win over
+    /// everything; delays of the same packet add up.
+    pub fn fate(&self, dir: Direction, nth: u64, sent: SimTime) -> Fate {
+        let d = &self.directions[dir.index()];
+        let drop = d.drops.iter().any(|&(first, last)| (first..=last).contains(&nth))
+            || d.windows.iter().any(|w| w.start <= sent && sent < w.end);
+        let delay = d.delays.iter().filter(|(n, _)| *n == nth).fold(SimDuration::ZERO, |acc, (_, by)| acc + *by);
+        let duplicate = d.duplicates.contains(&nth);
+        Fate { drop, delay, duplicate }
+    }
+
+    /// When ICMP unreachables reach each connection's sender, in time order.
+    pub fn icmp_unreachable(&self) -> &[SimTime] {
+        &self.icmp
+    }
+
+    /// Whether the sender's own queue refuses what it sends at `t`.
+    pub fn local_drop(&self, t: SimTime) -> bool {
+        self.local.iter().any(|w| w.start <= t && t < w.end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> SimDuration {
+        SimDuration::from_millis(n)
+    }
+
+    fn parse(text: &str) -> Vec<PathEvent> {
+        #[derive(Deserialize)]
+        struct File {
+            event: Vec<PathEvent>,
+        }
+        toml::from_str::<File>(text).unwrap_or_else(|e| panic!("{e}")).event
+    }
+
+    #[test]
+    fn counted_drops_cover_nth_to_nth_plus_count_minus_one_in_their_direction_only() {
+        let s = Script::new(&parse(
+            "[[event]]\nkind = \"drop\"\nnth = 3\ncount = 2\n[[event]]\nkind = \"drop\"\ndirection = \"reverse\"\nnth = 1\n",
+        ));
+        let t = SimTime::ZERO;
+        let dropped = |dir, n| s.fate(dir, n, t).drop;
+        assert_eq!(
+            (1..=6).map(|n| dropped(Direction::Forward, n)).collect::<Vec<_>>(),
+            [false, false, true, true, false, false]
+        );
+        assert!(dropped(Direction::Reverse, 1));
+        assert!(!dropped(Direction::Reverse, 3));
+        assert!(s.counts_packets());
+    }
+
+    #[test]
+    fn a_timed_drop_is_a_half_open_window_of_send_times() {
+        let s = Script::new(&parse("[[event]]\nkind = \"drop\"\nat = \"1s\"\nduration = \"200ms\"\n"));
+        let at = |n: u64| SimTime::ZERO + ms(n);
+        assert!(!s.fate(Direction::Forward, 1, at(999)).drop);
+        assert!(s.fate(Direction::Forward, 1, at(1000)).drop);
+        assert!(s.fate(Direction::Forward, 1, SimTime(at(1200).0 - 1)).drop);
+        assert!(!s.fate(Direction::Forward, 1, at(1200)).drop);
+        assert!(!s.fate(Direction::Reverse, 1, at(1100)).drop, "the other direction is untouched");
+        assert!(!s.counts_packets(), "a window needs no packet count");
+    }
+
+    #[test]
+    fn delays_add_up_and_duplicates_mark_their_packet() {
+        let s = Script::new(&parse(
+            "[[event]]\nkind = \"delay\"\nnth = 2\nby = \"200ms\"\n[[event]]\nkind = \"delay\"\nnth = 2\nby = \"50ms\"\n\
+             [[event]]\nkind = \"duplicate\"\ndirection = \"reverse\"\nnth = 4\n",
+        ));
+        assert_eq!(s.fate(Direction::Forward, 2, SimTime::ZERO).delay, ms(250));
+        assert_eq!(s.fate(Direction::Forward, 3, SimTime::ZERO), Fate::default());
+        assert!(s.fate(Direction::Reverse, 4, SimTime::ZERO).duplicate);
+        assert!(!s.fate(Direction::Forward, 4, SimTime::ZERO).duplicate);
+    }
+
+    #[test]
+    fn icmp_times_are_sorted_and_leave_the_path_quiet() {
+        let s = Script::new(&parse(
+            "[[event]]\nkind = \"icmp-unreachable\"\nat = \"3s\"\n[[event]]\nkind = \"icmp-unreachable\"\nat = \"1s\"\n",
+        ));
+        assert_eq!(s.icmp_unreachable(), &[SimTime::ZERO + ms(1000), SimTime::ZERO + ms(3000)]);
+        assert!(s.is_quiet());
+        assert!(!s.counts_packets());
+    }
+
+    #[test]
+    fn a_local_drop_is_a_half_open_window_on_the_sender_only() {
+        let s = Script::new(&parse("[[event]]\nkind = \"local-drop\"\nat = \"2s\"\nduration = \"1s\"\n"));
+        let at = |n: u64| SimTime::ZERO + ms(n);
+        assert_eq!([1999, 2000, 2999, 3000].map(|t| s.local_drop(at(t))), [false, true, true, false]);
+        assert!(s.is_quiet() && !s.counts_packets(), "the path itself carries on");
+    }
+
+    #[test]
+    fn bad_events_name_the_key_and_what_was_expected() {
+        let keys = |text: &str| -> Vec<String> {
+            parse(text)
+                .iter()
+                .flat_map(|e| e.validate().keys().into_iter().map(String::from).collect::<Vec<_>>())
+                .collect()
+        };
+        assert_eq!(keys("[[event]]\nkind = \"drop\"\n"), [""]);
+        assert_eq!(keys("[[event]]\nkind = \"drop\"\nnth = 0\ncount = 0\n"), ["nth", "count"]);
+        assert_eq!(keys("[[event]]\nkind = \"drop\"\nnth = 1\nat = \"1s\"\n"), ["at"]);
+        assert_eq!(keys("[[event]]\nkind = \"drop\"\nnth = 1\nduration = \"1s\"\n"), ["duration"]);
+        assert_eq!(keys("[[event]]\nkind = \"drop\"\nat = \"1s\"\n"), ["duration"]);
+        assert_eq!(
+            keys("[[event]]\nkind = \"drop\"\nat = \"1s\"\nduration = \"0s\"\ncount = 2\n"),
+            ["count", "duration"]
+        );
+        assert_eq!(keys("[[event]]\nkind = \"delay\"\nnth = 0\nby = \"0s\"\n"), ["nth", "by"]);
+        assert_eq!(keys("[[event]]\nkind = \"duplicate\"\nnth = 0\n"), ["nth"]);
+        assert_eq!(keys("[[event]]\nkind = \"local-drop\"\nat = \"1s\"\nduration = \"0s\"\n"), ["duration"]);
+        for (text, needle) in [
+            ("[[event]]\nkind = \"drop\"\ndirection = \"up\"\nnth = 1\n", "up"),
+            ("[[event]]\nkind = \"teleport\"\n", "teleport"),
+            ("[[event]]\nkind = \"delay\"\nnth = 1\n", "by"),
+            ("[[event]]\nkind = \"icmp-unreachable\"\nat = \"1s\"\nnth = 2\n", "nth"),
+        ] {
+            #[derive(Debug, Deserialize)]
+            #[allow(dead_code)]
+            struct File {
+                event: Vec<PathEvent>,
+            }
+            let err = toml::from_str::<File>(text).unwrap_err().to_string();
+            assert!(err.contains(needle), "{text:?}: {err}");
+        }
+    }
+}
