@@ -125,9 +125,9 @@ LINE = re.compile(r"^(\d+\.\d+) IP (\S+) > (\S+): Flags \[([^\]]*)\](?:, seq (\d
 def classify(pcap, client_out):
     """The client's timer events in the capture: each SYN, and each retransmission,
     told apart by what the ACKs had said when it left (`timeout`: the first
-    unacknowledged segment again with no ACK advancing since it was last sent, which
-    only the retransmission timer does; `probe`: a later segment again the same way, the
-    tail loss probe; `retransmit`: any other, a recovery driven by ACKs)."""
+    unacknowledged segment again, long after the last ACK that advanced, which only the
+    retransmission timer does; `probe`: a later segment again the same way, the tail
+    loss probe; `retransmit`: one right after an ACK, a recovery driven by ACKs)."""
     text = subprocess.run(["tcpdump", "-r", pcap, "-n", "-tt", "-S"], check=True,
                           capture_output=True, text=True).stdout
     events = []
@@ -162,7 +162,9 @@ def classify(pcap, client_out):
             continue
         seq = int(seq)
         if seq in sent:
-            if sent[seq] >= last_advance:
+            # ACK-driven recovery follows its ACK within a millisecond or two; a timer
+            # fires at least a PTO (tens of ms) after the last ACK that advanced.
+            if t - last_advance > 0.010:
                 kind = "timeout" if seq == snd_una else "probe"
             else:
                 kind = "retransmit"
