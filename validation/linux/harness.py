@@ -58,6 +58,7 @@ def teardown():
 
 
 def run_case(name, case):
+    FIRST_SYN.clear()
     teardown()
     sh("ip", "netns", "add", CLIENT_NS)
     sh("ip", "netns", "add", SERVER_NS)
@@ -98,7 +99,9 @@ def run_case(name, case):
                "client", SERVER_IP, str(PORT), str(case["seconds"])]
         if case.get("user_timeout_ms"):
             cmd += ["--user-timeout-ms", str(case["user_timeout_ms"])]
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        client = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        states = poll_ss(client)
+        out = client.communicate()[0]
         time.sleep(0.3)
         dump.terminate()
         dump.wait()
@@ -109,6 +112,7 @@ def run_case(name, case):
         events += [(float(d.split(":")[0]), "rtt_change") for d in case.get("delay_at", [])]
         events.sort()
         write(name, events)
+        write_states(name, states, events)
         return events
     finally:
         for p in reversed(procs):
@@ -117,6 +121,45 @@ def run_case(name, case):
                 p.wait()
         teardown()
 
+
+SS_FIELDS = ("rto", "rtt", "cwnd", "unacked", "backoff")
+
+
+def poll_ss(client):
+    """The client socket's state from `ss -ti` every 50 ms while the client runs, as
+    (wall-clock time, {field: value}): what the kernel believed, beside what it sent."""
+    states = []
+    while client.poll() is None:
+        text = subprocess.run(["ip", "netns", "exec", CLIENT_NS, "ss", "-tin", "dst", SERVER_IP],
+                              capture_output=True, text=True).stdout
+        t = time.time()
+        fields = {}
+        for key in SS_FIELDS:
+            m = re.search(rf"\b{key}:([\d.]+)", text)
+            if m:
+                fields[key] = m.group(1)
+        if fields:
+            states.append((t, fields))
+        time.sleep(0.05)
+    return states
+
+
+def write_states(name, states, events):
+    t0 = FIRST_SYN.get("t")
+    if t0 is None:
+        return
+    with open(os.path.join(HERE, "traces", f"{name}.ss.csv"), "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["time_ms", "rto_ms", "rtt_ms", "cwnd", "unacked", "backoff"])
+        last = None
+        for t, fields in states:
+            row = [fields.get(k, "") for k in SS_FIELDS]
+            if row != last:
+                w.writerow([f"{(t - t0) * 1000:.0f}", *row])
+                last = row
+
+
+FIRST_SYN = {}
 
 LINE = re.compile(r"^(\d+\.\d+) IP (\S+) > (\S+): Flags \[([^\]]*)\](?:, seq (\d+)(?::(\d+))?)?"
                   r"(?:, ack (\d+))?.*length (\d+)")
@@ -145,6 +188,7 @@ def classify(pcap, client_out):
         if outgoing and flags == "S":
             if t0 is None:
                 t0 = t
+                FIRST_SYN["t"] = t
                 events.append((0.0, "syn"))
             else:
                 events.append((t - t0, "syn_retransmit"))
