@@ -27,28 +27,37 @@ fn wheel_granularity_ms(delay_ms: i64) -> i64 {
     (1 << (3 * level)) * JIFFY_MS
 }
 
-/// (ms since the first SYN, kind) of the events the test compares: the instants the
-/// path changed and the timer's doings.
+/// (ms since the first SYN, kind) of the events the test compares: the first SYN, the
+/// first segment sent after each change of the path (the send that armed the timer the
+/// change lets expire), the last new segment before the change's first timeout (once
+/// the window is full, the loss probe timer it set decides when the RTO fires) and the
+/// timer's doings.
 type Events = Vec<(i64, String)>;
 
-const COMPARED: &[&str] = &["blackout", "rtt_change", "timeout", "probe", "aborted"];
+const COMPARED: &[&str] = &["syn", "send", "last_send", "timeout", "probe", "aborted"];
+/// Sends: the client's writes decide them, not a timer, so their gaps are not compared.
+const ANCHORS: &[&str] = &["send", "last_send"];
+const PATH_CHANGES: &[&str] = &["blackout", "rtt_change"];
 
-fn measured(case: &str) -> Events {
+/// The measured events and the instants the path changed.
+fn measured(case: &str) -> (Events, Vec<i64>) {
     let path = root().join(format!("validation/linux/traces/{case}.csv"));
     let mut r = csv::Reader::from_path(&path).unwrap();
-    r.records()
+    let rows: Events = r
+        .records()
         .map(|rec| {
             let rec = rec.unwrap();
             let kind = if &rec[1] == "syn_retransmit" { "timeout" } else { &rec[1] };
             (rec[0].parse().unwrap(), kind.to_string())
         })
-        .filter(|(_, k): &(i64, String)| COMPARED.contains(&k.as_str()))
-        .collect()
+        .collect();
+    let changes = rows.iter().filter(|(_, k)| PATH_CHANGES.contains(&k.as_str())).map(|(t, _)| *t).collect();
+    (rows.into_iter().filter(|(_, k)| COMPARED.contains(&k.as_str())).collect(), changes)
 }
 
-/// The scenario's timer events, with the path's changes (at the same instants as the
-/// relay's schedule, counted from the first SYN) taken from the measured trace.
-fn simulated(case: &str, path_changes: &Events) -> Events {
+/// The scenario's events: its first SYN, its first send at or after each of `changes`
+/// (the scenario changes its path at the same instants as the relay) and its timer's.
+fn simulated(case: &str, changes: &[i64]) -> Events {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let file = root().join(format!("validation/linux/scenarios/{case}.toml"));
@@ -57,53 +66,89 @@ fn simulated(case: &str, path_changes: &Events) -> Events {
     let mut r = csv::Reader::from_path(out.join("trace.csv")).unwrap();
     let headers = r.headers().unwrap().clone();
     let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
-    let (time, event) = (col("time_s"), col("event"));
-    let mut events: Events = r
+    let (time, event, segment) = (col("time_s"), col("event"), col("segment"));
+    let rows: Vec<(i64, String, bool)> = r
         .records()
         .map(|rec| {
             let rec = rec.unwrap();
             let t: f64 = rec[time].parse().unwrap();
-            ((t * 1000.0).round() as i64, rec[event].to_string())
+            ((t * 1000.0).round() as i64, rec[event].to_string(), rec[segment].is_empty())
         })
-        .filter(|(_, k)| COMPARED.contains(&k.as_str()))
         .collect();
-    events.extend(path_changes.iter().cloned());
+    let mut events: Events = Vec::new();
+    if let Some((t, _, _)) = rows.iter().find(|(_, k, syn)| k == "send" && *syn) {
+        events.push((*t, "syn".to_string()));
+    }
+    for &at in changes {
+        let data = |t: &i64, k: &str, syn: &bool| k == "send" && !syn && *t >= at;
+        if let Some((t, _, _)) = rows.iter().find(|(t, k, syn)| data(t, k, syn)) {
+            events.push((*t, "send".to_string()));
+        }
+        if let Some((first, _, _)) = rows.iter().find(|(t, k, _)| k == "timeout" && *t >= at) {
+            if let Some((t, _, _)) = rows.iter().filter(|(t, k, syn)| data(t, k, syn) && t < first).last() {
+                events.push((*t, "last_send".to_string()));
+            }
+        }
+    }
+    events.extend(
+        rows.iter().filter(|(_, k, _)| COMPARED.contains(&k.as_str()) && k != "send").map(|(t, k, _)| (*t, k.clone())),
+    );
     events.sort();
     events
 }
 
-/// Compares gap by gap: the same kinds in the same order (up to the shorter of the
-/// two, the run or the horizon having ended one of them), and each measured gap
-/// within the wheel's slack of the simulated one.
-fn compare(case: &str) -> Result<usize, String> {
-    let m = measured(case);
-    let changes: Events = m.iter().filter(|(_, k)| k == "blackout" || k == "rtt_change").cloned().collect();
+/// How a case's events are measured from one another.
+#[derive(Clone, Copy)]
+enum Abort {
+    /// At an expiry of the retransmission timer: from the event before it.
+    AtExpiry,
+    /// At a deadline counted from the first retransmission (`retransmits_timed_out`
+    /// with `TCP_USER_TIMEOUT`, the last timer clamped to it): from the first timeout.
+    FromFirstTimeout,
+}
+
+/// A known difference: the kernel's gap before event `event` is longer than the
+/// model's by `kernel_later_ms`, for a reason the README's table gives. The comparison
+/// takes it off before the slack applies, so a model that closes it fails here.
+struct Known {
+    event: usize,
+    kernel_later_ms: i64,
+}
+
+/// The RTO that follows a loss probe when the window is full (`tcp_send_loss_probe` with
+/// `tlp_high_seq` set goes to `rearm_timer`; `tcp_rearm_rto` arms the overdue RTO for
+/// `max(delta, 1)` jiffies, and `calc_index` puts a level-0 timer one tick after its
+/// expiry): the kernel sends it two ticks, 8 ms, after the probe timer fires; the model
+/// sends it at that instant. Event 4 of a blackout case: syn, send, probe, last send,
+/// that timeout.
+const RTO_AFTER_PROBE: &[Known] = &[Known { event: 4, kernel_later_ms: 2 * JIFFY_MS }];
+
+/// Compares gap by gap: the same kinds in the same order, and each measured gap within
+/// the wheel's slack of the simulated one. Returns the number of events compared, or
+/// every event out of its slack (index and what each side says).
+fn compare(case: &str, abort: Abort, known: &[Known]) -> Result<usize, Vec<(usize, String)>> {
+    let (m, changes) = measured(case);
     let s = simulated(case, &changes);
-    let n = m.len().min(s.len());
-    for i in 0..n {
-        if m[i].1 != s[i].1 {
-            return Err(format!(
-                "event {i}: measured {} at {} ms, simulated {} at {} ms",
-                m[i].1, m[i].0, s[i].1, s[i].0
-            ));
-        }
-        if i == 0 {
-            continue;
-        }
-        let (mg, sg) = (m[i].0 - m[i - 1].0, s[i].0 - s[i - 1].0);
-        let late = mg - sg;
-        let slack = wheel_granularity_ms(sg);
+    let kinds = |e: &Events| e.iter().map(|(_, k)| k.clone()).collect::<Vec<_>>();
+    if kinds(&m) != kinds(&s) {
+        return Err(vec![(0, format!("measured {m:?}, simulated {s:?}"))]);
+    }
+    let first_timeout = m.iter().position(|(_, k)| k == "timeout");
+    let mut off = Vec::new();
+    for i in (1..m.len()).filter(|&i| !ANCHORS.contains(&m[i].1.as_str())) {
+        let from = match (abort, first_timeout) {
+            (Abort::FromFirstTimeout, Some(f)) if m[i].1 == "aborted" => f,
+            _ => i - 1,
+        };
+        let (mg, sg) = (m[i].0 - m[from].0, s[i].0 - s[from].0);
+        let late = mg - sg - known.iter().filter(|k| k.event == i).map(|k| k.kernel_later_ms).sum::<i64>();
+        // The timer that fired was set the simulated gap from the event before it.
+        let slack = wheel_granularity_ms(s[i].0 - s[i - 1].0);
         if late < -JIFFY_MS - MEASURE_MS || late > slack + JIFFY_MS + MEASURE_MS {
-            return Err(format!(
-                "event {i} ({}): measured gap {mg} ms, simulated {sg} ms, {late} ms late, slack {slack} ms",
-                m[i].1
-            ));
+            off.push((i, format!("{}: measured {mg} ms, simulated {sg} ms, slack {slack} ms", m[i].1)));
         }
     }
-    if m.len() != s.len() {
-        return Err(format!("{} events measured, {} simulated", m.len(), s.len()));
-    }
-    Ok(n)
+    if off.is_empty() { Ok(m.len()) } else { Err(off) }
 }
 
 #[test]
@@ -116,4 +161,61 @@ fn the_wheel_granularity_follows_calc_wheel_index_at_hz_250() {
     assert_eq!(wheel_granularity_ms(2016), 256);
     assert_eq!(wheel_granularity_ms(8000), 256);
     assert_eq!(wheel_granularity_ms(16128), 2048);
+}
+
+/// The comparison of one case, printed so that a failure shows both sides.
+fn check(case: &str, abort: Abort, known: &[Known]) -> Result<usize, Vec<(usize, String)>> {
+    let r = compare(case, abort, known);
+    eprintln!("{case}: {r:?}");
+    r
+}
+
+#[test]
+fn syn_retries_3_tcp_write_timeout() {
+    // tcp_write_timeout: syn_retries + tcp_syn_linear_timeouts (3 + 4) SYN retransmissions
+    // at 1, 2, 3, 4, 5 s (linear), 7, 11 s (doubling), then the give-up at 19 s.
+    assert_eq!(check("syn-dropped-3", Abort::AtExpiry, &[]), Ok(9));
+}
+
+#[test]
+fn syn_retries_5_tcp_write_timeout() {
+    // 5 + 4 retransmissions, the last two 16 s and 32 s apart; the give-up at 67 s.
+    assert_eq!(check("syn-dropped-5", Abort::AtExpiry, &[]), Ok(11));
+}
+
+#[test]
+fn blackout_with_timestamps_tcp_retransmit_timer() {
+    // tcp_schedule_loss_probe / tcp_send_loss_probe, then tcp_retransmit_timer doubling
+    // an RTO of 101 ms + rto_min 200 ms, rounded up to 76 jiffies (__tcp_set_rto).
+    assert_eq!(check("blackout-timestamps", Abort::AtExpiry, RTO_AFTER_PROBE), Ok(9));
+}
+
+#[test]
+fn blackout_without_timestamps_tcp_retransmit_timer() {
+    assert_eq!(check("blackout-no-timestamps", Abort::AtExpiry, RTO_AFTER_PROBE), Ok(9));
+}
+
+#[test]
+fn blackout_with_route_rto_min_tcp_rto_min() {
+    // tcp_rto_min: the route's RTAX_RTO_MIN replaces the 200 ms floor of the variance.
+    assert_eq!(check("blackout-rto-min-500ms", Abort::AtExpiry, RTO_AFTER_PROBE), Ok(8));
+}
+
+#[test]
+fn rtt_step_tcp_rtt_estimator() {
+    assert_eq!(check("rtt-step", Abort::AtExpiry, &[]), Ok(3));
+}
+
+#[test]
+fn user_timeout_tcp_clamp_rto_to_user_timeout() {
+    // retransmits_timed_out with TCP_USER_TIMEOUT: the abort 5 s after the first
+    // retransmission, its timer clamped to end then.
+    assert_eq!(check("user-timeout-5s", Abort::FromFirstTimeout, RTO_AFTER_PROBE), Ok(9));
+}
+
+#[test]
+fn retries2_4_tcp_model_timeout() {
+    // tcp_model_timeout(4) with TCP_RTO_MIN = 200 ms: (2^5 - 1) * 200 ms = 6.2 s after the
+    // first retransmission; the expiry that finds it passed aborts.
+    assert_eq!(check("retries2-4", Abort::AtExpiry, RTO_AFTER_PROBE), Ok(9));
 }

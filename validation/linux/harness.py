@@ -2,7 +2,7 @@
 """Measures this kernel's TCP timers, one case at a time, and writes each case's timer
 events to traces/<case>.csv. Needs root, ip(8), tcpdump and /dev/net/tun.
 
-  harness.py [CASE ...]      every case when none is named
+  harness.py [--from-captures] [CASE ...]   every case when none is named
 
 Each case makes two network namespaces (bsv-c, the client; bsv-s, the server), joins
 them with relay.py, sets the case's sysctls in the client's namespace, captures on the
@@ -24,6 +24,12 @@ CLIENT_IP, SERVER_IP, PORT = "10.23.0.1", "10.23.0.2", 5001
 # Every case: the client's sysctls (beside the defaults below), the relay's one-way
 # delay and schedule (seconds from the first SYN), the route's rto_min, the client's
 # TCP_USER_TIMEOUT and how long it writes.
+# The client's write interval. 130 ms keeps every write well away (over 40 ms) from
+# the instant the first loss probe or RTO of a blackout falls due (304 ms after a write
+# with the default rto_min, 604 ms with 500 ms): a write that lands within a jiffy of
+# it decides whether the probe goes out there or only once the window is full, in the
+# kernel as in the model, and the comparison would measure that race.
+INTERVAL_S = 0.13
 DEFAULT_SYSCTLS = {
     "net.ipv4.tcp_timestamps": "1",
     "net.ipv4.tcp_early_retrans": "3",
@@ -97,6 +103,7 @@ def run_case(name, case):
         time.sleep(0.5)
         cmd = ["ip", "netns", "exec", CLIENT_NS, sys.executable, os.path.join(HERE, "peer.py"),
                "client", SERVER_IP, str(PORT), str(case["seconds"])]
+        cmd += ["--interval-s", str(INTERVAL_S)]
         if case.get("user_timeout_ms"):
             cmd += ["--user-timeout-ms", str(case["user_timeout_ms"])]
         client = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
@@ -105,12 +112,9 @@ def run_case(name, case):
         time.sleep(0.3)
         dump.terminate()
         dump.wait()
-        events = classify(pcap, out)
-        # The relay's schedule counts from the first SYN, as the trace does: these rows
-        # are the instants the timer events are measured from.
-        events += [(float(b.split(":")[0]), "blackout") for b in case.get("blackout", [])]
-        events += [(float(d.split(":")[0]), "rtt_change") for d in case.get("delay_at", [])]
-        events.sort()
+        with open(f"/tmp/{name}.client", "w") as f:
+            f.write(out)
+        events = case_events(case, pcap, out)
         write(name, events)
         write_states(name, states, events)
         return events
@@ -178,6 +182,7 @@ def classify(pcap, client_out):
     snd_una = None
     last_advance = -1.0
     sent = {}  # seq -> last time sent
+    sends = []  # first transmissions
     for line in text.splitlines():
         m = LINE.match(line)
         if not m:
@@ -205,6 +210,8 @@ def classify(pcap, client_out):
         if int(length) == 0 or seq is None:
             continue
         seq = int(seq)
+        if seq not in sent:
+            sends.append(t - t0)
         if seq in sent:
             # ACK-driven recovery follows its ACK within a millisecond or two; a timer
             # fires at least a PTO (tens of ms) after the last ACK that advanced.
@@ -218,6 +225,28 @@ def classify(pcap, client_out):
         word, when, *rest = line.split()
         if word == "error" and t0 is not None:
             events.append((float(when) - t0, "aborted"))
+    return events, sends
+
+
+def case_events(case, pcap, client_out):
+    events, sends = classify(pcap, client_out)
+    # The relay's schedule counts from the first SYN, as the trace does. Beside each
+    # change, the first segment sent after it: the send that armed the timer the
+    # change then lets expire, and the instant a comparison counts from.
+    changes = [(float(b.split(":")[0]), "blackout") for b in case.get("blackout", [])]
+    changes += [(float(d.split(":")[0]), "rtt_change") for d in case.get("delay_at", [])]
+    for at, kind in changes:
+        events.append((at, kind))
+        after = [t for t in sends if t >= at]
+        if after:
+            events.append((after[0], "send"))
+        # The last new segment before the change's first timeout: once the window is
+        # full, the loss probe timer it set decides when the RTO fires.
+        timeouts = [t for t, k in events if k == "timeout" and t >= at]
+        if timeouts:
+            before = [t for t in sends if at <= t < timeouts[0]]
+            if before:
+                events.append((before[-1], "last_send"))
     events.sort()
     return events
 
@@ -231,9 +260,17 @@ def write(name, events):
 
 
 def main():
-    names = sys.argv[1:] or list(CASES)
+    # --from-captures: classify the captures a previous run left in /tmp again.
+    again = "--from-captures" in sys.argv
+    names = [a for a in sys.argv[1:] if a != "--from-captures"] or list(CASES)
     for name in names:
-        events = run_case(name, CASES[name])
+        if again:
+            FIRST_SYN.clear()
+            with open(f"/tmp/{name}.client") as f:
+                events = case_events(CASES[name], f"/tmp/{name}.pcap", f.read())
+            write(name, events)
+        else:
+            events = run_case(name, CASES[name])
         timers = [f"{t * 1000:.0f} {k}" for t, k in events if k not in ("syn", "established")]
         print(f"{name}: {', '.join(timers[:16])}", file=sys.stderr)
 
