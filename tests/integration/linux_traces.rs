@@ -11,7 +11,12 @@
 //! jiffy; 2 ms more cover the relay's and the capture's own timing. Nothing else is
 //! allowed: where the model and the kernel differ the test asserts the difference.
 
-use crate::common::{root, run};
+use backoffsim::engine::budget::Budget;
+use backoffsim::engine::rng::Seeds;
+use backoffsim::scenario::load_file;
+use backoffsim::worlds::Job;
+
+use crate::common::root;
 
 const JIFFY_MS: i64 = 4;
 const MEASURE_MS: i64 = 2;
@@ -58,22 +63,21 @@ fn measured(case: &str) -> (Events, Vec<i64>) {
 /// The scenario's events: its first SYN, its first send at or after each of `changes`
 /// (the scenario changes its path at the same instants as the relay) and its timer's.
 fn simulated(case: &str, changes: &[i64]) -> Events {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("out");
-    let file = root().join(format!("validation/linux/scenarios/{case}.toml"));
-    let o = run(&["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let mut r = csv::Reader::from_path(out.join("trace.csv")).unwrap();
-    let headers = r.headers().unwrap().clone();
-    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
-    let (time, event, segment) = (col("time_s"), col("event"), col("segment"));
-    let rows: Vec<(i64, String, bool)> = r
-        .records()
-        .map(|rec| {
-            let rec = rec.unwrap();
-            let t: f64 = rec[time].parse().unwrap();
-            ((t * 1000.0).round() as i64, rec[event].to_string(), rec[segment].is_empty())
-        })
+    // Through the library: the command line would also draw the plots, most of a run's time.
+    let scenario = load_file(&root().join(format!("validation/linux/scenarios/{case}.toml"))).unwrap();
+    assert_eq!((scenario.replications, scenario.variants.len()), (1, 1), "{case}: one run");
+    let job = Job {
+        seeds: Seeds::new(scenario.seed),
+        replication: 0,
+        horizon: scenario.horizon,
+        budget: Budget::replication(scenario.max_events),
+    };
+    let result = scenario.variants[0].cells[0].spec.run(job).unwrap();
+    let rows: Vec<(i64, String, bool)> = result
+        .trace
+        .iter()
+        .filter(|row| row.client == 0)
+        .map(|row| ((row.time.as_nanos() / 1_000_000) as i64, row.event.to_string(), row.segment.is_none()))
         .collect();
     let mut events: Events = Vec::new();
     if let Some((t, _, _)) = rows.iter().find(|(_, k, syn)| k == "send" && *syn) {
@@ -84,10 +88,11 @@ fn simulated(case: &str, changes: &[i64]) -> Events {
         if let Some((t, _, _)) = rows.iter().find(|(t, k, syn)| data(t, k, syn)) {
             events.push((*t, "send".to_string()));
         }
-        if let Some((first, _, _)) = rows.iter().find(|(t, k, _)| k == "timeout" && *t >= at) {
-            if let Some((t, _, _)) = rows.iter().filter(|(t, k, syn)| data(t, k, syn) && t < first).last() {
-                events.push((*t, "last_send".to_string()));
-            }
+        let first_timeout = rows.iter().find(|(t, k, _)| k == "timeout" && *t >= at).map(|(t, _, _)| *t);
+        if let Some(first) = first_timeout
+            && let Some((t, _, _)) = rows.iter().rfind(|(t, k, syn)| data(t, k, syn) && *t < first)
+        {
+            events.push((*t, "last_send".to_string()));
         }
     }
     events.extend(
@@ -218,4 +223,32 @@ fn retries2_4_tcp_model_timeout() {
     // tcp_model_timeout(4) with TCP_RTO_MIN = 200 ms: (2^5 - 1) * 200 ms = 6.2 s after the
     // first retransmission; the expiry that finds it passed aborts.
     assert_eq!(check("retries2-4", Abort::AtExpiry, RTO_AFTER_PROBE), Ok(9));
+}
+
+/// Every case the tests above compare; a trace or scenario outside it would go unchecked.
+const CASES: &[&str] = &[
+    "blackout-no-timestamps",
+    "blackout-rto-min-500ms",
+    "blackout-timestamps",
+    "retries2-4",
+    "rtt-step",
+    "syn-dropped-3",
+    "syn-dropped-5",
+    "user-timeout-5s",
+];
+
+#[test]
+fn every_measured_trace_has_its_scenario_and_its_test() {
+    let stems = |dir: &str, ext: &str| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(root().join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter_map(|n| n.strip_suffix(ext).map(str::to_string))
+            .filter(|n| !n.ends_with(".ss"))
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(stems("validation/linux/traces", ".csv"), CASES);
+    assert_eq!(stems("validation/linux/scenarios", ".toml"), CASES);
 }
