@@ -19,6 +19,7 @@ mod horizon;
 mod interrupt;
 mod jobs;
 mod large_inputs;
+mod linux_traces;
 mod load;
 mod load_data;
 mod malformed_inputs;
