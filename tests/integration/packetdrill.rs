@@ -438,6 +438,36 @@ fn slow_start_after_win_update_probes_the_zero_window_at_point_three_point_six_o
     assert_eq!(after.first(), Some(&(t + 3000 * MS, "send", "26")), "{rows:#?}");
 }
 
+/// The packetdrill script Neal Cardwell posted to netdev on 9 January 2025 (Message-ID
+/// <CADVnQy=Uy+UxYivkUY1JZ4+c2rDD74VY8=vxmxf=NJxWcXa69Q@mail.gmail.com>, "Re: [PATCH]
+/// tcp: Add an extra check for consecutive failed keepalive probes"), "TCP keepalive
+/// behavior without TCP timestamps": `TCP_KEEPIDLE` 3, `TCP_KEEPINTVL` 2, `TCP_KEEPCNT`
+/// 4 on an idle connection whose peer answers nothing. `tcp_keepalive_timer` sends a
+/// probe once the idle time since the last ACK received (`keepalive_time_elapsed`)
+/// reaches 3 s, then one every 2 s (`keepalive_intvl_when`), and the run that finds 4
+/// probes unanswered resets the connection (`tcp_send_active_reset`, `tcp_write_err`):
+/// `+3`, `+2`, `+2`, `+2 > .` and `+2 > R.`, probes 3, 5, 7 and 9 s after the last ACK and
+/// the reset at 11 s. The script's last ACK is the handshake's; here it is the ACK of
+/// the one segment sent, and the probes (forward packets 3 to 6, after the SYN and the
+/// segment) are dropped.
+#[test]
+fn keepalive_without_timestamps_probes_at_three_five_seven_nine_and_resets_at_eleven() {
+    let rows = replay(
+        "20s",
+        &format!(
+            "[tcp]\nclients = 1\nworkload = {{ kind = \"transfer\", segments = 1 }}\n\
+             [tcp.keepalive]\ntime = \"3s\"\ninterval = \"2s\"\nprobes = 4\n\
+             [tcp.rto]\nprofile = \"linux\"\ntimestamps = false\n\
+             [path]\nbase_rtt = \"100ms\"\n{}",
+            drop("forward", 3, 4)
+        ),
+    );
+    let last_ack = rows.iter().filter(|r| r.event == "ack").map(|r| r.ns).max().unwrap();
+    let probes: Vec<u64> = rows.iter().filter(|r| r.event == "keepalive").map(|r| r.ns - last_ack).collect();
+    assert_eq!(probes, vec![3000 * MS, 5000 * MS, 7000 * MS, 9000 * MS], "{rows:#?}");
+    assert_eq!(first(&rows, "aborted") - last_ack, 11_000 * MS, "{rows:#?}");
+}
+
 #[test]
 fn trace_times_are_read_to_the_nanosecond() {
     assert_eq!(nanos("1.020000000"), 1020 * MS);
