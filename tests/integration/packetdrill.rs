@@ -5,11 +5,11 @@
 //! script surveyed, with the reason the others are not here yet.
 //!
 //! The scripts run the kernel against a scripted peer; here the peer is the path. A
-//! packet the script never answers is one the path drops by its number
-//! (`[[path.event]]`, `kind = "drop"`), and the answer the script injects is the path's
-//! echo one RTT later. Times are counted from the first
-//! SYN, where packetdrill counts from the script's start (they differ by the few ms the
-//! script spends before `connect`).
+//! packet the script never answers is one the path drops by its number or send time
+//! (`[[path.event]]`, `kind = "drop"`), an ICMP the script injects is an
+//! `icmp-unreachable` event, and the answer the script injects is the path's echo one
+//! RTT later. Times are counted from the first SYN, where packetdrill counts from the
+//! script's start (they differ by the few ms the script spends before `connect`).
 
 use std::path::Path;
 
