@@ -155,19 +155,23 @@ fn draw_rug<DB: DrawingBackend>(
         // Row i from the top is centred at top - i - 0.5 on the strip's y axis.
         let y = top - i as f64 - 0.5;
         let c = row.colour();
-        let dots = |xs: &[f64]| xs.iter().map(move |&x| Circle::new((x, y), 4, c.filled())).collect::<Vec<_>>();
+        let dots = |xs: &[f64], r| xs.iter().map(move |&x| Circle::new((x, y), r, c.filled())).collect::<Vec<_>>();
         let triangles =
-            |xs: &[f64]| xs.iter().map(move |&x| TriangleMarker::new((x, y), 4, c.filled())).collect::<Vec<_>>();
+            |xs: &[f64], r| xs.iter().map(move |&x| TriangleMarker::new((x, y), r, c.filled())).collect::<Vec<_>>();
+        let r = |xs: &[f64]| timers::mark_radius(xs, (x0, x1));
         match row {
-            Row::Retransmits => rug.draw_series(triangles(&p.retransmits)).d()?,
-            Row::Probes => rug.draw_series(dots(&p.probes)).d()?,
-            Row::Keepalives => rug.draw_series(dots(&p.keepalives)).d()?,
+            Row::Retransmits => rug.draw_series(triangles(&p.retransmits, 4)).d()?,
+            Row::Probes => rug.draw_series(dots(&p.probes, 4)).d()?,
+            Row::Keepalives => rug.draw_series(dots(&p.keepalives, r(&p.keepalives))).d()?,
             Row::SynAcks => {
-                rug.draw_series(dots(&p.synacks)).d()?;
-                rug.draw_series(triangles(&p.synack_resends)).d()?
+                let mut all = [p.synacks.as_slice(), p.synack_resends.as_slice()].concat();
+                all.sort_by(f64::total_cmp);
+                rug.draw_series(dots(&p.synacks, r(&all))).d()?;
+                rug.draw_series(triangles(&p.synack_resends, r(&all))).d()?
             }
             Row::Icmp => {
-                rug.draw_series(p.icmp.iter().map(|&x| Cross::new((x, y), 4, c.stroke_width(2)))).d()?
+                let size = r(&p.icmp) as i32;
+                rug.draw_series(p.icmp.iter().map(|&x| Cross::new((x, y), size, c.stroke_width(2)))).d()?
             }
             // The stall as a bar, the probes sent in it as ticks on it.
             Row::ZeroWindow => {

@@ -164,7 +164,7 @@ fn the_abort_is_named_by_the_event_before_it_or_the_zero_window_it_ends() {
     ];
     assert_eq!(
         ending(listener),
-        (Ending::RequestExpired, "0 timeouts, 0 retransmissions, 3 SYN-ACKs (2 again), request expired at 7.05 s".into())
+        (Ending::RequestExpired, "0 timeouts, 0 retransmissions, 3 SYN-ACKs (2 resent), request expired at 7.05 s".into())
     );
     assert_eq!(ending(probing_then_aborting()).0, Ending::GaveUp);
 }
@@ -231,7 +231,7 @@ fn an_hour_of_zero_window_probes_draws_each_one_with_its_legend_strip_row_and_co
     let n = rows.len() - 2;
     assert_eq!(n, 37);
     let s = svg(&traced(rows, 3600.0));
-    assert!(s.contains("zero-window probe, at the time since the last"), "no legend entry");
+    assert!(s.contains("zero-window probe, at the wait since the last"), "no legend entry");
     assert!(has_text(&s, "receiver's window zero"), "no span legend");
     assert!(has_text(&s, "window zero"), "no strip row");
     assert!(s.contains("37 zero-window probes"), "no count in the panel title");
@@ -252,8 +252,8 @@ fn a_keepalive_reset_is_labelled_as_one_and_its_probes_marked_in_the_strip() {
     assert!(!s.contains("gave up"));
     assert!(has_text(&s, "keepalive"), "strip row");
     assert!(s.contains("9 keepalive probes"));
-    // Nine in the strip, one in the legend.
-    assert_eq!(circles(&s, 4, KEEPALIVE), 9);
+    // Nine in the strip, 75 s apart on a 8000 s axis (8 pixels): small enough not to touch.
+    assert_eq!(circles(&s, 2, KEEPALIVE), 9);
     assert_eq!(circles(&s, 3, KEEPALIVE), 1);
 }
 
@@ -275,4 +275,12 @@ fn synack_resends_and_icmp_unreachables_get_marks_and_legend_entries_only_when_p
     let s = svg(&traced(rows, 10.0));
     assert!(has_text(&s, "ICMP unreachable") && s.contains("1 ICMP unreachable"));
     assert!(s.contains("connection aborted (gave up)") && !s.contains("SYN-ACK"));
+}
+
+#[test]
+fn strip_marks_shrink_only_where_they_would_touch() {
+    // 1000 s across the plot's 890 pixels: 10 s apart is 8.9 pixels.
+    assert_eq!(timers::mark_radius(&[0.0, 10.0], (0.0, 1000.0)), 2);
+    assert_eq!(timers::mark_radius(&[0.0, 11.0, 30.0], (0.0, 1000.0)), 4);
+    assert_eq!(timers::mark_radius(&[5.0], (0.0, 1000.0)), 4);
 }

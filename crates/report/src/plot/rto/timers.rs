@@ -95,11 +95,20 @@ impl Row {
     }
 }
 
+/// The radius of a row's marks: 4 pixels, or 2 where two of them would touch (keepalive
+/// probes 75 s apart across a three-hour axis are 6 pixels apart), so that each stays
+/// one mark rather than a bar of beads. Nothing is thinned unless there are thousands.
+pub(super) fn mark_radius(xs: &[f64], (x0, x1): (f64, f64)) -> u32 {
+    let px = f64::from(crate::plot::bands::PLOT_WIDTH) / (x1 - x0).max(f64::MIN_POSITIVE);
+    let closest = xs.windows(2).map(|w| (w[1] - w[0]) * px).fold(f64::INFINITY, f64::min);
+    if closest < 9.0 { 2 } else { 4 }
+}
+
 /// The legend entries of the other timers' marks, each only where some panel has it.
 pub(super) fn legend(panels: &[Panel], legend: &mut Vec<(Glyph, String)>) {
     let any = |f: &dyn Fn(&Panel) -> bool| panels.iter().any(f);
     if any(&|p| !p.window_probes.is_empty()) {
-        legend.push((Glyph::Dot(WINDOW_PROBE), "zero-window probe, at the time since the last".into()));
+        legend.push((Glyph::Dot(WINDOW_PROBE), "zero-window probe, at the wait since the last".into()));
     }
     if any(&|p| !p.zero_windows.is_empty()) {
         legend.push((Glyph::Band(ZERO_WINDOW), "receiver's window zero".into()));
@@ -139,7 +148,7 @@ pub(super) fn counts(p: &Panel, c: &mut Vec<String>) {
     }
     if !p.synacks.is_empty() || !p.synack_resends.is_empty() {
         let sent = p.synacks.len() + p.synack_resends.len();
-        c.push(format!("{} ({} again)", plural(sent, "SYN-ACK"), p.synack_resends.len()));
+        c.push(format!("{} ({} resent)", plural(sent, "SYN-ACK"), p.synack_resends.len()));
     }
     if !p.icmp.is_empty() {
         c.push(plural(p.icmp.len(), "ICMP unreachable"));
