@@ -94,6 +94,13 @@ pub(crate) mod rto {
     /// Timeouts F-RTO undid (rings on the RTO line) and the abort (a vertical line).
     pub(crate) const UNDONE: RGBColor = INK;
     pub(crate) const ABORTED: RGBColor = INK;
+    /// Zero-window probes, drawn at the persist timer's interval: a hue no line uses.
+    pub(crate) const WINDOW_PROBE: RGBColor = REDDISH_PURPLE;
+    /// The span while the receiver's window is zero, a bar in the strip (pale, like a band).
+    pub(crate) const ZERO_WINDOW: RGBColor = RGBColor(250, 226, 160);
+    pub(crate) const KEEPALIVE: RGBColor = RGBColor(140, 90, 40);
+    pub(crate) const SYNACK: RGBColor = BLUISH_GREEN;
+    pub(crate) const ICMP: RGBColor = ORANGE;
 
     pub(crate) const PANEL_HEIGHT: u32 = 250;
     pub(crate) const BOTTOM_EXTRA: u32 = 20;

@@ -37,10 +37,32 @@ pub(super) fn caption(data: &RunSet) -> Result<String, backoffsim_core::run::int
         ),
         (false, false) => {}
     }
-    if has(TraceEvent::Aborted.name()) {
+    if has(TraceEvent::WindowProbe.name()) {
         s.push_str(
-            "; a black vertical line marks where the connection gave up retransmitting \
-             (aborted), after which nothing happens on it",
+            "; pink dots are zero-window probes, drawn at the time since the probe before \
+             (the persist timer's backed-off wait), and a pale bar in the strip spans the time \
+             the receiver's window was zero",
+        );
+    }
+    if has(TraceEvent::Keepalive.name()) {
+        s.push_str("; brown dots in the strip mark keepalive probes");
+    }
+    if has(TraceEvent::SynAck.name()) || has(TraceEvent::SynAckRetransmit.name()) {
+        s.push_str(
+            "; green marks in the strip are a listener's SYN-ACKs (a dot the first, a triangle \
+             each one its timer sent again), and the RTO line is then the SYN-ACK timer",
+        );
+    }
+    if has(TraceEvent::IcmpUnreachable.name()) {
+        s.push_str("; orange crosses in the strip mark ICMP unreachables reaching the sender");
+    }
+    if has(TraceEvent::Aborted.name()) || has(TraceEvent::RequestExpired.name()) {
+        s.push_str(
+            "; a black vertical line marks where the connection was aborted, after which \
+             nothing happens on it, labelled with what ended it where the trace tells: \
+             \"keepalive reset\" after an unanswered keepalive probe, \"zero-window abort\" \
+             while the window was zero, \"request expired\" when a listener dropped the \
+             request, otherwise \"gave up\" (the retransmission timer's limit)",
         );
     }
     s.push('.');

@@ -45,18 +45,20 @@ where
     // their marks never sit on top of an RTT sample or each other; the strip carries the
     // time axis.
     let axis_h = if last { 44 } else { 24 };
-    let rug = fig.rug.rows() > 0;
-    let strip_h = if rug { STRIP * fig.rug.rows() + axis_h } else { 0 };
+    let rug = !fig.rug.is_empty();
+    let strip_h = if rug { STRIP * fig.rug.len() as u32 + axis_h } else { 0 };
     let (top, strip) = area.split_vertically(area.dim_in_pixel().1 - strip_h);
     let mut chart = captioned(&top, &p.caption)
         .x_label_area_size(if rug { 0 } else { axis_h })
         .build_cartesian_2d(x0..x1, y_spec)
         .d()?;
     let x_desc = if last && !rug { "time (s)" } else { "" };
+    // Zero-window probes share the axis at their interval: the name must cover them.
+    let y_desc = if fig.panels.iter().any(|p| !p.window_probes.is_empty()) { "seconds" } else { "RTT, SRTT, RTO (s)" };
     if fig.log {
-        mesh_with(&mut chart, x_desc, "RTT, SRTT, RTO (s)", &tick, &log_tick, LOG_Y_LABELS)?;
+        mesh_with(&mut chart, x_desc, y_desc, &tick, &log_tick, LOG_Y_LABELS)?;
     } else {
-        mesh(&mut chart, x_desc, "RTT, SRTT, RTO (s)", &tick, &tick)?;
+        mesh(&mut chart, x_desc, y_desc, &tick, &tick)?;
     }
     if rug {
         draw_rug(&strip, p, fig, last, axis_h)?;
@@ -83,13 +85,15 @@ where
     chart.draw_series(LineSeries::new(p.rto.iter().copied(), RTO.stroke_width(2))).d()?;
     chart.draw_series(p.timeouts.iter().map(|&(x, y)| Cross::new((x, y), 5, TIMEOUT.stroke_width(2)))).d()?;
     chart.draw_series(p.undone.iter().map(|&(x, y)| Circle::new((x, y), 5, UNDONE.stroke_width(2)))).d()?;
+    chart.draw_series(p.window_probes.iter().map(|&(x, y)| Circle::new((x, y), 4, WINDOW_PROBE.filled()))).d()?;
     if let Some(t) = p.aborted.filter(|t| *t >= x0 && *t <= x1) {
         chart.draw_series(std::iter::once(PathElement::new(vec![(t, y0), (t, y1)], ABORTED.stroke_width(2)))).d()?;
         // Labelled halfway up (blackout labels take the top, the SRTT often the bottom),
         // on a white ground, after the line where nothing else happens, unless that is
         // off the right edge.
         let mid = if fig.log { (y0 * y1).sqrt() } else { (y0 + y1) / 2.0 };
-        let w = text_width("aborted", 12) as i32 + 6;
+        let text = p.ending.label();
+        let w = text_width(text, 12) as i32 + 6;
         let dx = if t < x0 + 0.85 * (x1 - x0) { 4 } else { -4 - w };
         let style = TextStyle::from((FONT, 12, FontStyle::Bold).into_font())
             .color(&ABORTED)
@@ -98,7 +102,7 @@ where
             .draw_series(std::iter::once(
                 EmptyElement::at((t, mid))
                     + Rectangle::new([(dx, -9), (dx + w, 9)], WHITE.filled())
-                    + Text::new("aborted", (dx + 3, 0), style),
+                    + Text::new(text, (dx + 3, 0), style),
             ))
             .d()?;
     }
@@ -118,7 +122,7 @@ fn draw_rug<DB: DrawingBackend>(
     let strip = strip.clone();
     let mut rug = aligned(&strip)
         .x_label_area_size(axis_h)
-        .build_cartesian_2d(x0..x1, 0.0..f64::from(fig.rug.rows()))
+        .build_cartesian_2d(x0..x1, 0.0..fig.rug.len() as f64)
         .d()?;
     rug.configure_mesh()
         .disable_y_mesh()
@@ -133,35 +137,54 @@ fn draw_rug<DB: DrawingBackend>(
         .x_label_formatter(&tick)
         .draw()
         .d()?;
-    // The rows any panel needs, top down, each with this panel's marks (triangles or dots).
-    let mut rows: Vec<(&str, RGBColor, &[f64], bool)> = Vec::new();
-    if fig.rug.retransmits {
-        rows.push(("retransmitted", RETRANSMIT, &p.retransmits, true));
-    }
-    if fig.rug.probes {
-        rows.push(("probe (TLP)", PROBE, &p.probes, false));
-    }
-    for (i, &(name, colour, _, _)) in rows.iter().enumerate() {
+    for (i, row) in fig.rug.iter().enumerate() {
+        let colour = row.colour();
         let label = TextStyle::from((FONT, 11))
             .color(&colour)
             .pos(text_anchor::Pos::new(text_anchor::HPos::Right, text_anchor::VPos::Center));
-        strip.draw_text(name, &label, (8 + Y_LABELS as i32 - 6, (STRIP * i as u32 + STRIP / 2) as i32)).d()?;
+        strip.draw_text(row.name(), &label, (8 + Y_LABELS as i32 - 6, (STRIP * i as u32 + STRIP / 2) as i32)).d()?;
     }
-    let top = f64::from(fig.rug.rows());
+    let top = fig.rug.len() as f64;
     for &(a, b) in &p.blackouts {
         rug.draw_series(std::iter::once(Rectangle::new([(a, 0.0), (b, top)], BLACKOUT.filled()))).d()?;
     }
     if let Some(t) = p.aborted.filter(|t| *t >= x0 && *t <= x1) {
         rug.draw_series(std::iter::once(PathElement::new(vec![(t, 0.0), (t, top)], ABORTED.stroke_width(2)))).d()?;
     }
-    for (i, &(_, colour, marks, triangles)) in rows.iter().enumerate() {
+    for (i, row) in fig.rug.iter().enumerate() {
         // Row i from the top is centred at top - i - 0.5 on the strip's y axis.
         let y = top - i as f64 - 0.5;
-        if triangles {
-            rug.draw_series(marks.iter().map(|&x| TriangleMarker::new((x, y), 4, colour.filled()))).d()?;
-        } else {
-            rug.draw_series(marks.iter().map(|&x| Circle::new((x, y), 4, colour.filled()))).d()?;
-        }
+        let c = row.colour();
+        let dots = |xs: &[f64], r| xs.iter().map(move |&x| Circle::new((x, y), r, c.filled())).collect::<Vec<_>>();
+        let triangles =
+            |xs: &[f64], r| xs.iter().map(move |&x| TriangleMarker::new((x, y), r, c.filled())).collect::<Vec<_>>();
+        let r = |xs: &[f64]| timers::mark_radius(xs, (x0, x1));
+        match row {
+            Row::Retransmits => rug.draw_series(triangles(&p.retransmits, 4)).d()?,
+            Row::Probes => rug.draw_series(dots(&p.probes, 4)).d()?,
+            Row::Keepalives => rug.draw_series(dots(&p.keepalives, r(&p.keepalives))).d()?,
+            Row::SynAcks => {
+                let mut all = [p.synacks.as_slice(), p.synack_resends.as_slice()].concat();
+                all.sort_by(f64::total_cmp);
+                rug.draw_series(dots(&p.synacks, r(&all))).d()?;
+                rug.draw_series(triangles(&p.synack_resends, r(&all))).d()?
+            }
+            Row::Icmp => {
+                let size = r(&p.icmp) as i32;
+                rug.draw_series(p.icmp.iter().map(|&x| Cross::new((x, y), size, c.stroke_width(2)))).d()?
+            }
+            // The stall as a bar, the probes sent in it as ticks on it.
+            Row::ZeroWindow => {
+                let bar = |&(a, b): &(f64, f64)| Rectangle::new([(a, y - 0.3), (b, y + 0.3)], ZERO_WINDOW.filled());
+                rug.draw_series(p.zero_windows.iter().map(bar)).d()?;
+                rug.draw_series(
+                    p.window_probes
+                        .iter()
+                        .map(|&(x, _)| PathElement::new(vec![(x, y - 0.3), (x, y + 0.3)], c.stroke_width(1))),
+                )
+                .d()?
+            }
+        };
     }
     Ok(())
 }

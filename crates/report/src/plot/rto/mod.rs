@@ -16,6 +16,9 @@ use plotters::style::text_anchor;
 
 mod caption;
 mod draw;
+mod timers;
+
+use timers::{Ending, Row};
 
 use super::{
     Drawn, FONT, Figure, Glyph, INK, LOG_Y_LABELS, MUTED, PlotOptions, axis_range, bands, fmt_secs, header,
@@ -69,21 +72,13 @@ pub(crate) struct RtoFigure {
     x: (f64, f64),
     y: (f64, f64),
     log: bool,
-    /// The rows of the strip under each panel, top down: whether any panel has
-    /// retransmissions, and whether any has tail loss probes.
-    rug: Rug,
+    /// The rows of the strip under each panel, top down: those some panel has marks in.
+    rug: Vec<Row>,
 }
 
-#[derive(Clone, Copy, Default, Debug, PartialEq)]
-struct Rug {
-    retransmits: bool,
-    probes: bool,
-}
-
-impl Rug {
-    fn rows(self) -> u32 {
-        u32::from(self.retransmits) + u32::from(self.probes)
-    }
+/// The strip rows the panels need, in their fixed order.
+fn rug_rows(panels: &[Panel]) -> Vec<Row> {
+    Row::ALL.into_iter().filter(|r| panels.iter().any(|p| r.in_panel(p))).collect()
 }
 
 #[derive(Default)]
@@ -102,8 +97,19 @@ struct Panel {
     probes: Vec<f64>,
     /// Where F-RTO found the last timeout spurious and undid it, at the RTO then.
     undone: Vec<(f64, f64)>,
-    /// When the connection gave up retransmitting (it may be before the window).
+    /// When the connection was aborted (it may be before the window), and why.
     aborted: Option<f64>,
+    ending: Ending,
+    /// Zero-window probes, at the time since the previous probe (or since the window
+    /// closed): the persist timer's backed-off interval.
+    window_probes: Vec<(f64, f64)>,
+    /// The spans while the receiver's window is zero, within the window shown.
+    zero_windows: Vec<(f64, f64)>,
+    keepalives: Vec<f64>,
+    /// A listener's first SYN-ACK, and the ones its timer sent again.
+    synacks: Vec<f64>,
+    synack_resends: Vec<f64>,
+    icmp: Vec<f64>,
     /// Blackouts as drawn ([`bands::merged`]), and where a label names one.
     blackouts: Vec<(f64, f64)>,
     blackout_labels: Vec<f64>,
@@ -156,8 +162,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
     let clipped = fit_to_axes(&mut panels, (x0, x1), y, log);
     let legend = legend(&panels, (x0, x1));
     let subtitle = subtitle(data, &chosen, total, log, clipped);
-    let any = |f: &dyn Fn(&Panel) -> bool| panels.iter().any(f);
-    let rug = Rug { retransmits: any(&|p| !p.retransmits.is_empty()), probes: any(&|p| !p.probes.is_empty()) };
+    let rug = rug_rows(&panels);
     Ok(RtoFigure {
         title: "Retransmission timer: RTT samples, SRTT and RTO over time".into(),
         subtitle,
@@ -283,6 +288,10 @@ fn fit_to_axes(panels: &mut [Panel], (x0, x1): (f64, f64), y: (f64, f64), log: b
         p.undone = thin_points(&p.undone, (x0, x1), y, log);
         p.retransmits = thin_marks(&p.retransmits, x0, x1);
         p.probes = thin_marks(&p.probes, x0, x1);
+        p.window_probes = thin_points(&p.window_probes, (x0, x1), y, log);
+        p.keepalives = thin_marks(&p.keepalives, x0, x1);
+        p.synack_resends = thin_marks(&p.synack_resends, x0, x1);
+        p.icmp = thin_marks(&p.icmp, x0, x1);
         for s in &mut p.srtt {
             *s = thin_line(s, x0, x1);
         }
@@ -313,9 +322,8 @@ fn legend(panels: &[Panel], (x0, x1): (f64, f64)) -> Vec<(Glyph, String)> {
     if any(&|p| !p.probes.is_empty()) {
         legend.push((Glyph::Dot(PROBE), "tail loss probe".into()));
     }
-    if any(&|p| p.aborted.is_some_and(|t| t >= x0 && t <= x1)) {
-        legend.push((Glyph::Line(ABORTED, 2), "connection aborted (gave up)".into()));
-    }
+    timers::legend(panels, &mut legend);
+    legend.extend(timers::abort_legend(panels, (x0, x1)));
     if any(&|p| !p.path.is_empty()) {
         legend.push((Glyph::Dashed(PATH), "path base RTT".into()));
     }
@@ -359,7 +367,10 @@ fn subtitle(data: &RunSet, chosen: &[Chosen<'_>], total: usize, log: bool, clipp
 /// The y range that shows every line and the bulk of the samples: lines in full, samples
 /// from their 1st to their 99th percentile (all of them when there are few).
 fn y_extent(panels: &[Panel]) -> (f64, f64) {
-    let lines = panels.iter().flat_map(|p| p.srtt.iter().flatten().chain(&p.rto).chain(&p.path).map(|q| q.1));
+    // The zero-window probes' intervals too: their doubling is what the panel shows.
+    let lines = panels
+        .iter()
+        .flat_map(|p| p.srtt.iter().flatten().chain(&p.rto).chain(&p.path).chain(&p.window_probes).map(|q| q.1));
     let (mut lo, mut hi) = lines.filter(|v| *v > 0.0).fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
     let mut samples: Vec<f64> =
         panels.iter().flat_map(|p| p.samples.iter().map(|s| s.1)).filter(|v| *v > 0.0).collect();
@@ -374,7 +385,7 @@ fn y_extent(panels: &[Panel]) -> (f64, f64) {
 }
 
 /// What a panel's caption counts: timeouts and retransmissions always, undone timeouts,
-/// probes and the abort when there are any.
+/// probes, the other timers' marks and the abort when there are any.
 fn counts(p: &Panel) -> String {
     let mut c = vec![plural(p.timeouts.len(), "timeout")];
     if !p.undone.is_empty() {
@@ -384,10 +395,8 @@ fn counts(p: &Panel) -> String {
     if !p.probes.is_empty() {
         c.push(plural(p.probes.len(), "probe"));
     }
-    if let Some(t) = p.aborted {
-        // In the axis's unit, so it reads off the plot.
-        c.push(format!("aborted at {} s", tick(&t)));
-    }
+    timers::counts(p, &mut c);
+    c.extend(timers::abort_count(p));
     c.join(", ")
 }
 
@@ -407,30 +416,60 @@ fn panel(rows: &[&TraceRow], x0: f64, x1: f64) -> Panel {
     let mut seg: Vec<(f64, f64)> = Vec::new();
     let mut finished = None;
     let mut started = false;
+    // Carried across the window's left edge: whether the window is zero (since when),
+    // the last zero-window probe (or the closing), and the event before this one.
+    let mut zero_since: Option<f64> = None;
+    let mut last_probe: Option<f64> = None;
+    let mut last: Option<TraceEvent> = None;
     for r in rows {
         let t = r.time;
         if t > x1 {
             break;
         }
+        let event = TraceEvent::from_name(&r.event);
+        match event {
+            Some(TraceEvent::ZeroWindow) => {
+                zero_since = zero_since.or(Some(t));
+                last_probe = Some(t);
+            }
+            Some(TraceEvent::WindowProbe) => {
+                // Linux `tcp_probe_timer` re-arms the persist timer backed off
+                // (`tcp_send_probe0`): the gap since the last probe is its interval.
+                if let Some(before) = last_probe.filter(|_| t >= x0) {
+                    p.window_probes.push((t, t - before));
+                }
+                last_probe = Some(t);
+            }
+            Some(TraceEvent::WindowOpen) => {
+                p.zero_windows.extend(zero_since.take().map(|a| (a, t)));
+                last_probe = None;
+            }
+            Some(TraceEvent::Aborted | TraceEvent::RequestExpired) => {
+                p.ending = if event == Some(TraceEvent::RequestExpired) {
+                    Ending::RequestExpired
+                } else {
+                    Ending::of(last, zero_since.is_some())
+                };
+                p.zero_windows.extend(zero_since.take().map(|a| (a, t)));
+                // Like finished: no RTO is in force after it.
+                finished = Some(t);
+                p.aborted = Some(t);
+            }
+            Some(TraceEvent::Finished) => finished = Some(t),
+            _ => {}
+        }
+        last = event;
         if t < x0 {
             // Before the window: only the state it opens with matters.
             rto = r.rto.or(rto);
             srtt = r.srtt;
-            match TraceEvent::from_name(&r.event) {
-                Some(TraceEvent::Finished) => finished = Some(t),
-                Some(TraceEvent::Aborted) => {
-                    finished = Some(t);
-                    p.aborted = Some(t);
-                }
-                _ => {}
-            }
             continue;
         }
         if !started {
             started = true;
             open(&mut p, &mut seg, rto, srtt, x0);
         }
-        match TraceEvent::from_name(&r.event) {
+        match event {
             Some(TraceEvent::Sample) => {
                 if let Some(s) = r.sample {
                     p.samples.push((t, s));
@@ -443,17 +482,15 @@ fn panel(rows: &[&TraceRow], x0: f64, x1: f64) -> Panel {
             }
             Some(TraceEvent::Retransmit) => p.retransmits.push(t),
             Some(TraceEvent::Probe) => p.probes.push(t),
+            Some(TraceEvent::Keepalive) => p.keepalives.push(t),
+            Some(TraceEvent::SynAck) => p.synacks.push(t),
+            Some(TraceEvent::SynAckRetransmit) => p.synack_resends.push(t),
+            Some(TraceEvent::IcmpUnreachable) => p.icmp.push(t),
             Some(TraceEvent::SpuriousTimeout) => {
                 // At the RTO in force once the timeout is undone.
                 if let Some(v) = r.rto.or(rto) {
                     p.undone.push((t, v));
                 }
-            }
-            Some(TraceEvent::Finished) => finished = Some(t),
-            // Like finished: no RTO is in force after it.
-            Some(TraceEvent::Aborted) => {
-                finished = Some(t);
-                p.aborted = Some(t);
             }
             _ => {}
         }
@@ -482,6 +519,9 @@ fn panel(rows: &[&TraceRow], x0: f64, x1: f64) -> Panel {
     if !started {
         open(&mut p, &mut seg, rto, srtt, x0);
     }
+    // Still zero at the window's right edge (or the trace's end).
+    p.zero_windows.extend(zero_since.map(|a| (a, x1)));
+    p.zero_windows = bands::merged(std::mem::take(&mut p.zero_windows), (x0, x1));
     let end = finished.unwrap_or(x1).clamp(x0, x1);
     if let Some(v) = rto {
         p.rto.push((end, v));
