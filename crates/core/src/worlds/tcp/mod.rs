@@ -7,6 +7,7 @@ mod listen;
 pub mod metrics;
 mod reader;
 mod script;
+mod answer;
 mod world;
 
 pub use config::*;
