@@ -346,9 +346,7 @@ mod tests {
         // RFC 6069 section 4: during a connectivity disruption a router answers each
         // packet it cannot forward with an ICMP destination unreachable. The window is
         // half-open, covers the forward direction only, and is not a timed message.
-        let s = Script::new(&parse(
-            "[[event]]\nkind = \"icmp-unreachable\"\nat = \"2s\"\nduration = \"10s\"\n",
-        ));
+        let s = Script::new(&parse("[[event]]\nkind = \"icmp-unreachable\"\nat = \"2s\"\nduration = \"10s\"\n"));
         let at = |n: u64| SimTime::ZERO + ms(n);
         assert_eq!([1999, 2000, 11_999, 12_000].map(|t| s.answers(at(t))), [false, true, true, false]);
         assert_eq!(

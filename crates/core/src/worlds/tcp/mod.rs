@@ -1,13 +1,13 @@
 //! TCP connections over paths, wired into the engine: one world per (variant,
 //! replication), every connection with its own path state and random streams.
 
+mod answer;
 mod config;
 mod estimate;
 mod listen;
 pub mod metrics;
 mod reader;
 mod script;
-mod answer;
 mod world;
 
 pub use config::*;
