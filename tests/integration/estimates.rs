@@ -146,3 +146,40 @@ fn a_scripted_workload_with_path_events_is_estimated_within_half_to_three_times(
     let estimate = cell.spec.estimate(s.horizon).events;
     assert!((0.5..=3.0).contains(&(estimate / real)), "estimated {estimate}, real {real}");
 }
+
+const ANSWERED: &str = r#"
+name = "answered"
+horizon = "200s"
+[tcp]
+clients = 100
+start_spread = "1s"
+workload = { kind = "steady", interval = "100ms" }
+[tcp.rto]
+profile = "linux"
+[path]
+base_rtt = "100ms"
+[[path.blackout]]
+at = "20s"
+duration = "120s"
+[[path.event]]
+kind = "icmp-unreachable"
+at = "20s"
+duration = "120s"
+"#;
+
+#[test]
+fn an_outage_answered_by_icmp_unreachables_is_estimated_within_half_to_three_times() {
+    // Each answer undoes a doubling (tcp_ld_RTO_revert), so the timer fires every
+    // un-backed-off RTO for the whole outage instead of a dozen times.
+    let s = load_str("answered.toml", ANSWERED).unwrap();
+    let cell = &s.variants[0].cells[0];
+    let job = Job {
+        seeds: backoffsim::engine::rng::Seeds::new(s.seed),
+        replication: 0,
+        horizon: s.horizon,
+        budget: backoffsim::engine::budget::Budget::replication(s.max_events),
+    };
+    let real = cell.spec.run(job).unwrap().events as f64;
+    let estimate = cell.spec.estimate(s.horizon).events;
+    assert!((0.5..=3.0).contains(&(estimate / real)), "estimated {estimate}, real {real}");
+}

@@ -125,6 +125,38 @@ fn an_icmp_unreachable_during_an_outage_undoes_one_doubling() {
 }
 
 #[test]
+fn rfc6069_an_answering_router_keeps_the_linux_timer_at_its_unbacked_off_rto() {
+    // One segment written at 1 s into an outage [1 s, 4 s) whose router answers every
+    // packet it cannot forward, one base RTT (100 ms) after the send (RFC 6069 section 4).
+    // The first answer, at 1.1 s, finds no backoff: tcp_ld_RTO_revert returns on
+    // `!icsk->icsk_retransmits`. tcp_retransmit_timer at 1.3 s backs off to 600 ms; the
+    // answer at 1.4 s undoes it (backoff 0, RTO 300 ms) and re-arms for 300 - 100 =
+    // 200 ms, at 1.6 s; and so every 300 ms, until the retransmission at 4.0 s, sent when
+    // the link is back, is acknowledged at 4.1 s. Silent, the same outage costs 5.5 s.
+    let text = format!(
+        "{}\n[[variant]]\nname = \"linux\"\n\n[[variant]]\nname = \"rfc6298\"\ntcp.rto.profile = \"rfc6298\"\n",
+        scenario(
+            "workload = { kind = \"script\" }\n[[tcp.write]]\nat = \"1s\"\nsegments = 1\n",
+            "[[path.event]]\nkind = \"icmp-unreachable\"\nat = \"1s\"\nduration = \"3s\"\n",
+        ),
+    );
+    let (_t, dir) = run_text(&text, &[]);
+    let r = rows(&dir, "linux");
+    assert_eq!(times(&r, "retransmit"), ms(&[1300, 1600, 1900, 2200, 2500, 2800, 3100, 3400, 3700, 4000]), "{r:?}");
+    assert_eq!(times(&r, "icmp_unreachable"), ms(&[1100, 1400, 1700, 2000, 2300, 2600, 2900, 3200, 3500, 3800]));
+    assert!(
+        r.iter().filter(|x| x.1 == "icmp_unreachable").all(|x| (x.2 - 0.3).abs() < 1e-9 && x.3 == 0),
+        "each answer leaves RTO 300 ms, backoff 0: {r:?}"
+    );
+    assert_eq!(times(&r, "ack").last(), Some(&4_100_000));
+    // rfc6298 leaves RFC 6069 out: RTO 1 s, doubling to 2 s; the answers to the sends at
+    // 1 s and 2 s change nothing, and the retransmission at 4.0 s gets through.
+    let rfc = rows(&dir, "rfc6298");
+    assert_eq!(times(&rfc, "icmp_unreachable"), ms(&[1100, 2100]));
+    assert_eq!(times(&rfc, "retransmit"), ms(&[2000, 4000]));
+}
+
+#[test]
 fn a_delayed_segment_makes_the_rto_fire_before_its_ack() {
     // The data segment (forward packet 2) arrives 300 ms late, at 100 + 50 + 300 = 450 ms:
     // the RTO fires first, at 400 ms, and the copy reaches the receiver at 450 ms after

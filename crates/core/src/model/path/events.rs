@@ -56,9 +56,16 @@ pub enum PathEvent {
         direction: Direction,
         nth: u64,
     },
-    /// A router answers the connection's oldest outstanding segment with an ICMP
-    /// destination unreachable (net or host), delivered to the sender at `at`.
-    IcmpUnreachable { at: SimDuration },
+    /// Without `duration`: a router answers the connection's oldest outstanding segment
+    /// with an ICMP destination unreachable (net or host), delivered to the sender at `at`.
+    /// With `duration`: a router that cannot forward answers every forward packet sent in
+    /// `[at, at + duration)`, dropping it and quoting it in an unreachable that reaches
+    /// the sender one base RTT after the send (RFC 6069 section 4's outage).
+    IcmpUnreachable {
+        at: SimDuration,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration: Option<SimDuration>,
+    },
     /// The sender's own queue refuses what it transmits in `[at, at + duration)`: the
     /// packets never reach the path (local congestion, `tcp_retransmit_skb` > 0).
     LocalDrop { at: SimDuration, duration: SimDuration },
@@ -138,7 +145,15 @@ impl PathEvent {
                 }
             }
             PathEvent::Duplicate { nth, .. } => nth_at_least_one(&mut errors, nth),
-            PathEvent::IcmpUnreachable { .. } => {}
+            PathEvent::IcmpUnreachable { duration, .. } => {
+                if duration == Some(SimDuration::ZERO) {
+                    errors.push(
+                        "duration",
+                        "must be longer than 0s: the router answers packets sent in [at, at + duration); \
+                         leave it out for one message at `at`",
+                    );
+                }
+            }
             PathEvent::LocalDrop { duration, .. } => {
                 if duration == SimDuration::ZERO {
                     errors.push("duration", "must be longer than 0s: the window is [at, at + duration)");
@@ -182,6 +197,8 @@ pub struct Script {
     icmp: Vec<SimTime>,
     /// When the sender's own queue refuses what it sends.
     local: Vec<Window>,
+    /// When a router drops every forward packet and answers it with an unreachable.
+    answered: Vec<Window>,
     counts: bool,
 }
 
@@ -202,7 +219,14 @@ impl Script {
                 }
                 PathEvent::Delay { direction, nth, by } => s.directions[direction.index()].delays.push((nth, by)),
                 PathEvent::Duplicate { direction, nth } => s.directions[direction.index()].duplicates.push(nth),
-                PathEvent::IcmpUnreachable { at } => s.icmp.push(SimTime::ZERO + at),
+                PathEvent::IcmpUnreachable { at, duration: None } => s.icmp.push(SimTime::ZERO + at),
+                PathEvent::IcmpUnreachable { at, duration: Some(duration) } => {
+                    let start = SimTime::ZERO + at;
+                    let window = Window { start, end: start.saturating_add(duration) };
+                    // The router drops what it answers: the forward direction loses it.
+                    s.directions[Direction::Forward.index()].windows.push(window);
+                    s.answered.push(window);
+                }
                 PathEvent::LocalDrop { at, duration } => {
                     let start = SimTime::ZERO + at;
                     s.local.push(Window { start, end: start.saturating_add(duration) });
@@ -237,6 +261,12 @@ impl Script {
     /// When ICMP unreachables reach each connection's sender, in time order.
     pub fn icmp_unreachable(&self) -> &[SimTime] {
         &self.icmp
+    }
+
+    /// Whether a router answers a forward packet sent at `t` with an ICMP unreachable
+    /// quoting it (the packet itself is lost: `fate` drops it).
+    pub fn answers(&self, t: SimTime) -> bool {
+        self.answered.iter().any(|w| w.start <= t && t < w.end)
     }
 
     /// Whether the sender's own queue refuses what it sends at `t`.
@@ -312,6 +342,23 @@ mod tests {
     }
 
     #[test]
+    fn rfc6069_section_4_an_answering_router_drops_and_answers_every_forward_packet_in_its_window() {
+        // RFC 6069 section 4: during a connectivity disruption a router answers each
+        // packet it cannot forward with an ICMP destination unreachable. The window is
+        // half-open, covers the forward direction only, and is not a timed message.
+        let s = Script::new(&parse("[[event]]\nkind = \"icmp-unreachable\"\nat = \"2s\"\nduration = \"10s\"\n"));
+        let at = |n: u64| SimTime::ZERO + ms(n);
+        assert_eq!([1999, 2000, 11_999, 12_000].map(|t| s.answers(at(t))), [false, true, true, false]);
+        assert_eq!(
+            [1999, 2000, 11_999, 12_000].map(|t| s.fate(Direction::Forward, 1, at(t)).drop),
+            [false, true, true, false]
+        );
+        assert!(!s.fate(Direction::Reverse, 1, at(5000)).drop, "the peer's packets are not the router's to answer");
+        assert!(s.icmp_unreachable().is_empty(), "no message at a fixed time");
+        assert!(!s.is_quiet() && !s.counts_packets());
+    }
+
+    #[test]
     fn a_local_drop_is_a_half_open_window_on_the_sender_only() {
         let s = Script::new(&parse("[[event]]\nkind = \"local-drop\"\nat = \"2s\"\nduration = \"1s\"\n"));
         let at = |n: u64| SimTime::ZERO + ms(n);
@@ -339,6 +386,8 @@ mod tests {
         assert_eq!(keys("[[event]]\nkind = \"delay\"\nnth = 0\nby = \"0s\"\n"), ["nth", "by"]);
         assert_eq!(keys("[[event]]\nkind = \"duplicate\"\nnth = 0\n"), ["nth"]);
         assert_eq!(keys("[[event]]\nkind = \"local-drop\"\nat = \"1s\"\nduration = \"0s\"\n"), ["duration"]);
+        assert_eq!(keys("[[event]]\nkind = \"icmp-unreachable\"\nat = \"1s\"\nduration = \"0s\"\n"), ["duration"]);
+        assert!(keys("[[event]]\nkind = \"icmp-unreachable\"\nat = \"1s\"\n").is_empty());
         for (text, needle) in [
             ("[[event]]\nkind = \"drop\"\ndirection = \"up\"\nnth = 1\n", "up"),
             ("[[event]]\nkind = \"teleport\"\n", "teleport"),

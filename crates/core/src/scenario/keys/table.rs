@@ -343,8 +343,8 @@ const PATH_EVENT: &[Key] = &[
     Key { name: "direction", ty: Type::Choice(&["forward", "reverse"]), required: false, default: &[("", "forward")], min: None, max: None, doc: "drop, delay, duplicate: which way the packet travels (forward is client → server)." },
     Key { name: "nth", ty: Type::Integer, required: false, default: &[], min: Some(1.0), max: None, doc: "drop, delay, duplicate: the packet's number in its direction and connection, from 1, in send order." },
     Key { name: "count", ty: Type::Integer, required: false, default: &[("", "1")], min: Some(1.0), max: None, doc: "drop with nth: how many packets in a row are dropped." },
-    Key { name: "at", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "drop, local-drop: start of the window of send times dropped; icmp-unreachable: when it reaches the sender." },
-    Key { name: "duration", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "drop with at, local-drop: how long the window [at, at + duration) lasts." },
+    Key { name: "at", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "drop, local-drop, icmp-unreachable with duration: start of the window of send times dropped (and, for icmp-unreachable, answered); icmp-unreachable alone: when it reaches the sender." },
+    Key { name: "duration", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "drop with at, local-drop, icmp-unreachable: how long the window [at, at + duration) lasts; icmp-unreachable without it is one message at `at`." },
     Key { name: "by", ty: Type::Duration, required: false, default: &[], min: None, max: None, doc: "delay: how much later the packet arrives." },
 ];
 

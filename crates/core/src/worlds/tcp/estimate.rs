@@ -119,7 +119,9 @@ pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
     let (segments, expiries) = if never { (0.0, 0.0) } else { (segments, expiries) };
     // A scripted ICMP unreachable is an event of its own, and may retransmit at once.
     let icmp = 2.0 * spec.path.event.iter().filter(|e| matches!(e, PathEvent::IcmpUnreachable { .. })).count() as f64;
-    let per_conn = 4.0 + handshake + writes + 4.0 * segments + 3.0 * expiries + keepalive + 4.0 * probes + icmp;
+    let answered = if never { 0.0 } else { answered(spec, h) };
+    let per_conn =
+        4.0 + handshake + writes + 4.0 * segments + 3.0 * expiries + keepalive + 4.0 * probes + icmp + answered;
     let n = f64::from(spec.tcp.clients);
     // Per connection: its state, its segments in flight, and the RTO's time-weighted
     // record (one entry per distinct value, at most one per segment). No more are in
@@ -131,7 +133,7 @@ pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
         + 48.0 * segments.min(10_000.0);
     // Traced connections keep a row per send, ACK and sample.
     let traced = if spec.trace.replications.is_empty() { 0.0 } else { traced_clients(&spec.trace, spec.tcp.clients) };
-    let kept = traced * estimate::bytes_of::<TraceRow>(3.0 * segments + expiries);
+    let kept = traced * estimate::bytes_of::<TraceRow>(3.0 * segments + expiries + answered);
     // A window far above a few thousand segments, when the workload fills it, is what
     // makes each connection big.
     let knobs = if outstanding > 4096.0 {
@@ -140,4 +142,23 @@ pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
         vec!["tcp.clients", "horizon"]
     };
     Estimate { events: n * per_conn, working: n * conn + kept, kept, knobs }
+}
+
+/// A router answering an outage (`icmp-unreachable` with a `duration`): under linux each
+/// answer undoes the doubling its retransmission's expiry made (tcp_ld_RTO_revert), so the
+/// timer keeps its un-backed-off value, 200 ms at the floor, for the whole window; each
+/// expiry is a timer run, a retransmission and its answer. The window's first packets, up
+/// to a window of them, are answered too.
+fn answered(spec: &TcpSpec, h: f64) -> f64 {
+    spec.path
+        .event
+        .iter()
+        .filter_map(|e| match *e {
+            PathEvent::IcmpUnreachable { at, duration: Some(d) } => {
+                Some(estimate::overlap((0.0, h), (at.as_secs_f64(), (at + d).as_secs_f64())))
+            }
+            _ => None,
+        })
+        .map(|open| 3.0 * (open / 0.2 + f64::from(spec.tcp.window)))
+        .sum()
 }

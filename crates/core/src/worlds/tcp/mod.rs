@@ -1,6 +1,7 @@
 //! TCP connections over paths, wired into the engine: one world per (variant,
 //! replication), every connection with its own path state and random streams.
 
+mod answer;
 mod config;
 mod estimate;
 mod listen;

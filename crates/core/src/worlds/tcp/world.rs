@@ -45,8 +45,9 @@ pub(super) enum Ev {
     SynAckAtPeer(u32, SimTime),
     /// The peer's ACK, echoing the given SYN-ACK timestamp, reaches the listener.
     AckAtListener(u32, SimTime),
-    /// A scripted ICMP unreachable reaches the sender (`[[path.event]]`).
-    Icmp(u32),
+    /// A scripted ICMP unreachable reaches the sender (`[[path.event]]`), quoting the
+    /// segment a router could not forward, or the oldest outstanding one when `None`.
+    Icmp(u32, Option<Segment>),
     /// The scripted workload's `k`-th batch of writes.
     Write(u32, u32),
     /// The scripted workload closes.
@@ -147,6 +148,9 @@ impl TcpWorld<'_> {
                         conn.path.send(Direction::Forward, now, &mut conn.delay_fwd, &mut conn.loss_fwd).arrivals()
                     {
                         sched.at(at, Ev::ToServer(c, seg));
+                    }
+                    if let Some(at) = super::answer::unreachable_at(&conn.path, now) {
+                        sched.at(at, Ev::Icmp(c, Some(seg)));
                     }
                 }
                 Action::Observe(o) => self.observe(c, now, o),
@@ -341,7 +345,7 @@ impl World for TcpWorld<'_> {
         | Ev::SynAckTimer(c)
         | Ev::SynAckAtPeer(c, _)
         | Ev::AckAtListener(c, _)
-        | Ev::Icmp(c)
+        | Ev::Icmp(c, _)
         | Ev::Write(c, _)
         | Ev::Close(c)) = event;
         // Reset by keepalive: the application's writes fail and the peer's packets meet
@@ -412,8 +416,8 @@ impl World for TcpWorld<'_> {
                 self.conns[c as usize].sender.app_close(&mut self.actions);
                 self.dispatch(c, sched);
             }
-            Ev::Icmp(c) => {
-                self.conns[c as usize].sender.on_icmp_unreachable(now, &mut self.actions);
+            Ev::Icmp(c, quoted) => {
+                self.conns[c as usize].sender.on_icmp_unreachable(now, quoted, &mut self.actions);
                 self.dispatch(c, sched);
             }
             Ev::ProbeToServer(c) => {
@@ -486,7 +490,7 @@ pub fn run_replication(spec: &TcpSpec, job: Job<'_>) -> Result<ReplicationResult
             }
         }
         for &at in path_spec.script().icmp_unreachable() {
-            sched.at(at, Ev::Icmp(c));
+            sched.at(at, Ev::Icmp(c, None));
         }
         conns.push(Conn {
             sender: TcpSender::new(spec.tcp.sender_options(), &spec.rto, supply),

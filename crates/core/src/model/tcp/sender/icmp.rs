@@ -8,13 +8,26 @@ use super::*;
 use crate::model::rto::RtoProfile;
 
 impl TcpSender {
-    /// An ICMP net or host unreachable for `snd_una`'s segment reaches the sender.
-    pub fn on_icmp_unreachable(&mut self, now: SimTime, out: &mut Vec<Action>) {
+    /// An ICMP net or host unreachable reaches the sender, quoting `quoted` (the packet a
+    /// router could not forward), or `snd_una`'s segment when `None`.
+    pub fn on_icmp_unreachable(&mut self, now: SimTime, quoted: Option<Segment>, out: &mut Vec<Action>) {
         if matches!(self.state, State::Idle | State::Finished | State::Aborted) {
             return;
         }
         if self.params().profile != RtoProfile::Linux {
             self.observe(ObservationKind::IcmpUnreachable { reverted: false }, out);
+            return;
+        }
+        // tcp_v4_err: `if (sk->sk_state != TCP_LISTEN && !between(seq, snd_una,
+        // tp->snd_nxt)) goto out;` A SYN quotes the ISS, which is snd_una in SYN-SENT; a
+        // window probe quotes snd_una - 1, below the window.
+        let seq = match quoted {
+            None => self.snd_una,
+            Some(Segment::Syn { .. }) if self.state == State::SynSent => self.snd_una,
+            Some(Segment::Data { seq, .. }) if self.state != State::SynSent => seq,
+            Some(_) => return,
+        };
+        if !(self.snd_una..=self.snd_max).contains(&seq) {
             return;
         }
         match self.state {
@@ -24,6 +37,9 @@ impl TcpSender {
                 self.observe(ObservationKind::IcmpUnreachable { reverted: false }, out);
                 self.abort(now, out);
             }
+            // tcp_ld_RTO_revert: `if (seq != tp->snd_una || ...) return;` only a quote of
+            // the head can undo a backoff; any other is a soft error and nothing more.
+            _ if seq != self.snd_una => self.observe(ObservationKind::IcmpUnreachable { reverted: false }, out),
             _ => self.ld_rto_revert(now, out),
         }
     }
@@ -102,7 +118,7 @@ mod tests {
         // = 600 ms; the head was last sent at 1000 ms, so at 1200 ms remaining = 600 - 200
         // = 400 ms: the timer moves from 2200 ms to 1600 ms.
         let (mut s, mut out) = backed_off_twice();
-        s.on_icmp_unreachable(at(1200), &mut out);
+        s.on_icmp_unreachable(at(1200), None, &mut out);
         assert_eq!((s.snapshot().backoffs, s.snapshot().rto, s.timer()), (1, ms(600), Some(at(1600))));
         assert!(
             out.iter().any(
@@ -114,9 +130,27 @@ mod tests {
         // passed since 1000 ms, so nothing remains and tcp_retransmit_timer runs at once,
         // backing off again (backoff 1, RTO 600 ms, next expiry 1400 + 600 = 2000 ms).
         out.clear();
-        s.on_icmp_unreachable(at(1400), &mut out);
+        s.on_icmp_unreachable(at(1400), None, &mut out);
         assert!(out.iter().any(|a| matches!(a, Action::Transmit(Segment::Data { seq: 1, retransmit: true, .. }))));
         assert_eq!((s.snapshot().backoffs, s.snapshot().rto, s.timer()), (1, ms(600), Some(at(2000))));
+    }
+
+    #[test]
+    fn tcp_ld_rto_revert_ignores_a_quote_of_any_segment_but_snd_una() {
+        // tcp_ld_RTO_revert returns on `seq != tp->snd_una`; tcp_v4_err drops a quote
+        // outside [snd_una, snd_nxt] before that. Segment 1 is snd_una here, segment 0 is
+        // acknowledged (out of window), segment 5 was never sent.
+        let (mut s, mut out) = backed_off_twice();
+        let before = (s.snapshot(), s.timer());
+        for seq in [0, 5] {
+            s.on_icmp_unreachable(at(1200), Some(Segment::Data { seq, tsval: at(0), retransmit: false }), &mut out);
+        }
+        s.on_icmp_unreachable(at(1200), Some(Segment::WindowProbe), &mut out);
+        assert_eq!((s.snapshot(), s.timer()), before);
+        assert!(out.is_empty(), "out-of-window quotes are dropped unseen (LINUX_MIB_OUTOFWINDOWICMPS)");
+        // The quoted head reverts, as the unquoted message does.
+        s.on_icmp_unreachable(at(1200), Some(Segment::Data { seq: 1, tsval: at(1000), retransmit: true }), &mut out);
+        assert_eq!((s.snapshot().backoffs, s.timer()), (1, Some(at(1600))));
     }
 
     #[test]
@@ -127,7 +161,7 @@ mod tests {
         s.start(at(0), &mut out);
         s.on_segment(at(100), Segment::Ack { ack: 1, tsecr: at(0), window: u64::MAX, sack: None }, &mut out);
         let before = (s.snapshot(), s.timer());
-        s.on_icmp_unreachable(at(200), &mut out);
+        s.on_icmp_unreachable(at(200), None, &mut out);
         assert_eq!((s.snapshot(), s.timer()), before);
     }
 
@@ -139,7 +173,7 @@ mod tests {
         let mut s = TcpSender::new(opts, &params, Supply::Transfer { segments: 1 });
         let mut out = Vec::new();
         s.start(at(0), &mut out);
-        s.on_icmp_unreachable(at(500), &mut out);
+        s.on_icmp_unreachable(at(500), None, &mut out);
         assert!(s.is_aborted());
         assert_eq!(s.timer(), None);
         // RFC 1122 4.2.3.9: net and host unreachable are soft errors; the rfc6298
@@ -149,7 +183,7 @@ mod tests {
         s.start(at(0), &mut out);
         s.on_timer(at(1000), &mut out);
         let before = (s.snapshot(), s.timer());
-        s.on_icmp_unreachable(at(1500), &mut out);
+        s.on_icmp_unreachable(at(1500), None, &mut out);
         assert_eq!((s.snapshot(), s.timer(), s.is_aborted()), (before.0, before.1, false));
     }
 }
