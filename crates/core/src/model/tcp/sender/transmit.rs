@@ -144,7 +144,11 @@ impl TcpSender {
         }
         // "At most one outstanding TLP": the RTO takes over for what is left of it.
         if self.probe.is_some() {
-            self.rearm_rto(now, true);
+            if self.rto_due() <= now {
+                self.timer = Some((now + tlp::overdue_rto_wait(self.params()), TimerKind::Rto));
+            } else {
+                self.rearm_rto(now, true);
+            }
             return;
         }
         let retrans = if self.new_data_fits() {
