@@ -236,8 +236,8 @@ fn bad_events_and_writes_are_refused_with_their_place_and_key() {
 
 #[test]
 fn a_retransmission_refused_by_the_local_queue_retries_every_half_second_without_backing_off() {
-    // One segment written at 1 s while the sender's queue refuses everything until
-    // 2.2 s. tcp_retransmit_timer at 1.3 s and 1.8 s: tcp_retransmit_skb fails, so the
+    // One segment written at 1 s and lost on the path; from 1.1 s to 2.2 s the sender's
+    // queue refuses everything. tcp_retransmit_timer at 1.3 s and 1.8 s: tcp_retransmit_skb fails, so the
     // timer is re-armed at TCP_RESOURCE_PROBE_INTERVAL (500 ms) and the RTO stays
     // 300 ms; at 2.3 s the queue takes the retransmission: backoff 1, ACK at 2.4 s.
     // The same window lost on the path instead backs off: 1.3 s, 1.9 s, then 3.1 s.
@@ -246,7 +246,8 @@ fn a_retransmission_refused_by_the_local_queue_retries_every_half_second_without
          at = \"1s\", duration = \"1.2s\" }}]\n",
         scenario(
             "workload = { kind = \"script\" }\n[[tcp.write]]\nat = \"1s\"\n",
-            "[[path.event]]\nkind = \"local-drop\"\nat = \"1s\"\nduration = \"1.2s\"\n",
+            "[[path.event]]\nkind = \"drop\"\nat = \"1s\"\nduration = \"50ms\"\n[[path.event]]\nkind = \"local-drop\"\nat = \
+             \"1.1s\"\nduration = \"1.1s\"\n",
         ),
     );
     let (_t, dir) = run_text(&text, &[]);
@@ -258,4 +259,24 @@ fn a_retransmission_refused_by_the_local_queue_retries_every_half_second_without
     assert_eq!(times(&local, "ack").last(), Some(&2_400_000));
     let path = rows(&dir, "on-the-path");
     assert_eq!(times(&path, "retransmit"), ms(&[1300, 1900, 3100]));
+}
+
+#[test]
+fn new_data_refused_by_the_local_queue_waits_for_the_probe_timer() {
+    // One segment written at 1 s while the sender's queue refuses everything until
+    // 2.2 s: tcp_write_xmit fails and the data stays queued; tcp_check_probe_timer arms
+    // PROBE0 for tcp_probe0_base = max(RTO 300 ms, TCP_RTO_MIN). tcp_send_probe0 at
+    // 1.3 s and 1.8 s: tcp_write_wakeup refused, re-armed at TCP_RESOURCE_PROBE_INTERVAL;
+    // at 2.3 s it sends the segment, ACKed at 2.4 s. No RTO fires, nothing backs off.
+    let text = scenario(
+        "workload = { kind = \"script\" }\n[[tcp.write]]\nat = \"1s\"\n",
+        "[[path.event]]\nkind = \"local-drop\"\nat = \"1s\"\nduration = \"1.2s\"\n",
+    );
+    let (_t, dir) = run_text(&text, &[]);
+    let local = rows(&dir, "base");
+    assert_eq!(times(&local, "window_probe"), ms(&[1300, 1800]));
+    assert_eq!(times(&local, "send"), ms(&[0, 2300]));
+    assert_eq!(times(&local, "timeout"), ms(&[]));
+    assert_eq!(times(&local, "ack").last(), Some(&2_400_000));
+    assert!(local.iter().all(|r| r.3 == 0));
 }

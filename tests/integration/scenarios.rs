@@ -43,22 +43,23 @@ fn blackout_linux_probes_then_backs_off_from_300ms_and_waits_9_seconds_after_the
     // Linux: RTO = SRTT + max(rto_min, rttvar) = 100 + 200 ms. The tail loss probe goes
     // first (10.3 s); while the application keeps writing, every new segment re-arms the
     // probe (tcp_write_xmit -> tcp_schedule_loss_probe), so the RTO, overdue since 10.3 s,
-    // fires one jiffy after the second probe timer, once the window is full: 11.108 s.
+    // fires two jiffies after the second probe timer (tcp_rearm_rto's one jiffy, the
+    // wheel's tick), once the window is full: 11.112 s.
     // Then doubling 0.6, 1.2 … 38.4 s.
     let got = timeouts(&dir, "linux");
     let want =
-        [(11.108, 0.6), (11.708, 1.2), (12.908, 2.4), (15.308, 4.8), (20.108, 9.6), (29.708, 19.2), (48.908, 38.4)];
+        [(11.112, 0.6), (11.712, 1.2), (12.912, 2.4), (15.312, 4.8), (20.112, 9.6), (29.712, 19.2), (48.912, 38.4)];
     assert_eq!(got.len(), want.len(), "{got:?}");
     for ((t, rto), (wt, wrto)) in got.iter().zip(want) {
         assert!(close(*t, wt) && close(*rto, wrto), "{got:?}");
     }
     let s = summary(&dir);
-    assert!(close(metric(&s, "linux", "recovery_lag_blackout1"), 8.908));
+    assert!(close(metric(&s, "linux", "recovery_lag_blackout1"), 8.912));
     assert_eq!(metric(&s, "linux", "tail_loss_probes"), 1.0);
     // With timestamps the retransmission's own ACK is a valid sample: RTO collapses at once.
     let rows = trace(&dir, "linux");
     let first = rows.iter().find(|r| r["event"] == "sample" && r["time_s"].parse::<f64>().unwrap() > 48.9).unwrap();
-    assert_eq!((first["time_s"].as_str(), first["rto_s"].as_str()), ("49.008000000", "0.300000000"));
+    assert_eq!((first["time_s"].as_str(), first["rto_s"].as_str()), ("49.012000000", "0.300000000"));
 }
 
 #[test]
@@ -131,13 +132,13 @@ fn linux_defaults_probe_delays_the_first_rto_and_retries2_aborts_after_the_model
     // doubling (0.6 … 38.4 s) puts the first retransmission after 40 s at 48.1 s.
     assert!(close(timeouts(&dir, "linux-no-tlp")[0].0, 10.3));
     assert!(close(metric(&s, "linux-no-tlp", "recovery_lag_blackout1"), 8.1));
-    // With TLP the probe goes at 10.3 s and the first RTO waits until 11.108 s: every
+    // With TLP the probe goes at 10.3 s and the first RTO waits until 11.112 s: every
     // segment the application writes re-arms the probe until the window is full.
     let rows = trace(&dir, "linux");
     let probe = rows.iter().find(|r| r["event"] == "probe").unwrap();
     assert_eq!(probe["time_s"], "10.300000000");
-    assert!(close(timeouts(&dir, "linux")[0].0, 11.108));
-    assert!(close(metric(&s, "linux", "recovery_lag_blackout1"), 8.908));
+    assert!(close(timeouts(&dir, "linux")[0].0, 11.112));
+    assert!(close(metric(&s, "linux", "recovery_lag_blackout1"), 8.912));
     // RFC 6298's 1 s floor doubles to 16 s before the link returns: it retries at 41 s.
     assert!(close(metric(&s, "rfc6298", "recovery_lag_blackout1"), 1.0));
     for v in ["linux", "linux-no-tlp", "rfc6298"] {
@@ -156,10 +157,10 @@ fn linux_defaults_probe_delays_the_first_rto_and_retries2_aborts_after_the_model
     let aborted = at("aborted");
     assert_eq!(aborted.len(), 1);
     assert!(last_timeout - first_retransmission < 924.6 && aborted[0] - first_retransmission >= 924.6);
-    assert!(close(aborted[0], 1004.108), "{aborted:?}");
+    assert!(close(aborted[0], 1004.112), "{aborted:?}");
     assert_eq!(metric(&s, "linux-blackhole", "aborted"), 1.0);
     // Counted from segment 100's first transmission at 10 s.
-    assert!(close(metric(&s, "linux-blackhole", "time_to_abort"), 994.108));
+    assert!(close(metric(&s, "linux-blackhole", "time_to_abort"), 994.112));
     // RFC 6298 counts 15 retransmissions: 1+2+4+8+16+32 s, nine at the 60 s cap, and the
     // sixteenth expiry 60 s later gives up: 663 s after the first send.
     assert_eq!(metric(&s, "rfc6298-blackhole", "retransmissions"), 15.0);
@@ -222,20 +223,20 @@ fn user_timeout_30s_aborts_30_seconds_after_the_first_retransmission_not_after_r
     let (_t, dir) = run_scenario("tcp-user-timeout", &[]);
     let s = summary(&dir);
     // Without it: retries2 = 15, tcp_model_timeout 924.6 s, as in tcp-linux-defaults.
-    assert!(close(metric(&s, "default", "time_to_abort"), 994.108));
+    assert!(close(metric(&s, "default", "time_to_abort"), 994.112));
     // TCP_USER_TIMEOUT = 30 s (retransmits_timed_out with icsk_user_timeout): the first
-    // retransmission (retrans_stamp) is at 11.108 s after a probe at 10.3 s; the RTO
-    // doubles from 600 ms and the expiry at 29.708 s leaves 19.2 s, which
-    // tcp_clamp_rto_to_user_timeout cuts to the 11.4 s left: abort at 41.108 s.
+    // retransmission (retrans_stamp) is at 11.112 s after a probe at 10.3 s; the RTO
+    // doubles from 600 ms and the expiry at 29.712 s leaves 19.2 s, which
+    // tcp_clamp_rto_to_user_timeout cuts to the 11.4 s left: abort at 41.112 s.
     let expiries: Vec<f64> = timeouts(&dir, "user-timeout-30s").iter().map(|t| t.0).collect();
-    let want = [11.108, 11.708, 12.908, 15.308, 20.108, 29.708];
+    let want = [11.112, 11.712, 12.912, 15.312, 20.112, 29.712];
     assert!(expiries.len() == want.len() && expiries.iter().zip(want).all(|(a, b)| close(*a, b)), "{expiries:?}");
     let rows = trace(&dir, "user-timeout-30s");
     let aborted: Vec<&str> = rows.iter().filter(|r| r["event"] == "aborted").map(|r| r["time_s"].as_str()).collect();
-    assert_eq!(aborted, ["41.108000000"]);
+    assert_eq!(aborted, ["41.112000000"]);
     assert_eq!(metric(&s, "user-timeout-30s", "aborted"), 1.0);
     // Counted from segment 100's first transmission at 10 s.
-    assert!(close(metric(&s, "user-timeout-30s", "time_to_abort"), 31.108));
+    assert!(close(metric(&s, "user-timeout-30s", "time_to_abort"), 31.112));
 }
 
 #[test]

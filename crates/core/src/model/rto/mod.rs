@@ -21,8 +21,7 @@
 //! the estimator only supplies SRTT and the RTO they use. Left out of the linux profile,
 //! on purpose: the RACK reordering timer, thin-stream linear timeouts
 //! (`tcp_thin_linear_timeouts`), the per-destination metrics cache (`crtt` in
-//! `tcp_init_metrics`), the local-congestion retry
-//! (`TCP_RESOURCE_PROBE_INTERVAL`), zero-window probes, BPF hooks and the u32
+//! `tcp_init_metrics`), BPF hooks and the u32
 //! wraparound of `srtt_us` (RTTs above ~536 s). Samples reach the estimator as the
 //! sender measured them, truncated to µs; the sender takes TS-ECR samples on Linux's
 //! 1 ms timestamp clock (`tcp_rtt_tsopt_us`). The server side (SYN-RECV, `tcp_synack_rtt_meas`) is not modelled.

@@ -20,8 +20,11 @@
 //! - `tcp_ack_probe`: a window that now fits the next segment clears the timer, the
 //!   backoff and the stamp; one still closed re-arms the timer for `tcp_probe0_when`.
 //!
-//! Left out: the orphaned-socket limit (`tcp_orphan_retries`) and local congestion
-//! (`TCP_RESOURCE_PROBE_INTERVAL`).
+//! - `tcp_send_probe0` when `tcp_write_wakeup` fails with local congestion (`err > 0`:
+//!   the qdisc refused the probe, or the new data the timer retries): `icsk_probes_out++`,
+//!   no backoff, re-arm for `TCP_RESOURCE_PROBE_INTERVAL`, clamped the same way.
+//!
+//! Left out: the orphaned-socket limit (`tcp_orphan_retries`).
 
 use crate::engine::time::{SimDuration, SimTime};
 use crate::model::rto::RtoParams;
@@ -32,6 +35,9 @@ pub const TCP_RTO_MIN: SimDuration = SimDuration::from_millis(200);
 /// `ilog2(TCP_RTO_MAX / TCP_RTO_MIN) + 1` = `ilog2(600) + 1`: beyond this shift the probe
 /// interval is past `TCP_RTO_MAX` anyway, and the cap keeps the shift from overflowing.
 pub const MAX_BACKOFF_SHIFT: u32 = 10;
+
+/// include/net/tcp.h: `#define TCP_RESOURCE_PROBE_INTERVAL ((unsigned)(HZ/2U))`.
+pub const RESOURCE_PROBE_INTERVAL: SimDuration = SimDuration::from_millis(500);
 
 /// What the sender must do when the probe timer expires.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,18 +108,7 @@ impl Persist {
     /// `tcp_probe_timer` (nothing in flight, data waiting): abort, or probe via
     /// `tcp_send_probe0` and say how long until the next expiry.
     pub fn on_expiry(&mut self, now: SimTime, rto: SimDuration, p: &RtoParams) -> Expiry {
-        match self.probes_tstamp {
-            None => self.probes_tstamp = Some(now),
-            Some(stamp) => {
-                // (s32)(tcp_jiffies32 - icsk_probes_tstamp) >= msecs_to_jiffies(user_timeout)
-                if let Some(user_timeout) = p.user_timeout
-                    && now.saturating_since(stamp) >= p.timer_ticks(user_timeout)
-                {
-                    return Expiry::Abort;
-                }
-            }
-        }
-        if self.probes_out >= p.retries2 {
+        if self.gives_up(now, p) {
             return Expiry::Abort;
         }
         self.probes_out += 1;
@@ -121,6 +116,34 @@ impl Persist {
             self.backoff += 1;
         }
         Expiry::Probe(self.clamp(now, self.when(rto, p), p))
+    }
+
+    /// `tcp_probe_timer` when the probe cannot leave: `tcp_send_probe0` sees
+    /// `tcp_write_wakeup` return `err > 0` ("If packet was not sent due to local
+    /// congestion, do not backoff"), counts the probe and retries after
+    /// `TCP_RESOURCE_PROBE_INTERVAL`, clamped by `tcp_clamp_probe0_to_user_timeout`.
+    pub fn on_refused_expiry(&mut self, now: SimTime, p: &RtoParams) -> Expiry {
+        if self.gives_up(now, p) {
+            return Expiry::Abort;
+        }
+        self.probes_out += 1;
+        Expiry::Probe(self.clamp(now, RESOURCE_PROBE_INTERVAL, p))
+    }
+
+    /// `tcp_probe_timer`'s give-up checks; the first expiry stamps `icsk_probes_tstamp`.
+    fn gives_up(&mut self, now: SimTime, p: &RtoParams) -> bool {
+        match self.probes_tstamp {
+            None => self.probes_tstamp = Some(now),
+            Some(stamp) => {
+                // (s32)(tcp_jiffies32 - icsk_probes_tstamp) >= msecs_to_jiffies(user_timeout)
+                if let Some(user_timeout) = p.user_timeout
+                    && now.saturating_since(stamp) >= p.timer_ticks(user_timeout)
+                {
+                    return true;
+                }
+            }
+        }
+        self.probes_out >= p.retries2
     }
 
     /// `tcp_ack` on any acceptable ACK: the peer is alive.
@@ -250,6 +273,22 @@ mod tests {
             now = if answer < now + wait { answer + persist.still_closed(answer, rto, &p) } else { now + wait };
         }
         assert_eq!(now - first, SimDuration::from_secs(30));
+    }
+
+    #[test]
+    fn a_refused_probe_counts_without_backing_off_tcp_send_probe0_resource_probe_interval() {
+        // tcp_send_probe0 with tcp_write_wakeup > 0: icsk_probes_out++, no icsk_backoff++,
+        // timeout = TCP_RESOURCE_PROBE_INTERVAL; tcp_retries2 (15) refused probes abort.
+        let p = linux(None);
+        let mut persist = Persist::new(SimTime::ZERO, 2);
+        let mut now = SimTime::ZERO;
+        for _ in 0..15 {
+            assert_eq!(persist.on_refused_expiry(now, &p), Expiry::Probe(ms(500)));
+            now += ms(500);
+        }
+        assert_eq!(persist.on_refused_expiry(now, &p), Expiry::Abort);
+        // The backoff it started with is kept for the probes that do leave.
+        assert_eq!(persist.when(ms(300), &p), ms(1200));
     }
 
     #[test]

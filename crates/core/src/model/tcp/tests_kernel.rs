@@ -258,3 +258,84 @@ fn frto_reads_a_sack_of_an_original_segment_below_high_seq_as_a_spurious_timeout
     let out = on(&mut s, ms(510), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, window: u64::MAX, sack: Some(3) });
     assert!(kinds(&out).contains(&ObservationKind::SpuriousTimeout), "{out:?}");
 }
+
+// ---- New data the sender's own queue refuses --------------------------------------------
+
+/// A linux sender with `TCP_USER_TIMEOUT` 3 s whose first 24 bytes are written at 0.1 s
+/// and acknowledged at 0.2 s (one 100 ms sample: RTO 100 + 200 ms = 300 ms), after which
+/// the qdisc refuses everything: packetdrill's
+/// `tools/testing/selftests/net/packetdrill/tcp_user_timeout_user-timeout-probe.pkt`
+/// (torvalds/linux 0b119045b79a672bc6d8f18641c60fc8ce1b4585), up to its `pfifo limit 0`.
+fn refused_after_first_ack(profile: RtoProfile) -> TcpSender {
+    let opts = SenderOptions { handshake: false, window: 10, segment_size: 1000, fast_retransmit: true };
+    let linux = profile == RtoProfile::Linux;
+    let sets: &[(&str, &str)] = if linux { &[("user_timeout", "3s")] } else { &[] };
+    let params = RtoConfig::with_pairs(profile, sets).resolve().unwrap();
+    let mut s = TcpSender::new(opts, &params, Supply::Steady);
+    s.start(ms(100), &mut Vec::new());
+    assert_eq!(data(&write(&mut s, ms(100))), [(0, false)]);
+    ack(&mut s, ms(200), 1, ms(100));
+    assert_eq!(s.timer(), None);
+    if linux {
+        assert_eq!(s.snapshot().rto, dur_ms(300));
+    }
+    s.set_local_congestion(true);
+    s
+}
+
+#[test]
+fn refused_new_data_is_retried_every_500ms_and_user_timeout_kills_it_tcp_send_probe0() {
+    // The write at 0.2 s: tcp_write_xmit fails, nothing is in flight, so
+    // tcp_check_probe_timer arms PROBE0 for tcp_probe0_base = max(300 ms, TCP_RTO_MIN).
+    let mut s = refused_after_first_ack(RtoProfile::Linux);
+    let out = write(&mut s, ms(200));
+    assert_eq!((data(&out).len(), s.timer()), (0, Some(ms(500))));
+    // tcp_probe_timer stamps icsk_probes_tstamp at 0.5 s; each tcp_send_probe0 finds
+    // tcp_write_wakeup refused (err > 0): icsk_probes_out++, no backoff, re-arm at
+    // TCP_RESOURCE_PROBE_INTERVAL. The expiry at 3.5 s is 3 s past the stamp: abort.
+    let mut expiries = vec![];
+    let mut probes = 0;
+    let mut aborted = None;
+    while !s.is_aborted() {
+        let (at, out) = fire(&mut s);
+        assert_eq!(data(&out).len(), 0, "the queue refuses everything");
+        expiries.push(at.as_nanos() / 1_000_000);
+        probes += kinds(&out).iter().filter(|k| **k == ObservationKind::WindowProbe).count();
+        if let Some(ObservationKind::Aborted { waited }) = kinds(&out).last().copied() {
+            aborted = Some((at, waited));
+        }
+        assert_eq!(s.snapshot().backoffs, 0); // tcpi_backoff == 0
+    }
+    assert_eq!(expiries, [500, 1000, 1500, 2000, 2500, 3000, 3500]);
+    assert_eq!(probes, 6); // tcpi_probes == 6
+    // Alive at 0.2 + 3.25 s, dead (ETIMEDOUT) by 0.2 + 3.35 s.
+    let (at, waited) = aborted.unwrap();
+    assert!(ms(3450) < at && at <= ms(3550));
+    assert_eq!(waited, dur_ms(3300)); // from the write the queue refused
+}
+
+#[test]
+fn once_the_queue_takes_data_the_probe_timer_sends_one_segment_and_the_rto_takes_over() {
+    // tcp_send_probe0 -> tcp_write_wakeup succeeds: one segment, packets_out set, probe
+    // state cleared; tcp_event_new_data_sent arms the RTO (300 ms, no backoff).
+    let mut s = refused_after_first_ack(RtoProfile::Linux);
+    write(&mut s, ms(200));
+    write(&mut s, ms(300));
+    fire(&mut s); // 0.5 s, refused
+    s.set_local_congestion(false);
+    let (at, out) = fire(&mut s);
+    assert_eq!((at, data(&out)), (ms(1000), vec![(1, false)]));
+    assert_eq!((s.timer(), s.snapshot().backoffs), (Some(ms(1300)), 0));
+    // The second segment follows on the ACK, as tcp_write_xmit sends it.
+    let out = ack(&mut s, ms(1100), 2, ms(1000));
+    assert_eq!(data(&out).len(), 1);
+}
+
+#[test]
+fn rfc6298_sends_refused_new_data_and_loses_it() {
+    // No such rule outside Linux: the segment is sent (the world drops it) and the RTO runs.
+    let mut s = refused_after_first_ack(RtoProfile::Rfc6298);
+    let out = write(&mut s, ms(200));
+    assert_eq!(data(&out).len(), 1);
+    assert!(s.timer().is_some());
+}

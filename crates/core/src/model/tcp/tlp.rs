@@ -75,6 +75,26 @@ pub fn probe_timeout(
     }
 }
 
+/// How long after a loss probe timer that could not send (a probe already out,
+/// `tlp_high_seq` set) an RTO that is already overdue fires.
+///
+/// Linux: `tcp_send_loss_probe` goes to `rearm_timer:` -> `tcp_rearm_rto`, where
+/// `tcp_rto_delta_us` ≤ 0 arms `usecs_to_jiffies(max(delta_us, 1))` = 1 jiffy ahead
+/// (`inet_csk_reset_xmit_timer`). The timer wheel then fires that level-0 timer in the
+/// bucket after its expiry (`calc_wheel_index` -> `calc_index`: `(expires >> 0) + 1`), and
+/// since the probe timer's callback runs on a tick, the RTO goes out exactly two jiffies
+/// after it. Other timers are armed from a write or an ACK at any point within a tick,
+/// where the wheel's extra tick is a spread, not a constant, and is left out.
+///
+/// rfc6298 (RFC 8985 7.3 rearms "the RTO timer", whose expiry has passed): timers are
+/// exact, so it fires at once, a nanosecond later.
+pub fn overdue_rto_wait(params: &RtoParams) -> SimDuration {
+    match params.hz {
+        Some(hz) if params.profile == RtoProfile::Linux => jiffies_to_ns(2, hz),
+        _ => SimDuration::from_nanos(1),
+    }
+}
+
 /// The one probe a sender may have outstanding (RFC 8985 TLP.end_seq / TLP.is_retrans;
 /// Linux `tlp_high_seq` / `tlp_retrans`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +159,16 @@ mod tests {
         // rto_delta_us ≤ 0 does not cap.
         assert_eq!(probe_timeout(&p, Some(ms(100)), 10, None), ms(204));
         assert_eq!(probe_timeout(&p, Some(ms(100)), 10, Some(SimDuration::ZERO)), ms(204));
+    }
+
+    #[test]
+    fn an_overdue_rto_after_an_unsent_probe_fires_two_jiffies_later_tcp_rearm_rto_calc_index() {
+        // tcp_send_loss_probe (tlp_high_seq set) -> tcp_rearm_rto: tcp_rto_delta_us <= 0,
+        // usecs_to_jiffies(max(delta_us, 1)) = 1 jiffy; calc_index puts it one tick later.
+        assert_eq!(overdue_rto_wait(&params(RtoProfile::Linux)), ms(8)); // HZ 250
+        let hz1000 = RtoConfig::with_pairs(RtoProfile::Linux, &[("hz", "1000")]).resolve().unwrap();
+        assert_eq!(overdue_rto_wait(&hz1000), ms(2));
+        assert_eq!(overdue_rto_wait(&params(RtoProfile::Rfc6298)), SimDuration::from_nanos(1));
     }
 
     #[test]

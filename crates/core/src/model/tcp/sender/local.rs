@@ -7,18 +7,49 @@
 //! Older kernels re-armed at `min(icsk_rto, TCP_RESOURCE_PROBE_INTERVAL)` and did not
 //! count the expiry; the model follows 6.x. The rfc6298 profile has no such rule: its
 //! refused retransmission is lost like any other and the timer backs off.
+//!
+//! New data meets the same refusal under linux: `tcp_write_xmit` stops at the first
+//! `tcp_transmit_skb` that fails, the data stays queued (not sent, not in flight), and
+//! with nothing in flight `tcp_push_pending_frames` -> `tcp_check_probe_timer` arms the
+//! zero-window probe timer for `tcp_probe0_base`. Its expiries (`tcp_probe_timer` ->
+//! `tcp_send_probe0` -> `tcp_write_wakeup`) retry the data every
+//! `TCP_RESOURCE_PROBE_INTERVAL` without backing off, counting each try in
+//! `icsk_probes_out`, so `tcp_retries2` or `TCP_USER_TIMEOUT` (from the first expiry,
+//! `icsk_probes_tstamp`) end it; once the queue takes it, `tcp_write_wakeup` sends one
+//! segment and the RTO takes over.
 
 use super::*;
 use crate::model::rto::Phase;
 
-/// include/net/tcp.h: `#define TCP_RESOURCE_PROBE_INTERVAL ((unsigned)(HZ/2U))`.
-pub const RESOURCE_PROBE_INTERVAL: SimDuration = SimDuration::from_millis(500);
+pub use crate::model::tcp::persist::RESOURCE_PROBE_INTERVAL;
 
 impl TcpSender {
     /// Whether the sender's own queue refuses transmissions from now on, until told
     /// otherwise. The caller drops whatever is transmitted meanwhile.
     pub fn set_local_congestion(&mut self, refused: bool) {
         self.local_congestion = refused;
+    }
+
+    /// Whether new data is held back: the queue refuses it and the profile is linux
+    /// (under rfc6298 it is sent and lost).
+    pub(super) fn refuses_new_data(&self) -> bool {
+        self.local_congestion && self.linux()
+    }
+
+    /// New data waits and cannot go: the peer's window is closed or the sender's own
+    /// queue refuses it. The zero-window probe timer runs while this holds.
+    pub(super) fn stalled(&self) -> bool {
+        self.window_closed() || (self.refuses_new_data() && self.snd_max < self.available)
+    }
+
+    /// `tcp_send_probe0` once the queue takes data again: `tcp_write_wakeup` sends one new
+    /// segment (`tcp_event_new_data_sent` arms the RTO), and with `packets_out` set the
+    /// probe state is dropped (`icsk_probes_out = 0`, `icsk_backoff = 0`,
+    /// `icsk_probes_tstamp = 0`).
+    pub(super) fn wake_up(&mut self, now: SimTime, out: &mut Vec<Action>) {
+        self.send_new(now, ObservationKind::Send { seq: Some(self.snd_max) }, out);
+        self.persist = None;
+        self.arm_rto(now);
     }
 
     /// `tcp_retransmit_timer` after `tcp_write_timeout` let it go on, with the

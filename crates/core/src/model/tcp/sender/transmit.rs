@@ -44,7 +44,7 @@ impl TcpSender {
     pub(super) fn push_new(&mut self, now: SimTime, out: &mut Vec<Action>) -> bool {
         let had_outstanding = self.outstanding() > 0;
         let mut sent = false;
-        while self.new_data_fits() && self.in_flight() < self.cwnd {
+        while self.new_data_fits() && self.in_flight() < self.cwnd && !self.refuses_new_data() {
             self.send_new(now, ObservationKind::Send { seq: Some(self.snd_max) }, out);
             // RFC 6298 (5.1): start the timer on sending data if it is not running.
             if self.timer.is_none() {
@@ -53,6 +53,9 @@ impl TcpSender {
             sent = true;
         }
         if sent {
+            // The probe timer's state goes with the stall (`tcp_probe_timer` finds
+            // packets_out and clears icsk_probes_out and icsk_probes_tstamp).
+            self.persist = None;
             self.after_new_data(now, had_outstanding);
         }
         sent
@@ -144,7 +147,11 @@ impl TcpSender {
         }
         // "At most one outstanding TLP": the RTO takes over for what is left of it.
         if self.probe.is_some() {
-            self.rearm_rto(now, true);
+            if self.rto_due() <= now {
+                self.timer = Some((now + tlp::overdue_rto_wait(self.params()), TimerKind::Rto));
+            } else {
+                self.rearm_rto(now, true);
+            }
             return;
         }
         let retrans = if self.new_data_fits() {

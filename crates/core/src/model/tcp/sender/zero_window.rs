@@ -20,20 +20,22 @@ impl TcpSender {
     }
 
     /// Data is waiting and the window leaves no room for the next new segment.
-    fn window_closed(&self) -> bool {
+    pub(super) fn window_closed(&self) -> bool {
         self.snd_max < self.available && self.snd_max >= self.snd_wnd_end
     }
 
     /// `tcp_check_probe_timer`, from `tcp_push_pending_frames` when nothing could be sent:
     /// with nothing in flight and no timer pending, arm PROBE0 for `tcp_probe0_base`.
     pub(super) fn check_probe_timer(&mut self, now: SimTime, out: &mut Vec<Action>) {
-        if self.state != State::Established || self.outstanding() > 0 || self.timer.is_some() || !self.window_closed() {
+        if self.state != State::Established || self.outstanding() > 0 || self.timer.is_some() || !self.stalled() {
             return;
         }
         if self.persist.is_none() {
             // Probing starts from the backoff the connection has (`icsk_backoff`).
             self.persist = Some(Persist::new(now, self.rto.snapshot().backoffs));
-            self.observe(ObservationKind::ZeroWindow, out);
+            if self.window_closed() {
+                self.observe(ObservationKind::ZeroWindow, out);
+            }
         }
         let wait = Persist::first_wait(self.rto.rto(), self.params());
         self.timer = Some((now + wait, TimerKind::Probe0));
@@ -42,17 +44,33 @@ impl TcpSender {
     /// `tcp_probe_timer`: give up, or send a probe and re-arm (`tcp_send_probe0`).
     pub(super) fn on_probe0(&mut self, now: SimTime, out: &mut Vec<Action>) {
         // if (tp->packets_out || !skb) { icsk_probes_out = 0; return; }
-        if self.state != State::Established || self.outstanding() > 0 || !self.window_closed() {
+        if self.state != State::Established || self.outstanding() > 0 || !self.stalled() {
+            if self.state == State::Established && self.outstanding() == 0 && self.new_data_fits() {
+                // The queue takes data again (`local.rs`): tcp_write_wakeup sends it.
+                self.wake_up(now, out);
+                return;
+            }
             if let Some(p) = self.persist.as_mut() {
                 p.on_ack();
             }
             return;
         }
         let rto = self.rto.rto();
+        // tcp_write_wakeup fails with local congestion, the probe or the data refused.
+        let refused = self.refuses_new_data();
         let Some(persist) = self.persist.as_mut() else {
             return;
         };
-        match persist.on_expiry(now, rto, self.rto.params()) {
+        let expiry = if refused {
+            persist.on_refused_expiry(now, self.rto.params())
+        } else {
+            persist.on_expiry(now, rto, self.rto.params())
+        };
+        match expiry {
+            Expiry::Probe(wait) if refused => {
+                self.observe(ObservationKind::WindowProbe, out);
+                self.timer = Some((now + wait, TimerKind::Probe0));
+            }
             Expiry::Probe(wait) => {
                 out.push(Action::Transmit(Segment::WindowProbe));
                 self.observe(ObservationKind::WindowProbe, out);
@@ -90,7 +108,11 @@ impl TcpSender {
             if matches!(self.timer, Some((_, TimerKind::Probe0))) {
                 self.stop_timer();
             }
-            self.observe(ObservationKind::WindowOpen, out);
+            // A stall of the sender's own queue never closed the window; the ACK's
+            // tcp_data_snd_check re-arms the timer from scratch.
+            if !self.refuses_new_data() {
+                self.observe(ObservationKind::WindowOpen, out);
+            }
         }
     }
 }
