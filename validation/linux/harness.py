@@ -151,7 +151,7 @@ def run_case(name, case):
             f.write(repr(states))
         events = case_events(case, pcap, out, states)
         write(name, events)
-        write_states(name, states, events)
+        write_states(name, states, events, on_server)
         return events
     finally:
         for p in reversed(procs):
@@ -187,12 +187,21 @@ def poll_ss(client, where):
     return states
 
 
-def write_states(name, states, events):
+def write_states(name, states, events, server_side=False):
     t0 = FIRST_SYN.get("t")
     if t0 is None:
         return
     with open(os.path.join(HERE, "traces", f"{name}.ss.csv"), "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
+        if server_side:
+            # The server's request: its state at each poll that changed it (empty: gone).
+            w.writerow(["time_ms", "state"])
+            last = None
+            for t, fields in states:
+                if fields.get("state", "") != last:
+                    last = fields.get("state", "")
+                    w.writerow([f"{(t - t0) * 1000:.0f}", last])
+            return
         w.writerow(["time_ms", "rto_ms", "rtt_ms", "cwnd", "unacked", "backoff"])
         last = None
         for t, fields in states:
@@ -429,6 +438,8 @@ def main():
                     states = ast.literal_eval(f.read())
             events = case_events(CASES[name], f"/tmp/{name}.pcap", client_out, states)
             write(name, events)
+            if states:
+                write_states(name, states, events, CASES[name].get("capture") == "server")
         else:
             events = run_case(name, CASES[name])
         timers = [f"{t * 1000:.0f} {k}" for t, k in events if k not in ("syn", "established")]

@@ -373,6 +373,9 @@ impl TcpSender {
             self.available += 1;
             if self.state == State::Established {
                 self.push_new(now, out);
+                // __tcp_push_pending_frames: a write the window leaves no room for, with
+                // nothing in flight, arms the probe timer (tcp_check_probe_timer).
+                self.check_probe_timer(now, out);
             }
         }
     }
