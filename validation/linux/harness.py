@@ -4,9 +4,10 @@ events to traces/<case>.csv. Needs root, ip(8), tcpdump and /dev/net/tun.
 
   harness.py [--from-captures] [CASE ...]   every case when none is named
 
-Each case makes two network namespaces (bsv-c, the client; bsv-s, the server), joins
-them with relay.py, sets the case's sysctls in the client's namespace, captures on the
-client's TUN device and removes everything afterwards.
+Each case makes two network namespaces (bsv-c, the client; bsv-s, the server; the
+prefix from BSV_NS), joins them with relay.py, sets the case's sysctls in the client's
+namespace (and the server's, where a case names them), captures on the client's TUN
+device (the server's for the SYN-ACK case) and removes everything afterwards.
 """
 
 import ast
