@@ -235,7 +235,10 @@ const CASES: &[&str] = &[
     "rtt-step",
     "syn-dropped-3",
     "syn-dropped-5",
+    "synack-retries-2",
     "user-timeout-5s",
+    "zero-window",
+    "zero-window-retries2-4",
 ];
 
 #[test]
@@ -252,4 +255,107 @@ fn every_measured_trace_has_its_scenario_and_its_test() {
     };
     assert_eq!(stems("validation/linux/traces", ".csv"), CASES);
     assert_eq!(stems("validation/linux/scenarios", ".toml"), CASES);
+}
+
+/// A case whose every compared event after the first is a timer's: the measured and the
+/// simulated events of the given kinds, in order.
+fn timer_events(case: &str, kinds: &[&str]) -> (Events, Events) {
+    let path = root().join(format!("validation/linux/traces/{case}.csv"));
+    let mut r = csv::Reader::from_path(&path).unwrap();
+    let m: Events = r
+        .records()
+        .map(|rec| rec.unwrap())
+        .filter(|rec| kinds.contains(&&rec[1]))
+        .map(|rec| (rec[0].parse().unwrap(), rec[1].to_string()))
+        .collect();
+    let scenario = load_file(&root().join(format!("validation/linux/scenarios/{case}.toml"))).unwrap();
+    let job = Job {
+        seeds: Seeds::new(scenario.seed),
+        replication: 0,
+        horizon: scenario.horizon,
+        budget: Budget::replication(scenario.max_events),
+    };
+    let result = scenario.variants[0].cells[0].spec.run(job).unwrap();
+    let s: Events = result
+        .trace
+        .iter()
+        .filter(|row| row.client == 0 && kinds.contains(&row.event.to_string().as_str()))
+        .map(|row| ((row.time.as_nanos() / 1_000_000) as i64, row.event.to_string()))
+        .collect();
+    (m, s)
+}
+
+/// The gaps between successive events, from the second on.
+fn gaps(e: &Events) -> Vec<i64> {
+    e.windows(2).map(|w| w[1].0 - w[0].0).collect()
+}
+
+/// Each measured gap within the wheel's slack of the simulated one (the timer set for
+/// the simulated gap fires up to a jiffy early and up to its level's granularity late).
+fn within_slack(case: &str, m: &Events, s: &Events) -> Result<usize, Vec<String>> {
+    let kinds = |e: &Events| e.iter().map(|(_, k)| k.clone()).collect::<Vec<_>>();
+    if kinds(m) != kinds(s) {
+        return Err(vec![format!("{case}: measured {m:?}, simulated {s:?}")]);
+    }
+    let off: Vec<String> = gaps(m)
+        .iter()
+        .zip(gaps(s))
+        .zip(&m[1..])
+        .filter(|((mg, sg), _)| {
+            let late = *mg - sg;
+            late < -JIFFY_MS - MEASURE_MS || late > wheel_granularity_ms(*sg) + JIFFY_MS + MEASURE_MS
+        })
+        .map(|((mg, sg), (_, k))| format!("{k}: measured {mg} ms, simulated {sg} ms"))
+        .collect();
+    eprintln!("{case}: measured {:?}, simulated {:?}", gaps(m), gaps(s));
+    if off.is_empty() { Ok(m.len()) } else { Err(off) }
+}
+
+const ZERO_WINDOW: &[&str] = &["zero_window", "window_probe", "aborted"];
+
+#[test]
+fn zero_window_answered_tcp_send_probe0_and_tcp_ack_probe() {
+    // The model's gaps by hand, RTT 101 ms and RTO 304 ms (76 jiffies): the timer is armed
+    // for tcp_probe0_base = max(RTO, TCP_RTO_MIN) = 304 ms (tcp_check_probe_timer); each
+    // probe's answer re-arms it from the answer for tcp_probe0_when = 304 << icsk_backoff
+    // (tcp_ack_probe), the backoff raised by the probe before it (tcp_send_probe0).
+    let (m, s) = timer_events("zero-window", ZERO_WINDOW);
+    assert_eq!(gaps(&s), [304, 101 + 608, 101 + 1216, 101 + 2432, 101 + 4864]);
+    assert_eq!(within_slack("zero-window", &m, &s), Ok(6));
+}
+
+#[test]
+fn zero_window_unanswered_tcp_probe_timer_retries2_4() {
+    // Three answered probes as above (backoff 3); the path goes dark at 8 s. Each probe
+    // from then on re-arms from itself (tcp_send_probe0), the backoff raised to 4 and no
+    // further (icsk_backoff < tcp_retries2), so 304 << 4 = 4864 ms; the expiry that finds
+    // icsk_probes_out = 4 >= tcp_retries2 aborts (tcp_probe_timer).
+    let (m, s) = timer_events("zero-window-retries2-4", ZERO_WINDOW);
+    assert_eq!(gaps(&s), [304, 101 + 608, 101 + 1216, 101 + 2432, 4864, 4864, 4864, 4864]);
+    assert_eq!(s.last().map(|(_, k)| k.as_str()), Some("aborted"));
+    assert_eq!(within_slack("zero-window-retries2-4", &m, &s), Ok(9));
+}
+
+#[test]
+fn synack_retries_2_reqsk_timer_handler() {
+    // The SYN-ACK at once (tcp_conn_request), again after TCP_TIMEOUT_INIT << num_timeout:
+    // 1 s, 2 s (reqsk_timer_handler); the run after that finds num_timeout = 2 >=
+    // tcp_synack_retries and drops the request (syn_ack_recalc) 4 s later.
+    let (m, s) = timer_events("synack-retries-2", &["syn", "synack", "synack_retransmit"]);
+    assert_eq!(gaps(&s), [0, 1000, 2000]);
+    assert_eq!(within_slack("synack-retries-2", &m, &s), Ok(4));
+    // The kernel's drop shows only in ss: between the last poll that saw the request in
+    // SYN-RECV and the first that did not. The simulated drop, as a gap from the last
+    // SYN-ACK, must fit that window widened by the slack.
+    let (held, _) = timer_events("synack-retries-2", &["request_seen", "request_gone"]);
+    let (_, expired) = timer_events("synack-retries-2", &["request_expired"]);
+    let (last_m, last_s) = (m.last().unwrap().0, s.last().unwrap().0);
+    let sim_gap = expired[0].0 - last_s;
+    assert_eq!(sim_gap, 4000);
+    let (seen, gone) = (held[0].0 - last_m, held[1].0 - last_m);
+    assert!(
+        seen <= sim_gap + wheel_granularity_ms(sim_gap) + JIFFY_MS + MEASURE_MS
+            && gone >= sim_gap - JIFFY_MS - MEASURE_MS,
+        "request held until {seen}..{gone} ms after the last SYN-ACK, simulated {sim_gap} ms"
+    );
 }

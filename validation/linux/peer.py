@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """The two ends of a measured connection, run inside their namespaces.
 
-  peer.py server PORT             accept and read until the peer goes away
+  peer.py server PORT [--rcvbuf BYTES] [--read-after-s S]
+                                  accept and read until the peer goes away; with
+                                  --rcvbuf a small receive buffer (set before listen, so
+                                  the handshake's window follows it), and with
+                                  --read-after-s an application that reads nothing
+                                  for that long after accept
   peer.py client ADDR PORT SECONDS [--user-timeout-ms MS] [--interval-s S]
 
 The client connects, then writes 100 bytes every interval on an absolute schedule
@@ -17,12 +22,17 @@ import sys
 import time
 
 
-def server(port):
+def server(port, rcvbuf, read_after_s):
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
     s.bind(("0.0.0.0", port))
     s.listen(1)
     c, _ = s.accept()
+    # A stalled application: the receive buffer fills, the window closes, and the
+    # peer's kernel answers the sender's zero-window probes on its own.
+    time.sleep(read_after_s)
     while c.recv(65536):
         pass
 
@@ -76,7 +86,10 @@ def client(addr, port, seconds, user_timeout_ms, interval):
 
 if __name__ == "__main__":
     if sys.argv[1] == "server":
-        server(int(sys.argv[2]))
+        args = sys.argv[2:]
+        rb = int(args[args.index("--rcvbuf") + 1]) if "--rcvbuf" in args else 0
+        ra = float(args[args.index("--read-after-s") + 1]) if "--read-after-s" in args else 0.0
+        server(int(args[0]), rb, ra)
     else:
         args = sys.argv[2:]
         ut = int(args[args.index("--user-timeout-ms") + 1]) if "--user-timeout-ms" in args else 0

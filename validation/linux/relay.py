@@ -8,9 +8,12 @@ a scenario's time 0 (the first SYN) without any clock shared with the endpoints.
 
   relay.py --client-ns NS --server-ns NS --delay-ms 50
            [--delay-at SECONDS:MS ...] [--blackout START:DURATION ...]
+           [--drop-client-after-syn]
 
 A blackout drops every packet read during it, both ways (a duration of `inf` never
-ends). Prints `ready` once both TUN devices exist, then one line per schedule change.
+ends). --drop-client-after-syn drops every packet from the client after its first
+SYN (its ACKs, data and SYNs sent again), so that only the server's timers run.
+Prints `ready` once both TUN devices exist, then one line per schedule change.
 """
 
 import argparse
@@ -74,6 +77,7 @@ def main():
     p.add_argument("--delay-ms", type=float, required=True)
     p.add_argument("--delay-at", type=pair, action="append", default=[])
     p.add_argument("--blackout", type=pair, action="append", default=[])
+    p.add_argument("--drop-client-after-syn", action="store_true")
     args = p.parse_args()
 
     client = open_tun(args.client_ns, args.client_dev)
@@ -104,6 +108,8 @@ def main():
                 if start is None and fd == client and is_first_syn(packet):
                     start = now
                     print(f"first_syn {time.time():.6f}", flush=True)
+                elif start is not None and fd == client and args.drop_client_after_syn:
+                    continue
                 t = now - start if start is not None else -1.0
                 d = delay
                 for at, ms in delay_changes:

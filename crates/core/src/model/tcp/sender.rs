@@ -371,8 +371,10 @@ impl TcpSender {
     pub fn app_write(&mut self, now: SimTime, out: &mut Vec<Action>) {
         if self.supply == Supply::Steady {
             self.available += 1;
-            if self.state == State::Established && !self.push_new(now, out) && self.refuses_new_data() {
-                // tcp_push_pending_frames: tcp_write_xmit sent nothing.
+            if self.state == State::Established {
+                self.push_new(now, out);
+                // __tcp_push_pending_frames: a write the window leaves no room for, with
+                // nothing in flight, arms the probe timer (tcp_check_probe_timer).
                 self.check_probe_timer(now, out);
             }
         }

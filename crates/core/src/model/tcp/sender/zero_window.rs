@@ -184,6 +184,28 @@ mod tests {
     }
 
     #[test]
+    fn a_write_into_a_window_closed_while_nothing_waited_arms_the_probe_timer() {
+        // __tcp_push_pending_frames (net/ipv4/tcp_output.c): when tcp_write_xmit leaves the
+        // write unsent with nothing in flight, tcp_check_probe_timer arms PROBE0 for
+        // tcp_probe0_base = max(RTO, TCP_RTO_MIN): here 100 + 200 ms after one 100 ms sample.
+        let opts = SenderOptions { handshake: false, window: 10, segment_size: 1000, fast_retransmit: true };
+        let params = RtoConfig::with_pairs(RtoProfile::Linux, &[]).resolve().unwrap();
+        let mut s = TcpSender::new(opts, &params, Supply::Steady);
+        s.start(ms(0), &mut Vec::new());
+        s.app_write(ms(0), &mut Vec::new());
+        // The ACK closes the window with nothing waiting: no probing yet.
+        let out = ack(&mut s, ms(100), 1, 0);
+        assert!(!kinds(&out).contains(&ObservationKind::ZeroWindow));
+        assert_eq!(s.timer(), None);
+        let mut out = Vec::new();
+        s.app_write(ms(130), &mut out);
+        assert!(kinds(&out).contains(&ObservationKind::ZeroWindow));
+        assert_eq!(s.timer(), Some(ms(430)));
+        let out = fire(&mut s);
+        assert_eq!(out[0], Action::Transmit(Segment::WindowProbe));
+    }
+
+    #[test]
     fn unanswered_probes_abort_after_retries2_993_3_s_after_the_window_closed() {
         // tcp_probe_timer: the 16th expiry finds icsk_probes_out = 15 = tcp_retries2.
         // Waits: 0.3 s, then 0.6 + 1.2 + … + 76.8 = 153 s, then 7 × 120 s (TCP_RTO_MAX).
