@@ -303,24 +303,25 @@ fn icmp_revert_linux_retransmits_within_300ms_of_the_links_return_when_the_route
     let (_t, dir) = run_scenario("tcp-icmp-revert", &[]);
     let s = summary(&dir);
     let lags = |variant: &str| [1, 2, 3].map(|k| metric(&s, variant, &format!("recovery_lag_blackout{k}")));
-    // Silent outages: as tcp-blackout, the first expiry at 1.108 s into the outage, then
-    // doubling from 600 ms (tcp_retransmit_timer): for 10 s the expiry at 20.108 s is
-    // lucky; for 30 s the next after 69.908... is 78.908 s; for 120 s, 177.308 + 76.8 =
-    // 254.108 s.
+    // Silent outages: as tcp-blackout, the first expiry at 1.112 s into the outage (two jiffies after
+    // the loss probe timer: tcp_rearm_rto and the timer wheel), then
+    // doubling from 600 ms (tcp_retransmit_timer): for 10 s the expiry at 20.112 s is
+    // lucky; for 30 s the next after 69.912... is 78.912 s; for 120 s, 177.312 + 76.8 =
+    // 254.112 s.
     let silent = lags("linux-silent");
-    for (got, want) in silent.iter().zip([0.108, 8.908, 34.108]) {
+    for (got, want) in silent.iter().zip([0.112, 8.912, 34.112]) {
         assert!(close(*got, want), "{silent:?}");
     }
     // Answered (RFC 6069 section 4, tcp_ld_RTO_revert): each answer, 100 ms after its
-    // retransmission, undoes the doubling, so expiries come every 300 ms from 1.108 s
-    // into the outage; the first after the return is 0.108, 0.208 and 0.208 s late.
+    // retransmission, undoes the doubling, so expiries come every 300 ms from 1.112 s
+    // into the outage; the first after the return is 0.112, 0.212 and 0.212 s late.
     let answered = lags("linux-answered");
-    for (got, want) in answered.iter().zip([0.108, 0.208, 0.208]) {
+    for (got, want) in answered.iter().zip([0.112, 0.212, 0.212]) {
         assert!(close(*got, want), "{answered:?}");
     }
     let rows = timeouts(&dir, "linux-answered");
     let third: Vec<f64> = rows.iter().map(|r| r.0).filter(|t| (100.0..=220.5).contains(t)).collect();
-    assert_eq!(third.len(), 398, "101.108 to 220.208 s every 300 ms");
+    assert_eq!(third.len(), 398, "101.112 to 220.212 s every 300 ms");
     assert!(third.windows(2).all(|w| close(w[1] - w[0], 0.3)), "{third:?}");
     assert!(rows.iter().all(|r| close(r.1, 0.6)), "never backed off beyond one doubling");
     // rfc6298 leaves RFC 6069 out (RFC 1122 4.2.3.9: a soft error): the answers change
