@@ -18,6 +18,8 @@ pub use sender::{Action, Observation, ObservationKind, SenderOptions, Supply, Tc
 pub use synack::{RequestSock, SynAckParams};
 
 #[cfg(test)]
+mod drive;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_kernel;

@@ -390,4 +390,4 @@ mod transmit;
 mod zero_window;
 
 #[cfg(test)]
-pub(super) mod tests;
+mod tests;

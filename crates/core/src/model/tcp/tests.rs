@@ -1,51 +1,10 @@
 //! The sender's tail loss probes, F-RTO and give-up budgets, driven by hand-made ACK
 //! sequences so that every time can be checked on paper.
 
-use super::segment::Segment;
-use super::sender::tests::sent as data;
-use super::sender::{Action, Observation, ObservationKind, SenderOptions, Supply, TcpSender};
+use super::drive::{ack, dur_ms, fire, kinds, ms, new_sender, sender, sent as data, write};
+use super::sender::{ObservationKind, Supply, TcpSender};
 use crate::engine::time::{SimDuration, SimTime};
-use crate::model::rto::{RtoConfig, RtoProfile};
-
-fn ms(v: u64) -> SimTime {
-    SimTime(v * 1_000_000)
-}
-fn dur_ms(v: u64) -> SimDuration {
-    SimDuration::from_millis(v)
-}
-
-fn sender(profile: RtoProfile, sets: &[(&str, &str)], window: u32, supply: Supply) -> TcpSender {
-    let opts = SenderOptions { handshake: false, window, segment_size: 1000, fast_retransmit: true };
-    TcpSender::new(opts, &RtoConfig::with_pairs(profile, sets).resolve().unwrap(), supply)
-}
-
-fn ack(s: &mut TcpSender, at: SimTime, ack: u64, tsecr: SimTime) -> Vec<Action> {
-    let mut out = Vec::new();
-    s.on_segment(at, Segment::Ack { ack, tsecr, window: u64::MAX, sack: None }, &mut out);
-    out
-}
-
-fn fire(s: &mut TcpSender) -> (SimTime, Vec<Action>) {
-    let at = s.timer().expect("a timer is running");
-    let mut out = Vec::new();
-    s.on_timer(at, &mut out);
-    (at, out)
-}
-
-fn write(s: &mut TcpSender, at: SimTime) -> Vec<Action> {
-    let mut out = Vec::new();
-    s.app_write(at, &mut out);
-    out
-}
-
-fn kinds(out: &[Action]) -> Vec<ObservationKind> {
-    out.iter()
-        .filter_map(|a| match a {
-            Action::Observe(Observation { kind, .. }) => Some(*kind),
-            Action::Transmit(_) => None,
-        })
-        .collect()
-}
+use crate::model::rto::RtoProfile;
 
 // ---- Tail loss probes -----------------------------------------------------------------
 
@@ -252,9 +211,7 @@ fn linux_retries2_aborts_at_the_first_expiry_past_tcp_model_timeout() {
 fn linux_syn_gives_up_at_131_seconds_with_the_defaults() {
     // ip-sysctl.rst tcp_syn_retries: "the final timeout for an active TCP connection
     // attempt will happen after 131seconds" (6 retries + 4 linear timeouts).
-    let opts = SenderOptions { handshake: true, window: 10, segment_size: 1000, fast_retransmit: true };
-    let params = RtoConfig::with_pairs(RtoProfile::Linux, &[]).resolve().unwrap();
-    let mut s = TcpSender::new(opts, &params, Supply::Steady);
+    let mut s = new_sender(true, RtoProfile::Linux, &[], 10, Supply::Steady);
     s.start(ms(0), &mut Vec::new());
     let mut syns = 1;
     loop {
@@ -270,9 +227,7 @@ fn linux_syn_gives_up_at_131_seconds_with_the_defaults() {
 /// A linux SYN-SENT connection that never hears back: when each SYN left and when it
 /// aborted.
 fn syn_blackhole(sets: &[(&str, &str)]) -> (Vec<f64>, SimTime) {
-    let opts = SenderOptions { handshake: true, window: 10, segment_size: 1000, fast_retransmit: true };
-    let params = RtoConfig::with_pairs(RtoProfile::Linux, sets).resolve().unwrap();
-    let mut s = TcpSender::new(opts, &params, Supply::Steady);
+    let mut s = new_sender(true, RtoProfile::Linux, sets, 10, Supply::Steady);
     s.start(ms(0), &mut Vec::new());
     let mut syns = vec![0.0];
     loop {

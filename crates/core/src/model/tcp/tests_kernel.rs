@@ -2,54 +2,14 @@
 //! time computed by hand from the kernel function named in the test (Linux 6.x,
 //! `net/ipv4/tcp_input.c`, `tcp_output.c`, `tcp_timer.c`, `include/net/tcp.h`).
 
+use super::drive::{ack, dur_ms, fire, kinds, ms, new_sender, on, sender, sent as data, write};
 use super::segment::Segment;
-use super::sender::tests::sent as data;
-use super::sender::{Action, Observation, ObservationKind, SenderOptions, Supply, TcpSender};
+use super::sender::{ObservationKind, Supply, TcpSender};
 use crate::engine::time::{SimDuration, SimTime};
-use crate::model::rto::{RtoConfig, RtoProfile};
-
-fn ms(v: u64) -> SimTime {
-    SimTime(v * 1_000_000)
-}
-fn dur_ms(v: u64) -> SimDuration {
-    SimDuration::from_millis(v)
-}
+use crate::model::rto::RtoProfile;
 
 fn linux(sets: &[(&str, &str)], handshake: bool) -> TcpSender {
-    let opts = SenderOptions { handshake, window: 10, segment_size: 1000, fast_retransmit: true };
-    TcpSender::new(opts, &RtoConfig::with_pairs(RtoProfile::Linux, sets).resolve().unwrap(), Supply::Steady)
-}
-
-fn on(s: &mut TcpSender, at: SimTime, seg: Segment) -> Vec<Action> {
-    let mut out = Vec::new();
-    s.on_segment(at, seg, &mut out);
-    out
-}
-
-fn ack(s: &mut TcpSender, at: SimTime, ack: u64, tsecr: SimTime) -> Vec<Action> {
-    on(s, at, Segment::Ack { ack, tsecr, window: u64::MAX, sack: None })
-}
-
-fn write(s: &mut TcpSender, at: SimTime) -> Vec<Action> {
-    let mut out = Vec::new();
-    s.app_write(at, &mut out);
-    out
-}
-
-fn fire(s: &mut TcpSender) -> (SimTime, Vec<Action>) {
-    let at = s.timer().expect("a timer is running");
-    let mut out = Vec::new();
-    s.on_timer(at, &mut out);
-    (at, out)
-}
-
-fn kinds(out: &[Action]) -> Vec<ObservationKind> {
-    out.iter()
-        .filter_map(|a| match a {
-            Action::Observe(Observation { kind, .. }) => Some(*kind),
-            Action::Transmit(_) => None,
-        })
-        .collect()
+    new_sender(handshake, RtoProfile::Linux, sets, 10, Supply::Steady)
 }
 
 // ---- An RTT step under an application that keeps writing ------------------------------
@@ -267,11 +227,9 @@ fn frto_reads_a_sack_of_an_original_segment_below_high_seq_as_a_spurious_timeout
 /// `tools/testing/selftests/net/packetdrill/tcp_user_timeout_user-timeout-probe.pkt`
 /// (torvalds/linux 0b119045b79a672bc6d8f18641c60fc8ce1b4585), up to its `pfifo limit 0`.
 fn refused_after_first_ack(profile: RtoProfile) -> TcpSender {
-    let opts = SenderOptions { handshake: false, window: 10, segment_size: 1000, fast_retransmit: true };
     let linux = profile == RtoProfile::Linux;
     let sets: &[(&str, &str)] = if linux { &[("user_timeout", "3s")] } else { &[] };
-    let params = RtoConfig::with_pairs(profile, sets).resolve().unwrap();
-    let mut s = TcpSender::new(opts, &params, Supply::Steady);
+    let mut s = sender(profile, sets, 10, Supply::Steady);
     s.start(ms(100), &mut Vec::new());
     assert_eq!(data(&write(&mut s, ms(100))), [(0, false)]);
     ack(&mut s, ms(200), 1, ms(100));

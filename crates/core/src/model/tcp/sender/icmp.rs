@@ -76,7 +76,7 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::rto::RtoConfig;
+    use crate::model::tcp::drive::{new_sender, sender};
 
     fn ms(n: u64) -> SimDuration {
         SimDuration::from_millis(n)
@@ -88,11 +88,8 @@ mod tests {
 
     /// Linux at HZ 1000, no handshake, timestamps off so only the first ACK samples.
     fn linux_sender(segments: u64) -> TcpSender {
-        let params = RtoConfig::with_pairs(RtoProfile::Linux, &[("hz", "1000"), ("tlp", "false"), ("frto", "false")])
-            .resolve()
-            .unwrap();
-        let opts = SenderOptions { handshake: false, window: 10, segment_size: 1000, fast_retransmit: true };
-        TcpSender::new(opts, &params, Supply::Transfer { segments })
+        let sets = [("hz", "1000"), ("tlp", "false"), ("frto", "false")];
+        sender(RtoProfile::Linux, &sets, 10, Supply::Transfer { segments })
     }
 
     /// Two segments; the first ACK at 100 ms gives SRTT 100 ms, RTTVAR 200 ms floor ->
@@ -168,9 +165,7 @@ mod tests {
     #[test]
     fn in_syn_sent_linux_gives_up_and_rfc6298_ignores_it() {
         // tcp_v4_err, case TCP_SYN_SENT: tcp_done_with_error.
-        let params = RtoConfig::with_pairs(RtoProfile::Linux, &[]).resolve().unwrap();
-        let opts = SenderOptions { handshake: true, window: 10, segment_size: 1000, fast_retransmit: true };
-        let mut s = TcpSender::new(opts, &params, Supply::Transfer { segments: 1 });
+        let mut s = new_sender(true, RtoProfile::Linux, &[], 10, Supply::Transfer { segments: 1 });
         let mut out = Vec::new();
         s.start(at(0), &mut out);
         s.on_icmp_unreachable(at(500), None, &mut out);
@@ -178,8 +173,7 @@ mod tests {
         assert_eq!(s.timer(), None);
         // RFC 1122 4.2.3.9: net and host unreachable are soft errors; the rfc6298
         // profile does not implement RFC 6069 either, so nothing changes.
-        let params = RtoConfig::with_pairs(RtoProfile::Rfc6298, &[]).resolve().unwrap();
-        let mut s = TcpSender::new(opts, &params, Supply::Transfer { segments: 1 });
+        let mut s = new_sender(true, RtoProfile::Rfc6298, &[], 10, Supply::Transfer { segments: 1 });
         s.start(at(0), &mut out);
         s.on_timer(at(1000), &mut out);
         let before = (s.snapshot(), s.timer());

@@ -80,7 +80,7 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::rto::{RtoConfig, RtoProfile};
+    use crate::model::rto::RtoProfile;
 
     fn ms(n: u64) -> SimDuration {
         SimDuration::from_millis(n)
@@ -95,9 +95,7 @@ mod tests {
     }
 
     fn sender(profile: RtoProfile) -> TcpSender {
-        let params = RtoConfig::with_pairs(profile, &[("tlp", "false")]).resolve().unwrap();
-        let opts = SenderOptions { handshake: false, window: 10, segment_size: 1000, fast_retransmit: true };
-        TcpSender::new(opts, &params, Supply::Transfer { segments: 1 })
+        crate::model::tcp::drive::sender(profile, &[("tlp", "false")], 10, Supply::Transfer { segments: 1 })
     }
 
     #[test]

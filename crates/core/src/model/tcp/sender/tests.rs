@@ -1,10 +1,7 @@
 use super::*;
 use crate::engine::time::SimDuration;
+use crate::model::tcp::drive::{ack, ms, sent};
 use crate::model::rto::{RtoConfig, RtoProfile};
-
-fn ms(v: u64) -> SimTime {
-    SimTime(v * 1_000_000)
-}
 
 fn sender(window: u32, segments: u64, config: RtoConfig) -> TcpSender {
     let opts = SenderOptions { handshake: false, window, segment_size: 1000, fast_retransmit: true };
@@ -13,16 +10,6 @@ fn sender(window: u32, segments: u64, config: RtoConfig) -> TcpSender {
 
 fn rfc() -> RtoConfig {
     RtoConfig::default()
-}
-
-/// The data segments sent, as (seq, retransmit).
-pub(in crate::model::tcp) fn sent(out: &[Action]) -> Vec<(u64, bool)> {
-    out.iter()
-        .filter_map(|a| match a {
-            Action::Transmit(Segment::Data { seq, retransmit, .. }) => Some((*seq, *retransmit)),
-            _ => None,
-        })
-        .collect()
 }
 
 fn samples(out: &[Action]) -> Vec<SimDuration> {
@@ -34,11 +21,6 @@ fn samples(out: &[Action]) -> Vec<SimDuration> {
         .collect()
 }
 
-fn ack(s: &mut TcpSender, at: SimTime, ack: u64, tsecr: SimTime) -> Vec<Action> {
-    let mut out = Vec::new();
-    s.on_segment(at, Segment::Ack { ack, tsecr, window: u64::MAX, sack: None }, &mut out);
-    out
-}
 
 #[test]
 fn rfc6298_5_1_timer_starts_with_the_first_data_and_is_not_restarted_by_later_sends() {

@@ -120,18 +120,13 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::rto::{RtoConfig, RtoProfile};
-
-    fn ms(v: u64) -> SimTime {
-        SimTime(v * 1_000_000)
-    }
+    use crate::model::rto::RtoProfile;
+    use crate::model::tcp::drive::{kinds, ms, sender};
 
     /// A Linux sender of 20 segments whose first 10 the peer acknowledges at 100 ms with
     /// a zero window: one 100 ms sample gives SRTT 100 ms and RTO 100 + 200 ms (rto_min).
     fn stalled(sets: &[(&str, &str)]) -> TcpSender {
-        let opts = SenderOptions { handshake: false, window: 10, segment_size: 1000, fast_retransmit: true };
-        let params = RtoConfig::with_pairs(RtoProfile::Linux, sets).resolve().unwrap();
-        let mut s = TcpSender::new(opts, &params, Supply::Transfer { segments: 20 });
+        let mut s = sender(RtoProfile::Linux, sets, 10, Supply::Transfer { segments: 20 });
         s.start(ms(0), &mut Vec::new());
         let out = ack(&mut s, ms(100), 10, 0);
         assert!(kinds(&out).contains(&ObservationKind::ZeroWindow));
@@ -145,18 +140,7 @@ mod tests {
     }
 
     fn fire(s: &mut TcpSender) -> Vec<Action> {
-        let mut out = Vec::new();
-        s.on_timer(s.timer().unwrap(), &mut out);
-        out
-    }
-
-    fn kinds(out: &[Action]) -> Vec<ObservationKind> {
-        out.iter()
-            .filter_map(|a| match a {
-                Action::Observe(o) => Some(o.kind),
-                Action::Transmit(_) => None,
-            })
-            .collect()
+        crate::model::tcp::drive::fire(s).1
     }
 
     #[test]
@@ -188,9 +172,7 @@ mod tests {
         // __tcp_push_pending_frames (net/ipv4/tcp_output.c): when tcp_write_xmit leaves the
         // write unsent with nothing in flight, tcp_check_probe_timer arms PROBE0 for
         // tcp_probe0_base = max(RTO, TCP_RTO_MIN): here 100 + 200 ms after one 100 ms sample.
-        let opts = SenderOptions { handshake: false, window: 10, segment_size: 1000, fast_retransmit: true };
-        let params = RtoConfig::with_pairs(RtoProfile::Linux, &[]).resolve().unwrap();
-        let mut s = TcpSender::new(opts, &params, Supply::Steady);
+        let mut s = sender(RtoProfile::Linux, &[], 10, Supply::Steady);
         s.start(ms(0), &mut Vec::new());
         s.app_write(ms(0), &mut Vec::new());
         // The ACK closes the window with nothing waiting: no probing yet.
@@ -260,9 +242,7 @@ mod tests {
     #[test]
     fn without_a_limited_window_nothing_changes() {
         // u64::MAX: the window never closes, no probe timer is ever armed.
-        let opts = SenderOptions { handshake: false, window: 10, segment_size: 1000, fast_retransmit: true };
-        let params = RtoConfig::with_pairs(RtoProfile::Linux, &[]).resolve().unwrap();
-        let mut s = TcpSender::new(opts, &params, Supply::Transfer { segments: 20 });
+        let mut s = sender(RtoProfile::Linux, &[], 10, Supply::Transfer { segments: 20 });
         s.start(ms(0), &mut Vec::new());
         let out = ack(&mut s, ms(100), 10, u64::MAX);
         assert!(!kinds(&out).contains(&ObservationKind::ZeroWindow));
