@@ -72,4 +72,6 @@ impl ModelSection for TcpConfig {
 }
 
 #[cfg(test)]
+mod run_text;
+#[cfg(test)]
 mod tests;

@@ -26,37 +26,14 @@ fn the_recovering_blackout_found_by_search_is_the_one_a_scan_finds() {
 }
 
 mod keepalive {
-    use super::super::run_replication;
-    use crate::engine::time::{SimDuration, SimTime};
     use crate::metrics::ReplicationResult;
     use crate::metrics::trace::TraceEvent;
-    use crate::scenario::{ModelSpec, load_str};
+    use crate::worlds::tcp::run_text::{ms, run_text, times, value};
 
     /// Replication 0 of a `[tcp]` scenario of `horizon` whose tables are `body`, over a
     /// constant 100 ms path.
     fn run_for(horizon: &str, body: &str) -> ReplicationResult {
-        let text = format!("name = \"t\"\nhorizon = \"{horizon}\"\n[path]\nbase_rtt = \"100ms\"\n{body}");
-        let scenario = load_str("t.toml", &text).unwrap_or_else(|e| panic!("{e}"));
-        let ModelSpec::Tcp(spec) = &scenario.variants[0].cells[0].spec else { panic!("not a tcp scenario") };
-        let job = crate::worlds::Job {
-            seeds: crate::engine::rng::Seeds::new(1),
-            replication: 0,
-            horizon: scenario.horizon,
-            budget: crate::engine::budget::Budget::replication(scenario.max_events),
-        };
-        run_replication(spec, job).unwrap()
-    }
-
-    fn times(r: &ReplicationResult, event: TraceEvent) -> Vec<SimTime> {
-        r.trace.iter().filter(|row| row.event == event.name()).map(|row| row.time).collect()
-    }
-
-    fn value(r: &ReplicationResult, name: &str) -> Option<f64> {
-        r.metrics.iter().find(|m| m.name == name).unwrap_or_else(|| panic!("no {name}")).value
-    }
-
-    fn ms(ms: u64) -> SimTime {
-        SimTime::ZERO + SimDuration::from_millis(ms)
+        run_text(&format!("name = \"t\"\nhorizon = \"{horizon}\"\n[path]\nbase_rtt = \"100ms\"\n{body}"))
     }
 
     /// One segment after a handshake over 100 ms: established at 0.1 s (SYN-ACK), the ACK

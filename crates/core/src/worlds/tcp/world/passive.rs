@@ -201,11 +201,11 @@ pub(super) fn values(world: &TcpWorld<'_>, out: &mut Vec<MetricValue>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::run_replication;
-    use crate::engine::time::{SimDuration, SimTime};
+    use crate::engine::time::SimDuration;
     use crate::metrics::ReplicationResult;
     use crate::metrics::trace::TraceEvent;
-    use crate::scenario::{ModelSpec, load_str};
+    use crate::scenario::load_str;
+    use crate::worlds::tcp::run_text::{ms, run_text, times, value};
 
     /// Replication 0 of a passive open over a constant 100 ms path (50 ms each way),
     /// one 20-segment transfer, Linux's timer, with `extra` TOML appended.
@@ -214,31 +214,10 @@ mod tests {
     }
 
     fn run_profile(profile: &str, extra: &str) -> ReplicationResult {
-        let text = format!(
+        run_text(&format!(
             "name = \"t\"\nhorizon = \"2min\"\n[trace]\nreplications = [0]\n[path]\nbase_rtt = \"100ms\"\n\
              [tcp]\nworkload = {{ kind = \"transfer\", segments = 20 }}\nrto.profile = \"{profile}\"\n{extra}"
-        );
-        let scenario = load_str("t.toml", &text).unwrap_or_else(|e| panic!("{e}"));
-        let ModelSpec::Tcp(spec) = &scenario.variants[0].cells[0].spec else { panic!("not a tcp scenario") };
-        let job = crate::worlds::Job {
-            seeds: crate::engine::rng::Seeds::new(1),
-            replication: 0,
-            horizon: scenario.horizon,
-            budget: crate::engine::budget::Budget::replication(scenario.max_events),
-        };
-        run_replication(spec, job).unwrap()
-    }
-
-    fn times(r: &ReplicationResult, event: TraceEvent) -> Vec<SimTime> {
-        r.trace.iter().filter(|row| row.event == event.name()).map(|row| row.time).collect()
-    }
-
-    fn value(r: &ReplicationResult, name: &str) -> Option<f64> {
-        r.metrics.iter().find(|m| m.name == name).unwrap_or_else(|| panic!("no {name}")).value
-    }
-
-    fn ms(ms: u64) -> SimTime {
-        SimTime::ZERO + SimDuration::from_millis(ms)
+        ))
     }
 
     /// The first SYN-ACK (sent at 50 ms) falls in a blackout from 10 ms to 1.04 s; the
