@@ -9,6 +9,21 @@ use backoffsim::worlds::Job;
 
 use super::common::{bin, limit_memory, root, text};
 
+/// The events replication 0 of the scenario `source` really handles, and the guard's
+/// estimate of them.
+fn real_and_estimated(file: &str, source: &str) -> (f64, f64) {
+    let s = load_str(file, source).unwrap();
+    let cell = &s.variants[0].cells[0];
+    let job = Job {
+        seeds: backoffsim::engine::rng::Seeds::new(s.seed),
+        replication: 0,
+        horizon: s.horizon,
+        budget: backoffsim::engine::budget::Budget::replication(s.max_events),
+    };
+    let real = cell.spec.run(job).unwrap().events as f64;
+    (real, cell.spec.estimate(s.horizon).events)
+}
+
 #[test]
 fn every_shipped_scenario_is_estimated_within_half_to_three_times_the_events_of_its_committed_run() {
     let mut files: Vec<_> = std::fs::read_dir(root().join("scenarios"))
@@ -69,17 +84,8 @@ cap = "10ms"
 
 #[test]
 fn a_crowd_retrying_faster_than_the_row_lets_writes_through_is_estimated_within_half_to_three_times() {
-    let s = load_str("contention.toml", CONTENTION).unwrap();
-    let cell = &s.variants[0].cells[0];
-    let job = Job {
-        seeds: backoffsim::engine::rng::Seeds::new(s.seed),
-        replication: 0,
-        horizon: s.horizon,
-        budget: backoffsim::engine::budget::Budget::replication(s.max_events),
-    };
-    let real = cell.spec.run(job).unwrap().events as f64;
+    let (real, estimate) = real_and_estimated("contention.toml", CONTENTION);
     assert!(real > 1.5e6, "the contention is gone: {real} events");
-    let estimate = cell.spec.estimate(s.horizon).events;
     assert!((0.5..=3.0).contains(&(estimate / real)), "estimated {estimate}, real {real}");
 }
 
@@ -134,16 +140,7 @@ duration = "2s"
 
 #[test]
 fn a_scripted_workload_with_path_events_is_estimated_within_half_to_three_times() {
-    let s = load_str("scripted.toml", SCRIPTED).unwrap();
-    let cell = &s.variants[0].cells[0];
-    let job = Job {
-        seeds: backoffsim::engine::rng::Seeds::new(s.seed),
-        replication: 0,
-        horizon: s.horizon,
-        budget: backoffsim::engine::budget::Budget::replication(s.max_events),
-    };
-    let real = cell.spec.run(job).unwrap().events as f64;
-    let estimate = cell.spec.estimate(s.horizon).events;
+    let (real, estimate) = real_and_estimated("scripted.toml", SCRIPTED);
     assert!((0.5..=3.0).contains(&(estimate / real)), "estimated {estimate}, real {real}");
 }
 
@@ -171,15 +168,6 @@ duration = "120s"
 fn an_outage_answered_by_icmp_unreachables_is_estimated_within_half_to_three_times() {
     // Each answer undoes a doubling (tcp_ld_RTO_revert), so the timer fires every
     // un-backed-off RTO for the whole outage instead of a dozen times.
-    let s = load_str("answered.toml", ANSWERED).unwrap();
-    let cell = &s.variants[0].cells[0];
-    let job = Job {
-        seeds: backoffsim::engine::rng::Seeds::new(s.seed),
-        replication: 0,
-        horizon: s.horizon,
-        budget: backoffsim::engine::budget::Budget::replication(s.max_events),
-    };
-    let real = cell.spec.run(job).unwrap().events as f64;
-    let estimate = cell.spec.estimate(s.horizon).events;
+    let (real, estimate) = real_and_estimated("answered.toml", ANSWERED);
     assert!((0.5..=3.0).contains(&(estimate / real)), "estimated {estimate}, real {real}");
 }

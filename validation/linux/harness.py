@@ -218,6 +218,16 @@ LINE = re.compile(r"^(\d+\.\d+) IP (\S+) > (\S+): Flags \[([^\]]*)\](?:, seq (\d
                   r"(?:, ack (\d+))?.*length (\d+)")
 
 
+def segment(line):
+    """A tcpdump header line's (time, sent by the client, source, flags, seq, end, ack,
+    length), or None for a line that is not a TCP segment."""
+    m = LINE.match(line)
+    if not m:
+        return None
+    t, src, _dst, flags, seq, end, ack, length = m.groups()
+    return float(t), src.startswith(CLIENT_IP + "."), src, flags, seq, end, ack, length
+
+
 def classify(pcap, client_out):
     """The client's timer events in the capture: each SYN, and each retransmission,
     told apart by what the ACKs had said when it left (`timeout`: the first
@@ -233,12 +243,10 @@ def classify(pcap, client_out):
     sent = {}  # seq -> last time sent
     sends = []  # first transmissions
     for line in text.splitlines():
-        m = LINE.match(line)
-        if not m:
+        seg = segment(line)
+        if seg is None:
             continue
-        t, src, _dst, flags, seq, _end, ack, length = m.groups()
-        t = float(t)
-        outgoing = src.startswith(CLIENT_IP + ".")
+        t, outgoing, _src, flags, seq, _end, ack, length = seg
         if outgoing and flags == "S":
             if t0 is None:
                 t0 = t
@@ -307,12 +315,10 @@ def classify_zero_window(pcap, client_out):
     t0 = isn = snd_una = snd_nxt = None
     armed = False
     for line, packet in tcpdump_lines(pcap):
-        m = LINE.match(line)
-        if not m:
+        seg = segment(line)
+        if seg is None:
             continue
-        t, src, _dst, flags, seq, end, ack, length = m.groups()
-        t = float(t)
-        outgoing = src.startswith(CLIENT_IP + ".")
+        t, outgoing, _src, flags, seq, end, ack, length = seg
         ihl = (packet[0] & 0x0F) * 4
         raw_seq = struct.unpack("!I", packet[ihl + 4:ihl + 8])[0]
         if outgoing and flags == "S":
@@ -365,11 +371,11 @@ def classify_synack(pcap, states):
     events = []
     t0 = None
     for line, _packet in tcpdump_lines(pcap):
-        m = LINE.match(line)
-        if not m:
+        seg = segment(line)
+        if seg is None:
             continue
-        t, src, _dst, flags = float(m.group(1)), m.group(2), m.group(3), m.group(4)
-        if src.startswith(CLIENT_IP + ".") and flags == "S" and t0 is None:
+        t, outgoing, src, flags = seg[:4]
+        if outgoing and flags == "S" and t0 is None:
             t0 = t
             FIRST_SYN["t"] = t
             events.append((0.0, "syn"))
