@@ -76,15 +76,7 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::tcp::drive::{new_sender, sender};
-
-    fn ms(n: u64) -> SimDuration {
-        SimDuration::from_millis(n)
-    }
-
-    fn at(n: u64) -> SimTime {
-        SimTime::ZERO + ms(n)
-    }
+    use crate::model::tcp::drive::{dur_ms as ms, ms as at, new_sender, sender};
 
     /// Linux at HZ 1000, no handshake, timestamps off so only the first ACK samples.
     fn linux_sender(segments: u64) -> TcpSender {

@@ -81,14 +81,7 @@ impl TcpSender {
 mod tests {
     use super::*;
     use crate::model::rto::RtoProfile;
-
-    fn ms(n: u64) -> SimDuration {
-        SimDuration::from_millis(n)
-    }
-
-    fn at(n: u64) -> SimTime {
-        SimTime::ZERO + ms(n)
-    }
+    use crate::model::tcp::drive::{dur_ms as ms, ms as at};
 
     fn sent(out: &[Action]) -> usize {
         out.iter().filter(|a| matches!(a, Action::Transmit(_))).count()

@@ -1,7 +1,7 @@
 use super::*;
 use crate::engine::time::SimDuration;
-use crate::model::tcp::drive::{ack, ms, sent};
 use crate::model::rto::{RtoConfig, RtoProfile};
+use crate::model::tcp::drive::{ack, ms, sent};
 
 fn sender(window: u32, segments: u64, config: RtoConfig) -> TcpSender {
     let opts = SenderOptions { handshake: false, window, segment_size: 1000, fast_retransmit: true };
@@ -20,7 +20,6 @@ fn samples(out: &[Action]) -> Vec<SimDuration> {
         })
         .collect()
 }
-
 
 #[test]
 fn rfc6298_5_1_timer_starts_with_the_first_data_and_is_not_restarted_by_later_sends() {
