@@ -369,8 +369,14 @@ impl TcpSender {
     /// only, as the window allows (`tcp_push` -> `tcp_write_xmit`): retransmissions go
     /// out on ACKs (`tcp_xmit_recovery`) and on the timer, never on a write.
     pub fn app_write(&mut self, now: SimTime, out: &mut Vec<Action>) {
+        self.app_write_segments(now, 1, out);
+    }
+
+    /// One write of `segments` segments: one push of all that fits, as one `write()`
+    /// ends in one `tcp_push`; its cost does not grow with the size of the write.
+    pub fn app_write_segments(&mut self, now: SimTime, segments: u64, out: &mut Vec<Action>) {
         if self.supply == Supply::Steady {
-            self.available += 1;
+            self.available = self.available.saturating_add(segments);
             if self.state == State::Established {
                 self.push_new(now, out);
                 // __tcp_push_pending_frames: a write the window leaves no room for, with

@@ -47,8 +47,8 @@ pub(super) fn estimate(spec: &TcpSpec, horizon: SimDuration) -> Estimate {
         Workload::Steady { interval } => (h / interval.as_secs_f64() + 1.0, lit / interval.as_secs_f64() + 1.0),
         // One event per batch of writes (and the close), each segment as in a transfer.
         Workload::Script { .. } => {
-            let total: u64 = spec.tcp.write.iter().map(|w| w.segments).sum();
-            (spec.tcp.write.len() as f64 + 1.0, (total as f64).min(fastest))
+            let total: f64 = spec.tcp.write.iter().map(|w| w.segments as f64).sum();
+            (spec.tcp.write.len() as f64 + 1.0, total.min(fastest))
         }
     };
     // A transfer that is over, about, before a blackout begins leaves nothing for the

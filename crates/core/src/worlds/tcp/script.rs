@@ -71,7 +71,7 @@ pub(super) fn batches(write: &[ScriptedWrite]) -> Vec<(SimDuration, u64)> {
     let mut out: Vec<(SimDuration, u64)> = Vec::with_capacity(write.len());
     for w in write {
         match out.last_mut() {
-            Some(last) if last.0 == w.at => last.1 += w.segments,
+            Some(last) if last.0 == w.at => last.1 = last.1.saturating_add(w.segments),
             _ => out.push((w.at, w.segments)),
         }
     }

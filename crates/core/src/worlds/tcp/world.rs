@@ -407,9 +407,8 @@ impl World for TcpWorld<'_> {
             }
             Ev::Keepalive(c) => self.keepalive(c, sched),
             Ev::Write(c, k) => {
-                for _ in 0..self.batches[k as usize].1 {
-                    self.conns[c as usize].sender.app_write(now, &mut self.actions);
-                }
+                let segments = self.batches[k as usize].1;
+                self.conns[c as usize].sender.app_write_segments(now, segments, &mut self.actions);
                 self.dispatch(c, sched);
             }
             Ev::Close(c) => {

@@ -171,3 +171,22 @@ fn handshake_sample_and_rfc6298_5_7_after_a_syn_timeout() {
     assert!(s.is_established());
     assert_eq!(s.snapshot().rto, SimDuration::from_secs(3));
 }
+
+#[test]
+fn one_write_of_any_size_sends_the_window_at_once_and_keeps_the_rest() {
+    // One write() ends in one tcp_push: tcp_write_xmit sends what the window allows and
+    // leaves the rest queued. A write of 2^64 - 1 segments costs what a write of 10 does,
+    // and two of them saturate instead of wrapping.
+    let supply = Supply::Steady;
+    let opts = SenderOptions { handshake: false, window: 10, segment_size: 1000, fast_retransmit: true };
+    let mut s = TcpSender::new(opts, &rfc().resolve().unwrap(), supply);
+    s.start(ms(0), &mut Vec::new());
+    let mut out = Vec::new();
+    s.app_write_segments(ms(0), u64::MAX, &mut out);
+    assert_eq!(sent(&out), (0..10).map(|seq| (seq, false)).collect::<Vec<_>>());
+    let mut out = Vec::new();
+    s.app_write_segments(ms(1), u64::MAX, &mut out);
+    assert!(sent(&out).is_empty(), "the window is full");
+    let out = ack(&mut s, ms(100), 4, ms(0));
+    assert_eq!(sent(&out), (10..14).map(|seq| (seq, false)).collect::<Vec<_>>());
+}
