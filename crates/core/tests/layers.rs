@@ -126,7 +126,28 @@ fn file_layer(src: &Path, file: &Path) -> Option<usize> {
 }
 
 fn is_test_file(file: &Path) -> bool {
-    file.file_name().is_some_and(|n| n == "tests.rs") || file.components().any(|c| c.as_os_str() == "tests")
+    file.file_name().is_some_and(|n| n == "tests.rs")
+        || file.components().any(|c| c.as_os_str() == "tests")
+        || declared_for_tests(file)
+}
+
+/// Whether the module that `file` holds is declared `#[cfg(test)] mod name;` in its
+/// parent (`dir/mod.rs` or `dir.rs` beside `dir/`): a test-only helper module.
+fn declared_for_tests(file: &Path) -> bool {
+    let (name, dir) = if file.file_name().is_some_and(|n| n == "mod.rs") {
+        let dir = file.parent().unwrap();
+        (dir.file_name().unwrap().to_string_lossy().into_owned(), dir.parent().unwrap().to_path_buf())
+    } else {
+        (file.file_stem().unwrap().to_string_lossy().into_owned(), file.parent().unwrap().to_path_buf())
+    };
+    let parents = [dir.join("mod.rs"), dir.with_extension("rs"), dir.join("lib.rs")];
+    let declaration = format!("mod {name};");
+    parents.iter().filter_map(|p| fs::read_to_string(p).ok()).any(|text| {
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        lines
+            .windows(2)
+            .any(|w| w[0] == "#[cfg(test)]" && (w[1] == declaration || w[1] == format!("pub {declaration}")))
+    })
 }
 
 #[test]
@@ -179,4 +200,13 @@ fn every_top_level_module_of_the_core_has_a_layer() {
         let module = line.trim_end_matches(';');
         assert!(layer_of(module).is_some(), "`{module}` is in no layer");
     }
+}
+
+#[test]
+fn a_module_declared_under_cfg_test_is_test_code_and_others_are_not() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    assert!(is_test_file(&src.join("worlds/tcp/run_text.rs")));
+    assert!(is_test_file(&src.join("model/tcp/drive.rs")));
+    assert!(!is_test_file(&src.join("worlds/tcp/world.rs")));
+    assert!(!is_test_file(&src.join("model/tcp/persist.rs")));
 }
