@@ -1,6 +1,7 @@
-//! The receiving end: cumulative ACKs, one per arriving segment (no delayed ACKs, so
-//! every segment can produce an RTT sample and duplicate ACKs are exact), and the
-//! ground truth about spurious retransmissions, which only the receiver can know.
+//! The receiving end: cumulative ACKs, by default one per arriving segment (so every
+//! segment can produce an RTT sample and duplicate ACKs are exact), or held back as
+//! Linux's delayed ACKs do (`delack.rs`); and the ground truth about spurious
+//! retransmissions, which only the receiver can know.
 //!
 //! With a buffer, the receiver also advertises a window: the buffer less what the
 //! application has not read yet (RFC 9293 3.8.6; the right edge never moves left, since a
@@ -10,6 +11,7 @@
 
 use std::collections::BTreeSet;
 
+use super::delack::{AckTiming, Arrival, DelAck, DelAckParams};
 use super::segment::Segment;
 use crate::engine::time::SimTime;
 
@@ -29,6 +31,8 @@ pub struct TcpReceiver {
     unread: u64,
     /// The application has stopped reading.
     stalled: bool,
+    /// Delayed ACKs; `None`: every segment is answered at once.
+    delack: Option<DelAck>,
 }
 
 /// What the receiver did with one arriving segment.
@@ -40,6 +44,9 @@ pub struct Received {
     pub spurious: bool,
     /// New in-order segments delivered to the application by this arrival.
     pub delivered: u64,
+    /// The reply is held by the delayed-ACK timer, which expires at this time; `None`:
+    /// it goes out now.
+    pub delayed: Option<SimTime>,
 }
 
 impl TcpReceiver {
@@ -70,7 +77,53 @@ impl TcpReceiver {
         let before = self.window();
         self.unread = 0;
         let now = self.window();
-        (self.buffer.is_some() && now >= before.saturating_mul(2)).then(|| self.ack(None))
+        let update = (self.buffer.is_some() && now >= before.saturating_mul(2)).then(|| self.ack(None));
+        if let (Some(_), Some(d)) = (update, self.delack.as_mut()) {
+            d.ack_sent();
+        }
+        update
+    }
+
+    /// This receiver delays its ACKs as Linux does.
+    pub fn with_delayed_ack(mut self, params: DelAckParams) -> Self {
+        self.delack = Some(DelAck::new(params));
+        self
+    }
+
+    /// [`Self::on_segment`] at `now`: with delayed ACKs, a data segment's reply may be
+    /// held (`Received::delayed`) until [`Self::on_delack_timer`].
+    pub fn on_segment_at(&mut self, now: SimTime, seg: Segment) -> Option<Received> {
+        let (before, had_ofo) = (self.rcv_nxt, !self.out_of_order.is_empty());
+        let held = matches!(seg, Segment::Data { seq, .. } if self.out_of_order.contains(&seq));
+        let mut got = self.on_segment(seg)?;
+        let (Some(d), Segment::Data { seq, .. }) = (self.delack.as_mut(), seg) else {
+            return Some(got);
+        };
+        // Data not taken in (already held, or beyond the window) counts as a duplicate:
+        // `tcp_data_queue` enters quick-ack mode for both.
+        let arrival = if seq < before || held || (got.delivered == 0 && seq == before) {
+            Arrival::Duplicate
+        } else if seq > before {
+            if self.out_of_order.contains(&seq) { Arrival::OutOfOrder } else { Arrival::Duplicate }
+        } else if had_ofo {
+            Arrival::HoleFilled
+        } else {
+            Arrival::InOrder
+        };
+        if let AckTiming::Delayed(at) = d.on_data(now, arrival, got.delivered, !self.stalled) {
+            got.delayed = Some(at);
+        }
+        Some(got)
+    }
+
+    /// When the delayed-ACK timer expires, if an ACK is held.
+    pub fn delack_timer(&self) -> Option<SimTime> {
+        self.delack.as_ref().and_then(DelAck::timer)
+    }
+
+    /// The delayed-ACK timer runs at `now`: the held ACK, as it now stands, if it is due.
+    pub fn on_delack_timer(&mut self, now: SimTime) -> Option<Segment> {
+        self.delack.as_mut()?.on_timer(now).then(|| self.ack(None))
     }
 
     fn ack(&self, sack: Option<u64>) -> Segment {
@@ -89,14 +142,14 @@ impl TcpReceiver {
             Segment::Syn { tsval, retransmit } => {
                 let spurious = retransmit && self.syn_seen;
                 self.syn_seen = true;
-                Some(Received { reply: Segment::SynAck { tsecr: tsval }, spurious, delivered: 0 })
+                Some(Received { reply: Segment::SynAck { tsecr: tsval }, spurious, delivered: 0, delayed: None })
             }
             // Below the window: answered with the ACK as it stands (`tcp_send_dupack`).
-            Segment::WindowProbe => Some(Received { reply: self.ack(None), spurious: false, delivered: 0 }),
+            Segment::WindowProbe => Some(Received { reply: self.ack(None), spurious: false, delivered: 0, delayed: None }),
             // Beyond the right edge: dropped and answered (`tcp_data_queue`'s
             // out_of_window). A sender that keeps to the window never sends it.
             Segment::Data { seq, .. } if seq >= self.rcv_nxt.saturating_add(self.window()) => {
-                Some(Received { reply: self.ack(None), spurious: false, delivered: 0 })
+                Some(Received { reply: self.ack(None), spurious: false, delivered: 0, delayed: None })
             }
             Segment::Data { seq, tsval, retransmit } => {
                 let duplicate = seq < self.rcv_nxt || self.out_of_order.contains(&seq);
@@ -124,6 +177,7 @@ impl TcpReceiver {
                     reply: self.ack((!duplicate && seq > before).then_some(seq)),
                     spurious: duplicate && retransmit,
                     delivered,
+                    delayed: None,
                 })
             }
             Segment::SynAck { .. } | Segment::Ack { .. } => None,

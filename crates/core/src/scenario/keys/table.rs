@@ -67,6 +67,7 @@ const TCP_CONFIG: &[Key] = &[
     Key { name: "window", ty: Type::Integer, required: false, default: &[("", "10")], min: Some(0.0), max: None, doc: "Segments in flight at most." },
     Key { name: "segment_size", ty: Type::Integer, required: false, default: &[("", "1460")], min: Some(0.0), max: None, doc: "Bytes per segment; sets byte sequence numbers and goodput." },
     Key { name: "fast_retransmit", ty: Type::Bool, required: false, default: &[("", "true")], min: None, max: None, doc: "Retransmit on the third duplicate ACK (RFC 5681 3.2)." },
+    Key { name: "delayed_ack", ty: Type::Bool, required: false, default: &[("", "false")], min: None, max: None, doc: "The receiver delays its ACKs as Linux does: every second segment, out-of-order data and quick-ack mode at once, else after the delayed-ACK timer (40 ms and up)." },
     Key { name: "workload", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "What the application sends: kind = \"transfer\", \"steady\" or \"script\"." },
     Key { name: "start_spread", ty: Type::Duration, required: false, default: &[("", "0s")], min: None, max: None, doc: "Connections start at a uniform random time in [0, start_spread)." },
     Key { name: "rto", ty: Type::Table, required: false, default: &[], min: None, max: None, doc: "The retransmission timer: profile and overrides." },

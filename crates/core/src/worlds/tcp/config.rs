@@ -7,7 +7,8 @@ use crate::engine::time::SimDuration;
 use crate::model::config_error::ConfigErrors;
 use crate::model::path::PathConfig;
 use crate::model::rto::{RtoConfig, RtoParams};
-use crate::model::tcp::{KeepaliveParams, SenderOptions};
+use crate::model::tcp::delack::DelAckParams;
+use crate::model::tcp::{KeepaliveParams, SenderOptions, TcpReceiver};
 use crate::worlds::TraceConfig;
 
 use super::script;
@@ -32,6 +33,10 @@ pub struct TcpConfig {
     /// Retransmit on the third duplicate ACK (RFC 5681 3.2).
     #[serde(default = "default_true")]
     pub fast_retransmit: bool,
+    /// The receiver delays its ACKs as Linux does (`model::tcp::delack`). Not written
+    /// when off, so that a manifest without it reads as before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub delayed_ack: bool,
     pub workload: Workload,
     /// Connections start at a uniform random time in [0, start_spread).
     #[serde(default)]
@@ -207,4 +212,26 @@ pub struct TcpSpec {
     pub rto: RtoParams,
     pub path: PathConfig,
     pub trace: TraceConfig,
+}
+
+impl TcpSpec {
+    /// The peer's receiver: its buffer, and its delayed ACKs with `[tcp] delayed_ack`.
+    /// With a handshake the peer has one RTT sample, the SYN-ACK's round trip over the
+    /// path as it typically is at the start (base RTT plus `extra`, the median extra
+    /// delay); its timers tick at the estimator's `hz`, or 1000 Hz under rfc6298.
+    pub fn receiver(&self, extra: SimDuration) -> TcpReceiver {
+        let buffer = self.tcp.receiver.as_ref().map(|r| r.buffer);
+        let receiver = buffer.map_or_else(TcpReceiver::new, TcpReceiver::with_buffer);
+        if !self.tcp.delayed_ack {
+            return receiver;
+        }
+        let hz = self.rto.hz.unwrap_or(1000);
+        let window = buffer.unwrap_or(u64::MAX);
+        let params = if self.tcp.handshake {
+            DelAckParams::after_handshake(hz, self.path.base_rtt + extra, window)
+        } else {
+            DelAckParams::unsampled(hz, window)
+        };
+        receiver.with_delayed_ack(params)
+    }
 }

@@ -52,6 +52,8 @@ pub(super) enum Ev {
     Write(u32, u32),
     /// The scripted workload closes.
     Close(u32),
+    /// The peer's delayed-ACK timer runs (`tcp_delack_timer_handler`).
+    DelAck(u32),
 }
 
 /// What happened to one connection, for the metrics.
@@ -107,6 +109,8 @@ pub(super) struct Conn {
     loss_rev: SimRng,
     /// The timer event already in the queue, so that an unchanged timer is not queued twice.
     armed: Option<SimTime>,
+    /// The same for the peer's delayed-ACK timer.
+    delack_armed: Option<SimTime>,
     /// Linux's keepalive timer, from establishment on, when `[tcp.keepalive]` is on.
     keepalive: Option<Keepalive>,
     /// Keepalive reset the connection: nothing more is sent or received.
@@ -307,7 +311,7 @@ impl TcpWorld<'_> {
     fn at_server(&mut self, c: u32, seg: Segment, sched: &mut Scheduler<Ev>) {
         let now = sched.now();
         let conn = &mut self.conns[c as usize];
-        let Some(got) = conn.receiver.on_segment(seg) else {
+        let Some(got) = conn.receiver.on_segment_at(now, seg) else {
             return;
         };
         if got.spurious {
@@ -319,8 +323,32 @@ impl TcpWorld<'_> {
         {
             conn.tally.recovered[k] = Some(tsval - self.blackouts[k].1);
         }
-        for at in conn.path.send(Direction::Reverse, now, &mut conn.delay_rev, &mut conn.loss_rev).arrivals() {
-            sched.at(at, Ev::ToClient(c, got.reply));
+        if got.delayed.is_none() {
+            for at in conn.path.send(Direction::Reverse, now, &mut conn.delay_rev, &mut conn.loss_rev).arrivals() {
+                sched.at(at, Ev::ToClient(c, got.reply));
+            }
+        }
+        let timer = conn.receiver.delack_timer();
+        if timer != conn.delack_armed {
+            conn.delack_armed = timer;
+            if let Some(t) = timer {
+                sched.at(t, Ev::DelAck(c));
+            }
+        }
+    }
+
+    /// The peer's delayed-ACK timer: the ACK it held goes out as it now stands.
+    fn delack(&mut self, c: u32, sched: &mut Scheduler<Ev>) {
+        let now = sched.now();
+        let conn = &mut self.conns[c as usize];
+        if conn.delack_armed != Some(now) {
+            return; // stopped or moved since this event was queued
+        }
+        conn.delack_armed = None;
+        if let Some(ack) = conn.receiver.on_delack_timer(now) {
+            for at in conn.path.send(Direction::Reverse, now, &mut conn.delay_rev, &mut conn.loss_rev).arrivals() {
+                sched.at(at, Ev::ToClient(c, ack));
+            }
         }
     }
 }
@@ -347,7 +375,8 @@ impl World for TcpWorld<'_> {
         | Ev::AckAtListener(c, _)
         | Ev::Icmp(c, _)
         | Ev::Write(c, _)
-        | Ev::Close(c)) = event;
+        | Ev::Close(c)
+        | Ev::DelAck(c)) = event;
         // Reset by keepalive: the application's writes fail and the peer's packets meet
         // no socket.
         if self.conns[c as usize].closed {
@@ -406,6 +435,7 @@ impl World for TcpWorld<'_> {
                 self.dispatch(c, sched);
             }
             Ev::Keepalive(c) => self.keepalive(c, sched),
+            Ev::DelAck(c) => self.delack(c, sched),
             Ev::Write(c, k) => {
                 let segments = self.batches[k as usize].1;
                 self.conns[c as usize].sender.app_write_segments(now, segments, &mut self.actions);
@@ -493,13 +523,14 @@ pub fn run_replication(spec: &TcpSpec, job: Job<'_>) -> Result<ReplicationResult
         }
         conns.push(Conn {
             sender: TcpSender::new(spec.tcp.sender_options(), &spec.rto, supply),
-            receiver: spec.tcp.receiver.as_ref().map_or_else(TcpReceiver::new, |r| TcpReceiver::with_buffer(r.buffer)),
+            receiver: spec.receiver(extra),
             path: Path::from_spec(path_spec.clone()),
             delay_fwd: seeds.stream(rep, id, Purpose::DelayForward),
             delay_rev: seeds.stream(rep, id, Purpose::DelayReverse),
             loss_fwd: seeds.stream(rep, id, Purpose::LossForward),
             loss_rev: seeds.stream(rep, id, Purpose::LossReverse),
             armed: None,
+            delack_armed: None,
             keepalive: None,
             closed: false,
             passive: spec.tcp.listen.map(|_| Passive::default()),
