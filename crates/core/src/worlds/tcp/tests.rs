@@ -137,3 +137,91 @@ fn keepalive_values_the_socket_options_refuse_are_refused_with_their_keys() {
     let fine = text.replace("1500ms", "1s").replace("32768s", "32767s").replace("probes = 0", "probes = 127");
     assert!(crate::scenario::load_str("t.toml", &fine).is_ok());
 }
+
+mod delayed_ack {
+    use crate::engine::time::SimDuration;
+    use crate::metrics::ReplicationResult;
+    use crate::metrics::trace::TraceEvent;
+    use crate::worlds::tcp::run_text::{ms, run_text, times, value};
+
+    /// One segment at a time (window 1) over a constant 100 ms path, `segments` of them.
+    fn one_per_rtt(segments: u64, tables: &str) -> ReplicationResult {
+        run_text(&format!(
+            "name = \"t\"\nhorizon = \"60s\"\n[path]\nbase_rtt = \"100ms\"\n\
+             [tcp]\nwindow = 1\nworkload = {{ kind = \"transfer\", segments = {segments} }}\n{tables}"
+        ))
+    }
+
+    fn samples(r: &ReplicationResult) -> Vec<SimDuration> {
+        r.trace.iter().filter_map(|row| row.sample).collect()
+    }
+
+    #[test]
+    fn acks_wait_for_the_timer_once_quick_ack_mode_is_spent_and_ato_doubles_each_time() {
+        // No handshake: the peer has no SRTT and icsk_rto = TCP_TIMEOUT_INIT (1 s). A
+        // 4-segment buffer gives tcp_incr_quickack 4 / 2 = 2 quick ACKs. Arrivals 50 ms
+        // after each send, ACKs 50 ms after they leave:
+        //   seg 0 at 50: quick ACK, at the sender at 100.   seg 1 at 150: quick, 200.
+        //   seg 2 at 250: ato 40 (TCP_ATO_MIN) -> timer 290, ACK 340; timer doubles ato to 80.
+        //   seg 3 at 390: gap 140 >= ato, delay 80 -> 470, ACK 520; ato 160.
+        //   seg 4 at 570: gap 180 >= ato, delay 160 -> 730, ACK 780; ato 320.
+        //   seg 5 at 830: gap 260 < 320: ato = 160 + 260 = 420, delay min(420, HZ/2,
+        //   TCP_DELACK_MAX 200) = 200 -> 1030, ACK 1080.
+        let r = one_per_rtt(6, "handshake = false\ndelayed_ack = true\n[tcp.receiver]\nbuffer = 4\n");
+        let acks = times(&r, TraceEvent::Ack);
+        assert_eq!(acks, vec![ms(100), ms(200), ms(340), ms(520), ms(780), ms(1080)]);
+        assert_eq!(times(&r, TraceEvent::Finished), vec![ms(1080)]);
+        let ms_ = SimDuration::from_millis;
+        assert_eq!(samples(&r), vec![ms_(100), ms_(100), ms_(140), ms_(180), ms_(260), ms_(300)]);
+        // Off, the same transfer is ACKed one RTT after each send.
+        let r = one_per_rtt(6, "handshake = false\n[tcp.receiver]\nbuffer = 4\n");
+        assert_eq!(times(&r, TraceEvent::Ack), (1..=6).map(|k| ms(100 * k)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn srtt_grows_by_the_delay_when_one_segment_is_sent_per_rtt() {
+        // With the handshake the peer's SRTT is the SYN-ACK's 100 ms, icsk_rto 100 +
+        // max(200, 200) = 300 ms. After 16 quick ACKs the delays run 40, 80 (ato doubled),
+        // then min(ato, SRTT) = 100 ms from then on (tcp_send_delayed_ack bounds ato by the
+        // measured RTT): the sender's samples settle at 100 + 100 = 200 ms.
+        let on = one_per_rtt(40, "delayed_ack = true\n");
+        let s = samples(&on);
+        let ms_ = SimDuration::from_millis;
+        // The handshake's sample, then 16 quick-ACKed segments at 100 ms.
+        assert!(s[..17].iter().all(|&x| x == ms_(100)), "{s:?}");
+        assert_eq!(s[17..20], [ms_(140), ms_(180), ms_(200)]);
+        assert!(s[20..].iter().all(|&x| x == ms_(200)), "{s:?}");
+        let off = one_per_rtt(40, "");
+        assert_eq!(value(&off, "final_srtt"), Some(0.1));
+        // 20 samples of 200 ms after SRTT ~ 0.1: 200 - 100 · 0.875^20 - ... ≈ 0.19 s.
+        let srtt = value(&on, "final_srtt").unwrap();
+        assert!((0.18..0.2).contains(&srtt), "{srtt}");
+    }
+
+    #[test]
+    fn out_of_order_data_is_acked_at_once_and_the_filled_hole_too() {
+        // No handshake (peer RTO 1 s). 16 segments written at 0 arrive at 50 ms and use up
+        // the 16 quick ACKs (ACKs at 100). Six more written at 900 ms, the second (segment
+        // 17, forward packet 18) dropped: segment 16 arrives at 950, alone, and arms the
+        // timer (ato 40 -> 990); 18 arrives out of order and is ACKed at once (RFC 5681
+        // 4.2), the ACK for 17 taking 16 with it, and 19-21 give three duplicates: fast
+        // retransmit at 1000. The retransmission fills the hole at 1050 and is ACKed at
+        // once: 1100. Without delayed ACKs segment 16 has an ACK of its own at 1000.
+        let text = |extra: &str| {
+            format!(
+                "name = \"t\"\nhorizon = \"10s\"\n[path]\nbase_rtt = \"100ms\"\n\
+                 [[path.event]]\nkind = \"drop\"\ndirection = \"forward\"\nnth = 18\n\
+                 [tcp]\nhandshake = false\nwindow = 20\n{extra}workload = {{ kind = \"script\" }}\n\
+                 [[tcp.write]]\nat = \"0s\"\nsegments = 16\n\
+                 [[tcp.write]]\nat = \"900ms\"\nsegments = 6\n"
+            )
+        };
+        let first = vec![ms(100); 16];
+        let on = run_text(&text("delayed_ack = true\n"));
+        assert_eq!(times(&on, TraceEvent::Ack), [first.clone(), vec![ms(1000); 4], vec![ms(1100)]].concat());
+        assert_eq!(times(&on, TraceEvent::Retransmit), vec![ms(1000)]);
+        let off = run_text(&text(""));
+        assert_eq!(times(&off, TraceEvent::Ack), [first, vec![ms(1000); 5], vec![ms(1100)]].concat());
+        assert_eq!(times(&off, TraceEvent::Retransmit), vec![ms(1000)]);
+    }
+}
