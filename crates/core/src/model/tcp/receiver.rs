@@ -145,7 +145,9 @@ impl TcpReceiver {
                 Some(Received { reply: Segment::SynAck { tsecr: tsval }, spurious, delivered: 0, delayed: None })
             }
             // Below the window: answered with the ACK as it stands (`tcp_send_dupack`).
-            Segment::WindowProbe => Some(Received { reply: self.ack(None), spurious: false, delivered: 0, delayed: None }),
+            Segment::WindowProbe => {
+                Some(Received { reply: self.ack(None), spurious: false, delivered: 0, delayed: None })
+            }
             // Beyond the right edge: dropped and answered (`tcp_data_queue`'s
             // out_of_window). A sender that keeps to the window never sends it.
             Segment::Data { seq, .. } if seq >= self.rcv_nxt.saturating_add(self.window()) => {
@@ -274,5 +276,33 @@ mod tests {
         // The copy of a SYN that had already arrived was sent for nothing.
         let again = r.on_segment(Segment::Syn { tsval: SimTime(9), retransmit: true }).unwrap();
         assert_eq!((again.reply, again.spurious), (Segment::SynAck { tsecr: SimTime(9) }, true));
+    }
+
+    #[test]
+    fn with_delayed_acks_a_lone_segment_is_held_and_the_timer_sends_the_ack_as_it_stands() {
+        use crate::model::tcp::delack::DelAckParams;
+        let ms = |n: u64| SimTime(n * 1_000_000);
+        // A 4-segment buffer: tcp_incr_quickack gives 4 / 2 = 2 quick ACKs.
+        let mut r = TcpReceiver::with_buffer(4).with_delayed_ack(DelAckParams::unsampled(1000, 4));
+        assert_eq!(r.on_segment_at(ms(0), data(0, 0, false)).unwrap().delayed, None);
+        assert_eq!(r.on_segment_at(ms(100), data(1, 100, false)).unwrap().delayed, None);
+        // Quick ACKs spent: held for TCP_ATO_MIN, 40 ms.
+        let held = r.on_segment_at(ms(200), data(2, 200, false)).unwrap();
+        assert_eq!((held.delayed, r.delack_timer()), (Some(ms(240)), Some(ms(240))));
+        assert_eq!(r.on_delack_timer(ms(239)), None);
+        assert_eq!(
+            r.on_delack_timer(ms(240)),
+            Some(Segment::Ack { ack: 3, tsecr: SimTime(200), window: 4, sack: None })
+        );
+        assert_eq!(r.delack_timer(), None);
+        // Above a hole: out of order, answered at once with its SACK block.
+        let ofo = r.on_segment_at(ms(300), data(4, 300, false)).unwrap();
+        assert_eq!(
+            (ofo.delayed, ofo.reply),
+            (None, Segment::Ack { ack: 3, tsecr: SimTime(200), window: 4, sack: Some(4) })
+        );
+        // Without delayed ACKs nothing is ever held.
+        let mut plain = TcpReceiver::new();
+        assert!((0..5).all(|k| plain.on_segment_at(ms(k), data(k, k, false)).unwrap().delayed.is_none()));
     }
 }
