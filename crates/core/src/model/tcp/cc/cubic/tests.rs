@@ -1,0 +1,208 @@
+use super::{Cubic, CubicParams};
+use crate::engine::time::{SimDuration, SimTime};
+use crate::model::tcp::cc::{Ack, Congestion, CwndUse, Timeout};
+
+/// HZ = 1000 so that a jiffy is a millisecond and times read directly.
+fn params() -> CubicParams {
+    CubicParams { hz: 1000, ..CubicParams::default() }
+}
+
+fn at_ms(ms: u64) -> SimTime {
+    SimTime(ms * 1_000_000)
+}
+
+/// A CUBIC sender that had `cwnd` segments in congestion avoidance, then lost one at t = 0.
+fn after_loss(p: CubicParams, cwnd: u32) -> Cubic {
+    let mut c = Cubic::new(p);
+    c.window.cwnd = cwnd;
+    c.window.ssthresh = cwnd;
+    c.on_loss(SimTime::ZERO, cwnd);
+    c
+}
+
+fn ack(c: &mut Cubic, now: SimTime, rtt: Option<SimDuration>) {
+    c.on_ack(&Ack { now, acked: 1, rtt, usage: CwndUse::LIMITED });
+}
+
+/// RFC 9438 (1) W_cubic(t) = C·(t − K)³ + W_max, (2) K = cbrt(W_max·(1 − β)/C).
+fn w_cubic(w_max: f64, cwnd_epoch: f64, t: f64) -> f64 {
+    let k = ((w_max - cwnd_epoch) / 0.4).cbrt();
+    0.4 * (t - k).powi(3) + w_max
+}
+
+/// `cubictcp_recalc_ssthresh` (RFC 9438 4.6): ssthresh = cwnd·717/1024 = 100·717/1024 =
+/// 70.02 → 70, W_max = 100, and cwnd leaves recovery at ssthresh.
+#[test]
+fn cubictcp_recalc_ssthresh_multiplies_by_beta() {
+    let c = after_loss(params(), 100);
+    assert_eq!((c.cwnd(), c.ssthresh(), c.w_max()), (70, 70, 100));
+}
+
+/// `bictcp_update`'s K for W_max = 100, cwnd = 70, by hand through `cubic_root`:
+/// cube_factor = 2^40/410 = 2681735677; a = 30·that = 80452070310; fls64 = 37,
+/// b = (37·84 >> 8) − 1 = 11, shift = a >> 33 = 9, x = ((129+10) << 11) >> 6 = 4448,
+/// x = 2·4448 + a/(4448·4447) = 8896 + 4067 = 12963, K = 12963·341 >> 10 = 4316
+/// (1/1024 s: 4.215 s; RFC 9438 (2): cbrt(30/0.4) = 4.217 s).
+#[test]
+fn bictcp_update_k_by_hand() {
+    let mut c = after_loss(params(), 100);
+    ack(&mut c, at_ms(10), None);
+    assert_eq!(c.ca.bic_k, 4316);
+    assert_eq!(c.ca.bic_origin_point, 100);
+    assert_eq!(c.ca.epoch_start, Some(10));
+}
+
+/// RFC 9438 4.2: the window target after a loss at W_max = 100 (cwnd 70) against
+/// W_cubic(t) = 0.4·(t − 4.217)³ + 100 at t = 0, 1, 2, 3, K, 5, 6, 8 s: 70.0, 86.7, 95.6,
+/// 99.3, 100, 100.2, 102.3, 121.7; `bictcp_update` truncates C·(t−K)³ and counts t in
+/// 1/1024 s, so each target is within one segment.
+#[test]
+fn rfc9438_w_cubic_after_a_loss_matches_bictcp_update() {
+    let mut c = after_loss(params(), 100);
+    let epoch = 1_000;
+    for t_ms in [0u64, 1_000, 2_000, 3_000, 4_217, 5_000, 6_000, 8_000] {
+        ack(&mut c, at_ms(epoch + t_ms), None);
+        let want = w_cubic(100.0, 70.0, t_ms as f64 / 1000.0);
+        let got = f64::from(c.last_target);
+        assert!((got - want).abs() <= 1.0, "t={t_ms} ms: bictcp_update {got}, RFC 9438 {want:.2}");
+    }
+}
+
+/// RFC 9438 4.2 sets the target to W_cubic(t + RTT); Linux adds `delay_min` to t. With
+/// an RTT sample of 100 ms taken 1.5 s into the epoch (one at 0.5 s is discarded: "Discard
+/// delay samples right after fast recovery", `cubictcp_acked`), the target is
+/// W_cubic(1.6 s) = 0.4·(1.6 − 4.217)³ + 100 = 92.83, above W_cubic(1.5 s) = 92.46.
+#[test]
+fn rfc9438_4_2_target_is_one_min_rtt_ahead() {
+    let rtt = Some(SimDuration::from_millis(100));
+    let mut c = after_loss(params(), 100);
+    ack(&mut c, at_ms(0), None);
+    ack(&mut c, at_ms(500), rtt);
+    assert_eq!(c.ca.delay_min, 0, "sample in the epoch's first second is discarded");
+    ack(&mut c, at_ms(1_500), rtt);
+    assert_eq!(c.ca.delay_min, 100_000);
+    let want = w_cubic(100.0, 70.0, 1.6);
+    assert!((f64::from(c.last_target) - want).abs() <= 1.0, "{} vs {want:.2}", c.last_target);
+    assert!(f64::from(c.last_target) > w_cubic(100.0, 70.0, 1.5));
+}
+
+/// RFC 9438 4.7 fast convergence (`fast_convergence` = 1): a loss at cwnd 80 below the
+/// last W_max of 100 sets W_max = 80·(1024 + 717)/2048 = 68.007 → 68 (RFC: 80·(1+β)/2 =
+/// 68); ssthresh = 80·717/1024 = 56. Without it W_max = 80. A loss above W_max (120 > 100)
+/// keeps 120 either way.
+#[test]
+fn rfc9438_4_7_fast_convergence_lowers_w_max() {
+    for (fast, want) in [(true, 68), (false, 80)] {
+        let mut c = after_loss(CubicParams { fast_convergence: fast, ..params() }, 100);
+        c.window.cwnd = 80;
+        c.on_loss(at_ms(5_000), 80);
+        assert_eq!((c.w_max(), c.ssthresh()), (want, 56), "fast_convergence {fast}");
+        c.window.cwnd = 120;
+        c.on_loss(at_ms(9_000), 120);
+        assert_eq!(c.w_max(), 120);
+    }
+}
+
+/// Runs an ACK clock for `rounds` RTTs of 100 ms from `start`: each round, one ACK per
+/// segment of the window at the round's start, spread evenly over the RTT.
+fn ack_clock(c: &mut Cubic, start: u64, rounds: u64) {
+    for r in 0..rounds {
+        let w = u64::from(c.cwnd());
+        for i in 0..w {
+            ack(c, at_ms(start + r * 100 + i * 100 / w), None);
+        }
+    }
+}
+
+/// RFC 9438 4.3 (Reno-friendly region) / `tcp_friendliness`: after a loss at W_max = 20
+/// (cwnd 14, K = cbrt(6/0.4) = 2.47 s) the cubic curve only reaches W_cubic(2 s) = 19.96,
+/// while the Reno estimate grows by α = 3(1 − β)/(1 + β) = 0.53 segments per RTT (the
+/// kernel: +1 per cwnd·15/8 acked): after 20 RTTs W_est = 14 + 20·0.53 = 24.6. CUBIC
+/// with friendliness follows W_est (within 2); without it, stays at or under the curve.
+#[test]
+fn rfc9438_4_3_reno_friendly_region_follows_w_est() {
+    let mut friendly = after_loss(params(), 20);
+    let mut pure = after_loss(CubicParams { tcp_friendliness: false, ..params() }, 20);
+    assert_eq!(friendly.cwnd(), 14);
+    ack_clock(&mut friendly, 0, 20);
+    ack_clock(&mut pure, 0, 20);
+    let w_est = 14.0 + 20.0 * 3.0 * (1.0 - 0.7) / (1.0 + 0.7);
+    assert!((f64::from(friendly.cwnd()) - w_est).abs() <= 2.0, "{} vs W_est {w_est:.1}", friendly.cwnd());
+    assert!(pure.cwnd() <= 20, "pure cubic {}", pure.cwnd());
+    assert!(friendly.cwnd() > pure.cwnd() + 2);
+}
+
+/// `bictcp_update`: before any loss (W_max 0) cnt is at most 20, so congestion avoidance
+/// grows at least 5 % per RTT: 20 ACKs at cwnd 40 give +1... and cnt is never under 2
+/// (1.5× per RTT at most): a window of 40 ACKs adds at least 2 and at most 20.
+#[test]
+fn bictcp_update_bounds_growth_before_the_first_loss() {
+    let mut c = Cubic::new(params());
+    c.window.cwnd = 40;
+    c.window.ssthresh = 40;
+    ack_clock(&mut c, 0, 1);
+    assert!((42..=60).contains(&c.cwnd()), "{}", c.cwnd());
+}
+
+/// `tcp_enter_loss` then `cubictcp_state(TCP_CA_Loss)` → `bictcp_reset`: ssthresh from
+/// `cubictcp_recalc_ssthresh` (70·717/1024 = 49.01 → 49), cwnd = in flight + 1 = 1, and
+/// W_max forgotten (0), so the next epoch starts from cwnd with K = 0.
+#[test]
+fn tcp_enter_loss_resets_cubic_state() {
+    let mut c = after_loss(params(), 100);
+    c.on_rto(&Timeout { now: at_ms(500), flight_size: 70, in_flight: 0, new_episode: true });
+    assert_eq!((c.cwnd(), c.ssthresh(), c.w_max()), (1, 49, 0));
+    assert_eq!(c.ca.epoch_start, None);
+    c.on_rto(&Timeout { now: at_ms(1_500), flight_size: 1, in_flight: 0, new_episode: false });
+    assert_eq!((c.cwnd(), c.ssthresh()), (1, 49));
+}
+
+/// Linux commit 30927520dbae ("tcp_cubic: better follow cubic curve after idle period"),
+/// RFC 9438 5.8: `cubictcp_cwnd_event(CA_EVENT_TX_START)` moves the epoch later by the
+/// idle time (300 jiffies at HZ 1000), so the target 1 s after the pause equals the one
+/// 1 s into the epoch without it. Idle 300 ms is under the RTO (1 s): no restart.
+#[test]
+fn cubictcp_cwnd_event_shifts_the_epoch_over_idle() {
+    let mut c = after_loss(params(), 100);
+    ack(&mut c, at_ms(1_000), None);
+    assert_eq!(c.ca.epoch_start, Some(1_000));
+    c.on_send_after_idle(at_ms(1_500), SimDuration::from_millis(300), SimDuration::from_secs(1));
+    assert_eq!(c.ca.epoch_start, Some(1_300));
+    assert_eq!(c.cwnd(), 70);
+    ack(&mut c, at_ms(2_300), None);
+    let shifted = c.last_target;
+    let mut straight = after_loss(params(), 100);
+    ack(&mut straight, at_ms(1_000), None);
+    ack(&mut straight, at_ms(2_000), None);
+    assert_eq!(shifted, straight.last_target);
+}
+
+/// `tcp_cwnd_restart` under CUBIC (`tcp_slow_start_after_idle` = 1): cwnd 40, ssthresh 20,
+/// RTO 200 ms, idle 1 s → ssthresh max(20, 20 + 10) = 30, cwnd halves 40 → 20 → 10 =
+/// min(IW, cwnd). With the sysctl off the window is kept.
+#[test]
+fn tcp_cwnd_restart_after_idle_under_cubic() {
+    for (on, want) in [(true, (10, 30)), (false, (40, 20))] {
+        let mut c = Cubic::new(CubicParams { slow_start_after_idle: on, ..params() });
+        c.window.cwnd = 40;
+        c.window.ssthresh = 20;
+        c.on_send_after_idle(at_ms(5_000), SimDuration::from_secs(1), SimDuration::from_millis(200));
+        assert_eq!((c.cwnd(), c.ssthresh()), want, "slow_start_after_idle {on}");
+    }
+}
+
+/// `cubictcp_cong_avoid` → `tcp_slow_start`: from IW 10, one ACK per segment doubles the
+/// window per RTT (10 → 20), as Reno; `tcp_is_cwnd_limited` holds it when the sender
+/// had only 4 segments out (10 ≥ 2·4).
+#[test]
+fn cubictcp_cong_avoid_slow_start_and_application_limited() {
+    let mut c = Cubic::new(params());
+    for i in 0..10 {
+        ack(&mut c, at_ms(i), None);
+    }
+    assert_eq!(c.cwnd(), 20);
+    let mut idle = Cubic::new(params());
+    let usage = CwndUse { is_cwnd_limited: false, max_packets_out: 4 };
+    idle.on_ack(&Ack { now: at_ms(1), acked: 1, rtt: None, usage });
+    assert_eq!(idle.cwnd(), 10);
+}
