@@ -17,9 +17,9 @@ mod tests;
 
 pub use root::cubic_root;
 
-use super::window::{is_cwnd_limited, Window};
-use super::{Ack, Congestion, Timeout, INITIAL_WINDOW};
-use crate::engine::time::{SimDuration, SimTime, NANOS_PER_SEC};
+use super::window::{Window, is_cwnd_limited};
+use super::{Ack, Congestion, INITIAL_WINDOW, Timeout};
+use crate::engine::time::{NANOS_PER_SEC, SimDuration, SimTime};
 use crate::model::rto::linux::usecs_to_jiffies;
 
 /// Scale of `beta` (`BICTCP_BETA_SCALE`).
@@ -123,10 +123,10 @@ impl Cubic {
     /// `cubictcp_acked`: track the minimum RTT, skipping the first second of an epoch.
     fn on_rtt(&mut self, now_j: u32, rtt: SimDuration) {
         // Discard delay samples right after fast recovery.
-        if let Some(epoch) = self.ca.epoch_start {
-            if (now_j.wrapping_sub(epoch) as i32) < self.params.hz as i32 {
-                return;
-            }
+        if let Some(epoch) = self.ca.epoch_start
+            && (now_j.wrapping_sub(epoch) as i32) < self.params.hz as i32
+        {
+            return;
         }
         let delay = u32::try_from(rtt.as_micros()).unwrap_or(u32::MAX).max(1);
         if self.ca.delay_min == 0 || self.ca.delay_min > delay {
@@ -170,15 +170,12 @@ impl Cubic {
             t = t.wrapping_add(usecs_to_jiffies(u64::from(ca.delay_min), hz));
             t = (t << BICTCP_HZ) / u64::from(hz);
             let k = u64::from(ca.bic_k);
-            let offs = if t < k { k - t } else { t - k };
+            let offs = k.abs_diff(t);
             // delta = (cube_rtt_scale * offs^3) >> (10 + 3*BICTCP_HZ): C·(t − K)³ segments.
             let cube = u64::from(self.cube_rtt_scale).wrapping_mul(offs).wrapping_mul(offs).wrapping_mul(offs);
             let delta = (cube >> (10 + 3 * BICTCP_HZ)) as u32;
-            let target = if t < k {
-                ca.bic_origin_point.wrapping_sub(delta)
-            } else {
-                ca.bic_origin_point.wrapping_add(delta)
-            };
+            let target =
+                if t < k { ca.bic_origin_point.wrapping_sub(delta) } else { ca.bic_origin_point.wrapping_add(delta) };
             #[cfg(test)]
             {
                 self.last_target = target;
@@ -273,15 +270,15 @@ impl Congestion for Cubic {
         let now_j = self.jiffies(now);
         let last_send_j = self.jiffies(SimTime(now.as_nanos().saturating_sub(idle.as_nanos())));
         let delta = now_j.wrapping_sub(last_send_j) as i32;
-        if let Some(epoch) = self.ca.epoch_start {
-            if delta > 0 {
-                let mut shifted = epoch.wrapping_add(delta as u32);
-                // if (after(ca->epoch_start, now)) ca->epoch_start = now;
-                if (shifted.wrapping_sub(now_j) as i32) > 0 {
-                    shifted = now_j;
-                }
-                self.ca.epoch_start = Some(shifted);
+        if let Some(epoch) = self.ca.epoch_start
+            && delta > 0
+        {
+            let mut shifted = epoch.wrapping_add(delta as u32);
+            // if (after(ca->epoch_start, now)) ca->epoch_start = now;
+            if (shifted.wrapping_sub(now_j) as i32) > 0 {
+                shifted = now_j;
             }
+            self.ca.epoch_start = Some(shifted);
         }
     }
 

@@ -25,7 +25,7 @@ mod window;
 
 pub use cubic::{Cubic, CubicParams};
 pub use reno::{Reno, RenoFlavour};
-pub use window::{is_cwnd_limited, Window};
+pub use window::{Window, is_cwnd_limited};
 
 use crate::engine::time::{SimDuration, SimTime};
 

@@ -3,8 +3,8 @@
 //! RFC do: what ssthresh halves, how slow start counts a stretch ACK, and the restart after
 //! idle.
 
-use super::window::{is_cwnd_limited, Window};
-use super::{Ack, Congestion, Timeout, INITIAL_WINDOW};
+use super::window::{Window, is_cwnd_limited};
+use super::{Ack, Congestion, INITIAL_WINDOW, Timeout};
 use crate::engine::time::{SimDuration, SimTime};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

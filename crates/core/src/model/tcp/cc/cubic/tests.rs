@@ -132,16 +132,34 @@ fn rfc9438_4_3_reno_friendly_region_follows_w_est() {
     assert!(friendly.cwnd() > pure.cwnd() + 2);
 }
 
-/// `bictcp_update`: before any loss (W_max 0) cnt is at most 20, so congestion avoidance
-/// grows at least 5 % per RTT: 20 ACKs at cwnd 40 give +1... and cnt is never under 2
-/// (1.5× per RTT at most): a window of 40 ACKs adds at least 2 and at most 20.
+/// `bictcp_update` before any loss (W_max 0): the curve is flat at cwnd (K = 0, origin 40,
+/// target 40 for the first 100 ms: 410·102³ >> 40 = 0), so cnt would be 100·40, but "the
+/// initial growth ... may be too conservative": cnt = 20, +5 % per RTT. One window of 40
+/// ACKs adds 40/20 = 2 → 42.
 #[test]
-fn bictcp_update_bounds_growth_before_the_first_loss() {
+fn bictcp_update_grows_five_percent_per_rtt_before_the_first_loss() {
     let mut c = Cubic::new(params());
     c.window.cwnd = 40;
     c.window.ssthresh = 40;
     ack_clock(&mut c, 0, 1);
-    assert!((42..=60).contains(&c.cwnd()), "{}", c.cwnd());
+    assert_eq!(c.ca.cnt, 20);
+    assert_eq!(c.cwnd(), 42);
+}
+
+/// `bictcp_update`'s floor cnt ≥ 2 ("1.5x per RTT" at most): 10 s after an epoch began at
+/// cwnd 14 (W_max 20) the target is 20 + 0.4·(10 − 2.47)³ ≈ 190, so cwnd/(target − cwnd)
+/// = 0, raised to 2. The first ACK left 1 credit; 14 more ACKs make 15 credits at 2 per
+/// segment → +7 → 21.
+#[test]
+fn bictcp_update_never_grows_faster_than_one_per_two_acked() {
+    let mut c = after_loss(params(), 20);
+    ack(&mut c, at_ms(0), None);
+    assert_eq!((c.cwnd(), c.window.cwnd_cnt), (14, 1));
+    for _ in 0..14 {
+        ack(&mut c, at_ms(10_000), None);
+    }
+    assert_eq!(c.ca.cnt, 2);
+    assert_eq!(c.cwnd(), 21);
 }
 
 /// `tcp_enter_loss` then `cubictcp_state(TCP_CA_Loss)` → `bictcp_reset`: ssthresh from

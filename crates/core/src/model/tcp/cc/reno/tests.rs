@@ -1,6 +1,6 @@
 use super::{Reno, RenoFlavour};
 use crate::engine::time::{SimDuration, SimTime};
-use crate::model::tcp::cc::{Ack, Congestion, CwndUse, Timeout, INFINITE_SSTHRESH};
+use crate::model::tcp::cc::{Ack, Congestion, CwndUse, INFINITE_SSTHRESH, Timeout};
 
 fn ack(reno: &mut Reno, acked: u32) {
     reno.on_ack(&Ack { now: SimTime::ZERO, acked, rtt: None, usage: CwndUse::LIMITED });
