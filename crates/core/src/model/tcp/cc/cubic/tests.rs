@@ -224,3 +224,42 @@ fn cubictcp_cong_avoid_slow_start_and_application_limited() {
     idle.on_ack(&Ack { now: at_ms(1), acked: 1, rtt: None, usage });
     assert_eq!(idle.cwnd(), 10);
 }
+
+/// google/packetdrill `gtests/net/tcp/cubic/cubic-rto-ss-ca-cwnd-bump.pkt` (commit
+/// 8d63bbc7d627), times in ms from the SYN, one ACK per segment, RTT 100 ms:
+/// - 200: the first data ACK; one segment out of a window of 10 is not cwnd-limited
+///   (10 ≥ 2·1): cwnd stays 10.
+/// - 800: the RTO (`tcp_enter_loss`): ssthresh = 10·717/1024 = 7, cwnd = 0 + 1, and
+///   `bictcp_reset` forgets W_max. 900: the retransmission's ACK (no RTT sample, Karn):
+///   slow start 1 → 2. The script asserts cwnd 2, ssthresh 7.
+/// - 1000…1104: five ACKs of slow start, 3, 4, 5, 6, 7 (= ssthresh).
+/// - From 1106 congestion avoidance with W_max 0: cnt = 20. Credits reach 9 by the ACK at
+///   1314: cwnd 7 (asserted). At 1424 the 16th ACK of the epoch passes the Reno estimate's
+///   7·15 >> 3 = 13 acked: tcp_cwnd = 8 > 7, so cnt = 7/1 = 7, and the 15 credits already
+///   held bump cwnd to 8 (asserted) — the "cwnd bump" of the script's name.
+#[test]
+fn packetdrill_cubic_rto_ss_ca_cwnd_bump() {
+    let rtt = Some(SimDuration::from_millis(100));
+    let mut c = Cubic::new(params());
+    let app = CwndUse { is_cwnd_limited: false, max_packets_out: 1 };
+    c.on_ack(&Ack { now: at_ms(200), acked: 1, rtt, usage: app });
+    assert_eq!(c.cwnd(), 10);
+    c.on_rto(&Timeout { now: at_ms(800), flight_size: 1, in_flight: 0, new_episode: true });
+    c.on_ack(&Ack { now: at_ms(900), acked: 1, rtt: None, usage: CwndUse::LIMITED });
+    assert_eq!((c.cwnd(), c.ssthresh()), (2, 7));
+    let ss = [1000, 1002, 1100, 1102, 1104];
+    for (i, t) in ss.into_iter().enumerate() {
+        ack(&mut c, at_ms(t), rtt);
+        assert_eq!(c.cwnd(), 3 + i as u32, "slow start at {t} ms");
+    }
+    let ca_to_16001 = [1106, 1204, 1206, 1208, 1210, 1212, 1214, 1216, 1314];
+    for t in ca_to_16001 {
+        ack(&mut c, at_ms(t), rtt);
+    }
+    assert_eq!(c.cwnd(), 7);
+    let to_23001 = [1316, 1318, 1320, 1322, 1324, 1326, 1424];
+    for t in to_23001 {
+        ack(&mut c, at_ms(t), rtt);
+    }
+    assert_eq!(c.cwnd(), 8);
+}
