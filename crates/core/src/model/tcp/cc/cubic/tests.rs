@@ -263,3 +263,35 @@ fn packetdrill_cubic_rto_ss_ca_cwnd_bump() {
     }
     assert_eq!(c.cwnd(), 8);
 }
+
+/// google/packetdrill `gtests/net/tcp/slow_start/slow-start-after-idle.pkt` (commit
+/// 8229c94928ac): the ACK of the initial 10 segments takes cwnd to 20; then 16 segments
+/// go out (not the whole window, but 20 < 2·16 keeps slow start growing,
+/// `tcp_is_cwnd_limited`) and their ACK makes 36. After 2 s idle with an RTO of 300 ms
+/// (200 ms minimum + SRTT 100 ms), `tcp_cwnd_restart`: restart window min(10, 36) = 10;
+/// 2000−300 > 0 → 18, 1400 > 0 → 9, then 9 < 10 stops; cwnd = max(9, 10) = 10 (asserted).
+#[test]
+fn packetdrill_slow_start_after_idle() {
+    let rtt = Some(SimDuration::from_millis(100));
+    let mut c = Cubic::new(params());
+    c.on_ack(&Ack { now: at_ms(200), acked: 10, rtt, usage: CwndUse::LIMITED });
+    assert_eq!(c.cwnd(), 20);
+    let partial = CwndUse { is_cwnd_limited: false, max_packets_out: 16 };
+    c.on_ack(&Ack { now: at_ms(300), acked: 16, rtt, usage: partial });
+    assert_eq!(c.cwnd(), 36);
+    c.on_send_after_idle(at_ms(2_300), SimDuration::from_millis(2_000), SimDuration::from_millis(300));
+    assert_eq!(c.cwnd(), 10);
+}
+
+/// google/packetdrill `gtests/net/tcp/slow_start/slow-start-app-limited.pkt` (commit
+/// 5018df2a9f44): exactly 10 segments written with IW 10, ACKed two at a time: cwnd
+/// 12, 14, 16, 18, 20 (each below 2·10 = 20 before the ACK, so slow start goes on).
+#[test]
+fn packetdrill_slow_start_app_limited() {
+    let mut c = Cubic::new(params());
+    let usage = CwndUse { is_cwnd_limited: false, max_packets_out: 10 };
+    for (i, t) in [305u64, 310, 315, 320, 325].into_iter().enumerate() {
+        c.on_ack(&Ack { now: at_ms(t), acked: 2, rtt: Some(SimDuration::from_millis(105)), usage });
+        assert_eq!(c.cwnd(), 12 + 2 * i as u32);
+    }
+}
