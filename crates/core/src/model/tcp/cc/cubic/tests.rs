@@ -55,16 +55,19 @@ fn bictcp_update_k_by_hand() {
 /// RFC 9438 4.2: the window target after a loss at W_max = 100 (cwnd 70) against
 /// W_cubic(t) = 0.4·(t − 4.217)³ + 100 at t = 0, 1, 2, 3, K, 5, 6, 8 s: 70.0, 86.7, 95.6,
 /// 99.3, 100, 100.2, 102.3, 121.7; `bictcp_update` truncates C·(t−K)³ and counts t in
-/// 1/1024 s, so each target is within one segment.
+/// 1/1024 s, so each target is within one segment, at HZ 1000 and at the default HZ 250
+/// (4 ms jiffies).
 #[test]
 fn rfc9438_w_cubic_after_a_loss_matches_bictcp_update() {
-    let mut c = after_loss(params(), 100);
-    let epoch = 1_000;
-    for t_ms in [0u64, 1_000, 2_000, 3_000, 4_217, 5_000, 6_000, 8_000] {
-        ack(&mut c, at_ms(epoch + t_ms), None);
-        let want = w_cubic(100.0, 70.0, t_ms as f64 / 1000.0);
-        let got = f64::from(c.last_target);
-        assert!((got - want).abs() <= 1.0, "t={t_ms} ms: bictcp_update {got}, RFC 9438 {want:.2}");
+    for hz in [1000, 250] {
+        let mut c = after_loss(CubicParams { hz, ..params() }, 100);
+        let epoch = 1_000;
+        for t_ms in [0u64, 1_000, 2_000, 3_000, 4_217, 5_000, 6_000, 8_000] {
+            ack(&mut c, at_ms(epoch + t_ms), None);
+            let want = w_cubic(100.0, 70.0, t_ms as f64 / 1000.0);
+            let got = f64::from(c.last_target);
+            assert!((got - want).abs() <= 1.0, "HZ {hz}, t={t_ms} ms: bictcp_update {got}, RFC 9438 {want:.2}");
+        }
     }
 }
 

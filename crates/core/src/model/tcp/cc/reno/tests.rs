@@ -108,7 +108,8 @@ fn rfc5681_3_2_and_tcp_reno_ssthresh_halve_on_loss() {
 
 /// `tcp_enter_loss`: ssthresh = max(cwnd/2, 2) = 15 from cwnd 30, cwnd = in_flight + 1 = 1;
 /// a second timeout in the same episode keeps ssthresh (RFC 5681 (4) note, Linux's
-/// `icsk_retransmits` test). RFC 5681: cwnd = LW = 1, ssthresh from FlightSize 24 → 12.
+/// `icsk_retransmits` test). RFC 5681: cwnd = LW = 1 whatever is in flight, ssthresh from
+/// FlightSize 24 → 12.
 #[test]
 fn tcp_enter_loss_and_rfc5681_loss_window() {
     let timeout = Timeout { now: SimTime::ZERO, flight_size: 24, in_flight: 0, new_episode: true };
@@ -117,6 +118,11 @@ fn tcp_enter_loss_and_rfc5681_loss_window() {
     assert_eq!((linux.cwnd(), linux.ssthresh()), (1, 15));
     linux.on_rto(&Timeout { new_episode: false, flight_size: 24, ..timeout });
     assert_eq!((linux.cwnd(), linux.ssthresh()), (1, 15));
+    // Whatever `tcp_packets_in_flight` still counts once segments are marked lost adds to
+    // it: 3 → cwnd 4.
+    let mut partial = in_avoidance(RenoFlavour::Linux, 30);
+    partial.on_rto(&Timeout { in_flight: 3, ..timeout });
+    assert_eq!(partial.cwnd(), 4);
     let mut rfc = in_avoidance(RenoFlavour::Rfc5681, 30);
     rfc.on_rto(&Timeout { in_flight: 3, ..timeout });
     assert_eq!((rfc.cwnd(), rfc.ssthresh()), (1, 12));
