@@ -7,20 +7,25 @@
 //! RFC 9438 4.3) keeps the window at least what Reno's would be; the epoch shifts over an
 //! idle spell (`cubictcp_cwnd_event`, `CA_EVENT_TX_START`).
 //!
-//! Left out: HyStart (`hystart`, on by default in Linux: it can end slow start before
-//! ssthresh or a loss; here slow start runs on to either), `initial_ssthresh` (0 by
-//! default) and `cubictcp_undo`/undo (the sender has no undo yet).
+//! HyStart (on by default, as in Linux) can end slow start before a loss: see
+//! [`hystart`]. It runs only on ACKs that carry a [`Round`]. After an RTO its round
+//! restarts at the next ACK rather than at the `snd_nxt` of the timeout.
+//!
+//! Left out: `initial_ssthresh` (0 by default) and undo (`tcp_undo_cwnd_reduction`).
 
+pub mod hystart;
 mod root;
 #[cfg(test)]
 mod tests;
 
+pub use hystart::Round;
 pub use root::cubic_root;
 
 use super::window::{Window, is_cwnd_limited};
 use super::{Ack, Congestion, INITIAL_WINDOW, Timeout};
 use crate::engine::time::{NANOS_PER_SEC, SimDuration, SimTime};
 use crate::model::rto::linux::usecs_to_jiffies;
+use hystart::HyStart;
 
 /// Scale of `beta` (`BICTCP_BETA_SCALE`).
 const BETA_SCALE: u32 = 1024;
@@ -36,6 +41,8 @@ pub struct CubicParams {
     pub bic_scale: u32,
     pub fast_convergence: bool,
     pub tcp_friendliness: bool,
+    /// `hystart` (1 by default, both detections: `hystart_detect` = 3).
+    pub hystart: bool,
     /// `CONFIG_HZ`: CUBIC's clock is `tcp_jiffies32`.
     pub hz: u32,
     /// `net.ipv4.tcp_slow_start_after_idle` (1 by default).
@@ -50,6 +57,7 @@ impl Default for CubicParams {
             bic_scale: 41,
             fast_convergence: true,
             tcp_friendliness: true,
+            hystart: true,
             hz: 250,
             slow_start_after_idle: true,
             initial_window: INITIAL_WINDOW,
@@ -82,6 +90,7 @@ pub struct Cubic {
     pub window: Window,
     params: CubicParams,
     ca: State,
+    hystart: HyStart,
     /// `beta_scale`: 8·(1024 + β)/3/(1024 − β), segments acked per Reno +1, ×8/cwnd.
     beta_scale: u32,
     /// `cube_rtt_scale`: `bic_scale` · 10.
@@ -102,6 +111,7 @@ impl Cubic {
             window: Window::new(params.initial_window),
             params: CubicParams { beta, bic_scale, hz: params.hz.max(1), ..params },
             ca: State::default(),
+            hystart: HyStart::default(),
             beta_scale: 8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta),
             cube_rtt_scale: bic_scale * 10,
             cube_factor: (1u64 << (10 + 3 * BICTCP_HZ)) / u64::from(bic_scale * 10),
@@ -120,8 +130,9 @@ impl Cubic {
         self.ca.last_max_cwnd
     }
 
-    /// `cubictcp_acked`: track the minimum RTT, skipping the first second of an epoch.
-    fn on_rtt(&mut self, now_j: u32, rtt: SimDuration) {
+    /// `cubictcp_acked`: track the minimum RTT, skipping the first second of an epoch, and
+    /// let HyStart look at the sample while in slow start.
+    fn on_rtt(&mut self, now: SimTime, now_j: u32, rtt: SimDuration, round: Option<Round>) {
         // Discard delay samples right after fast recovery.
         if let Some(epoch) = self.ca.epoch_start
             && (now_j.wrapping_sub(epoch) as i32) < self.params.hz as i32
@@ -131,6 +142,19 @@ impl Cubic {
         let delay = u32::try_from(rtt.as_micros()).unwrap_or(u32::MAX).max(1);
         if self.ca.delay_min == 0 || self.ca.delay_min > delay {
             self.ca.delay_min = delay;
+        }
+        // if (!ca->found && tcp_in_slow_start(tp) && hystart) hystart_update(sk, delay);
+        if let Some(round) = round
+            && self.params.hystart
+            && !self.hystart.found
+            && self.window.in_slow_start()
+        {
+            // bictcp_clock_us: tcp_mstamp, µs.
+            let now_us = (now.as_nanos() / 1_000) as u32;
+            if self.hystart.update(now_us, delay, self.ca.delay_min, self.window.cwnd, round) {
+                // tp->snd_ssthresh = tcp_snd_cwnd(tp);
+                self.window.ssthresh = self.window.cwnd;
+            }
         }
     }
 
@@ -223,7 +247,7 @@ impl Congestion for Cubic {
     fn on_ack(&mut self, ack: &Ack) {
         let now_j = self.jiffies(ack.now);
         if let Some(rtt) = ack.rtt {
-            self.on_rtt(now_j, rtt);
+            self.on_rtt(ack.now, now_j, rtt, ack.round);
         }
         // cubictcp_cong_avoid
         if !is_cwnd_limited(&self.window, ack.usage) {
@@ -258,6 +282,7 @@ impl Congestion for Cubic {
         // tcp_set_ca_state(sk, TCP_CA_Loss) → cubictcp_state → bictcp_reset: W_max is
         // forgotten, the next epoch starts from cwnd.
         self.ca = State::default();
+        self.hystart = HyStart::default();
     }
 
     fn on_send_after_idle(&mut self, now: SimTime, idle: SimDuration, rto: SimDuration) {

@@ -15,15 +15,14 @@
 //!
 //! Left out: Proportional Rate Reduction (RFC 6937) inside recovery (the window lands where
 //! PRR ends it, `tcp_end_cwnd_reduction`: cwnd = ssthresh), undo after a spurious
-//! retransmission (`tcp_undo_cwnd_reduction`), ECN's CWR, pacing, `snd_cwnd_clamp` (no
-//! route metric caps the window), and CUBIC's HyStart (slow start ends at ssthresh or a
-//! loss, as with `hystart=0`).
+//! retransmission (`tcp_undo_cwnd_reduction`), ECN's CWR, pacing, and `snd_cwnd_clamp` (no
+//! route metric caps the window).
 
 pub mod cubic;
 pub mod reno;
 mod window;
 
-pub use cubic::{Cubic, CubicParams};
+pub use cubic::{Cubic, CubicParams, Round};
 pub use reno::{Reno, RenoFlavour};
 pub use window::{Window, is_cwnd_limited};
 
@@ -59,6 +58,9 @@ pub struct Ack {
     /// The RTT sample this ACK gave, if any (Karn: none for a retransmitted segment).
     pub rtt: Option<SimDuration>,
     pub usage: CwndUse,
+    /// The sequence space after this ACK, for CUBIC's HyStart rounds; without it HyStart
+    /// does not run.
+    pub round: Option<Round>,
 }
 
 /// What a sender knows when a retransmission timeout fires.

@@ -1,6 +1,6 @@
-use super::{Cubic, CubicParams};
+use super::{Cubic, CubicParams, Round};
 use crate::engine::time::{SimDuration, SimTime};
-use crate::model::tcp::cc::{Ack, Congestion, CwndUse, Timeout};
+use crate::model::tcp::cc::{Ack, Congestion, CwndUse, INFINITE_SSTHRESH, Timeout};
 
 /// HZ = 1000 so that a jiffy is a millisecond and times read directly.
 fn params() -> CubicParams {
@@ -21,7 +21,7 @@ fn after_loss(p: CubicParams, cwnd: u32) -> Cubic {
 }
 
 fn ack(c: &mut Cubic, now: SimTime, rtt: Option<SimDuration>) {
-    c.on_ack(&Ack { now, acked: 1, rtt, usage: CwndUse::LIMITED });
+    c.on_ack(&Ack { now, acked: 1, rtt, usage: CwndUse::LIMITED, round: None });
 }
 
 /// RFC 9438 (1) W_cubic(t) = C·(t − K)³ + W_max, (2) K = cbrt(W_max·(1 − β)/C).
@@ -224,7 +224,7 @@ fn cubictcp_cong_avoid_slow_start_and_application_limited() {
     assert_eq!(c.cwnd(), 20);
     let mut idle = Cubic::new(params());
     let usage = CwndUse { is_cwnd_limited: false, max_packets_out: 4 };
-    idle.on_ack(&Ack { now: at_ms(1), acked: 1, rtt: None, usage });
+    idle.on_ack(&Ack { now: at_ms(1), acked: 1, rtt: None, usage, round: None });
     assert_eq!(idle.cwnd(), 10);
 }
 
@@ -245,10 +245,10 @@ fn packetdrill_cubic_rto_ss_ca_cwnd_bump() {
     let rtt = Some(SimDuration::from_millis(100));
     let mut c = Cubic::new(params());
     let app = CwndUse { is_cwnd_limited: false, max_packets_out: 1 };
-    c.on_ack(&Ack { now: at_ms(200), acked: 1, rtt, usage: app });
+    c.on_ack(&Ack { now: at_ms(200), acked: 1, rtt, usage: app, round: None });
     assert_eq!(c.cwnd(), 10);
     c.on_rto(&Timeout { now: at_ms(800), flight_size: 1, in_flight: 0, new_episode: true });
-    c.on_ack(&Ack { now: at_ms(900), acked: 1, rtt: None, usage: CwndUse::LIMITED });
+    c.on_ack(&Ack { now: at_ms(900), acked: 1, rtt: None, usage: CwndUse::LIMITED, round: None });
     assert_eq!((c.cwnd(), c.ssthresh()), (2, 7));
     let ss = [1000, 1002, 1100, 1102, 1104];
     for (i, t) in ss.into_iter().enumerate() {
@@ -277,10 +277,10 @@ fn packetdrill_cubic_rto_ss_ca_cwnd_bump() {
 fn packetdrill_slow_start_after_idle() {
     let rtt = Some(SimDuration::from_millis(100));
     let mut c = Cubic::new(params());
-    c.on_ack(&Ack { now: at_ms(200), acked: 10, rtt, usage: CwndUse::LIMITED });
+    c.on_ack(&Ack { now: at_ms(200), acked: 10, rtt, usage: CwndUse::LIMITED, round: None });
     assert_eq!(c.cwnd(), 20);
     let partial = CwndUse { is_cwnd_limited: false, max_packets_out: 16 };
-    c.on_ack(&Ack { now: at_ms(300), acked: 16, rtt, usage: partial });
+    c.on_ack(&Ack { now: at_ms(300), acked: 16, rtt, usage: partial, round: None });
     assert_eq!(c.cwnd(), 36);
     c.on_send_after_idle(at_ms(2_300), SimDuration::from_millis(2_000), SimDuration::from_millis(300));
     assert_eq!(c.cwnd(), 10);
@@ -294,7 +294,70 @@ fn packetdrill_slow_start_app_limited() {
     let mut c = Cubic::new(params());
     let usage = CwndUse { is_cwnd_limited: false, max_packets_out: 10 };
     for (i, t) in [305u64, 310, 315, 320, 325].into_iter().enumerate() {
-        c.on_ack(&Ack { now: at_ms(t), acked: 2, rtt: Some(SimDuration::from_millis(105)), usage });
+        c.on_ack(&Ack { now: at_ms(t), acked: 2, rtt: Some(SimDuration::from_millis(105)), usage, round: None });
         assert_eq!(c.cwnd(), 12 + 2 * i as u32);
     }
+}
+
+/// Feeds one slow-start round of HyStart: ACK i acknowledges segment `first + i`
+/// (numbered from 0) at `start_ms + i·gap_ms` with an RTT sample `rtt_ms`. As in Linux,
+/// `snd_una` is then the first unacknowledged segment, and `snd_nxt` (read before this
+/// ACK's sends) is a full window past the segment acked.
+fn hystart_round(c: &mut Cubic, first: u64, count: u64, start_ms: u64, gap_ms: u64, rtt_ms: u64) {
+    for i in 0..count {
+        let acked_seg = first + i;
+        let round = Some(Round { snd_una: acked_seg + 1, snd_nxt: acked_seg + u64::from(c.cwnd()) });
+        let rtt = Some(SimDuration::from_millis(rtt_ms));
+        c.on_ack(&Ack { now: at_ms(start_ms + i * gap_ms), acked: 1, rtt, usage: CwndUse::LIMITED, round });
+    }
+}
+
+/// `hystart_update`, HYSTART_DELAY: a first round at cwnd 16 with RTT 100 ms sets
+/// delay_min = 100 ms and grows cwnd to 32; its end_seq is the snd_nxt of its first ACK,
+/// 16. In the next round the RTT is 120 ms: the ACK of segment 16 (snd_una 17 > 16)
+/// starts the round (`bictcp_hystart_reset`), eight samples are
+/// taken (`HYSTART_MIN_SAMPLES`), and on the ninth, 120 > 100 + clamp(100/8, 4, 16) =
+/// 112.5 ms: ssthresh = cwnd = 32 + 8 = 40, and slow start is over. Without HyStart the
+/// round's 16 ACKs take cwnd on to 48.
+#[test]
+fn hystart_delay_increase_ends_slow_start() {
+    let mut c = Cubic::new(params());
+    c.window.cwnd = 16;
+    hystart_round(&mut c, 0, 16, 100, 1, 100);
+    assert_eq!((c.cwnd(), c.ssthresh()), (32, INFINITE_SSTHRESH));
+    hystart_round(&mut c, 16, 16, 220, 1, 120);
+    assert_eq!((c.cwnd(), c.ssthresh()), (40, 40));
+
+    let mut off = Cubic::new(CubicParams { hystart: false, ..params() });
+    off.window.cwnd = 16;
+    hystart_round(&mut off, 0, 16, 100, 1, 100);
+    hystart_round(&mut off, 16, 16, 220, 1, 120);
+    assert_eq!((off.cwnd(), off.ssthresh()), (48, INFINITE_SSTHRESH));
+}
+
+/// `hystart_update`, HYSTART_ACK_TRAIN: RTT stays 100 ms but the second round's ACKs
+/// come 2 ms apart (within `hystart_ack_delta_us`), so the train lasts: threshold =
+/// (delay_min + 1 ms cushion) / 2 = 50.5 ms; ACK i arrives 2i ms after the round began,
+/// first past 50.5 at i = 26: ssthresh = cwnd = 32 + 26 = 58.
+#[test]
+fn hystart_ack_train_ends_slow_start() {
+    let mut c = Cubic::new(params());
+    c.window.cwnd = 16;
+    hystart_round(&mut c, 0, 16, 100, 1, 100);
+    hystart_round(&mut c, 16, 32, 200, 2, 100);
+    assert_eq!(c.ssthresh(), 58);
+    assert_eq!(c.cwnd(), 58);
+}
+
+/// `hystart_low_window`: below 16 segments HyStart does not look. With an RTT of 10 ms
+/// the ACK-train threshold is (10 + 1)/2 = 5.5 ms; a second round at cwnd 8 with ACKs
+/// 2 ms apart passes it at the fourth ACK (6 ms, cwnd 11) but cwnd < 16, so slow start
+/// goes on to 16.
+#[test]
+fn hystart_waits_for_sixteen_segments() {
+    let mut c = Cubic::new(params());
+    c.window.cwnd = 4;
+    hystart_round(&mut c, 0, 4, 100, 1, 10);
+    hystart_round(&mut c, 4, 8, 120, 2, 10);
+    assert_eq!((c.cwnd(), c.ssthresh()), (16, INFINITE_SSTHRESH));
 }

@@ -3,7 +3,7 @@ use crate::engine::time::{SimDuration, SimTime};
 use crate::model::tcp::cc::{Ack, Congestion, CwndUse, INFINITE_SSTHRESH, Timeout};
 
 fn ack(reno: &mut Reno, acked: u32) {
-    reno.on_ack(&Ack { now: SimTime::ZERO, acked, rtt: None, usage: CwndUse::LIMITED });
+    reno.on_ack(&Ack { now: SimTime::ZERO, acked, rtt: None, usage: CwndUse::LIMITED, round: None });
 }
 
 fn in_avoidance(flavour: RenoFlavour, cwnd: u32) -> Reno {
@@ -134,12 +134,12 @@ fn tcp_enter_loss_and_rfc5681_loss_window() {
 fn tcp_is_cwnd_limited_holds_an_application_limited_window() {
     let app = |max| CwndUse { is_cwnd_limited: false, max_packets_out: max };
     let mut r = in_avoidance(RenoFlavour::Linux, 20);
-    r.on_ack(&Ack { now: SimTime::ZERO, acked: 40, rtt: None, usage: app(20) });
+    r.on_ack(&Ack { now: SimTime::ZERO, acked: 40, rtt: None, usage: app(20), round: None });
     assert_eq!(r.cwnd(), 20);
     let mut ss = Reno::new(RenoFlavour::Linux);
-    ss.on_ack(&Ack { now: SimTime::ZERO, acked: 1, rtt: None, usage: app(5) });
+    ss.on_ack(&Ack { now: SimTime::ZERO, acked: 1, rtt: None, usage: app(5), round: None });
     assert_eq!(ss.cwnd(), 10);
-    ss.on_ack(&Ack { now: SimTime::ZERO, acked: 1, rtt: None, usage: app(6) });
+    ss.on_ack(&Ack { now: SimTime::ZERO, acked: 1, rtt: None, usage: app(6), round: None });
     assert_eq!(ss.cwnd(), 11);
 }
 
