@@ -2,6 +2,7 @@
 //! returning cumulative ACKs. What a scenario writes under `[tcp]` is the tcp world's
 //! (`worlds::tcp::TcpConfig`); the sender takes its [`SenderOptions`].
 
+pub mod cc;
 pub mod delack;
 pub mod frto;
 pub mod keepalive;
