@@ -6,6 +6,8 @@ pub mod frto;
 pub mod keepalive;
 pub mod persist;
 pub mod receiver;
+pub mod rack;
+pub mod scoreboard;
 pub mod segment;
 pub mod sender;
 pub mod synack;
