@@ -495,6 +495,10 @@ mod tests {
         // NextSeg rule 1: 2 > HighRxt (none), 2 < HighSACK (5), IsLost(2).
         assert_eq!(sb.next_seg(true), Some(NextSeg::Lost(2)));
         assert!(sb.on_retransmit(2, t(50)));
+        // The retransmission is now the latest sent (Linux moves it to the tail of
+        // tsorted_sent_queue): RACK scans 6, 7, 8, 9 before it.
+        let order: Vec<u64> = sb.sent_order().map(|(_, s)| s).collect();
+        assert_eq!(order, vec![6, 7, 8, 9, 2]);
         // SetPipe (b): 2 <= HighRxt adds one: pipe = 5.
         assert_eq!(sb.pipe(), 5);
         // Rule 1 finds nothing above HighRxt = 2; rule 2 sends new data when allowed;
@@ -556,38 +560,58 @@ mod tests {
         assert!(!sb.mark_lost(3)); // SACKed segments are never marked lost
     }
 
+    // RFC 2883 section 4.1's examples use 500-byte segments; here byte b is segment b/500
+    // (3000 -> 6, 3500 -> 7, 4000 -> 8, 4500 -> 9, 5000 -> 10, 5500 -> 11).
+
     #[test]
-    fn rfc2883_4_1_1_a_block_below_the_cumulative_ack_is_a_dsack() {
-        // 4.1.1, in 500-byte segments (byte b is segment b/500): 3000-3499 and 3500-3999
-        // are acknowledged (ACK 4000, segment 8), their ACKs are lost and 3000-3499 is
-        // retransmitted; the receiver answers "ACK 4000, SACK 3000-3500": block [6, 7).
-        assert_eq!(dsack_of(8, &[(6, 7)]), Some(Dsack::BelowAck { start: 6, end: 7 }));
+    fn rfc2883_4_1_example_1_a_block_below_the_cumulative_ack_is_a_dsack() {
+        // 3000-3499 and 3500-3999 arrive, both ACKs are dropped, 3000-3499 is sent again:
+        // "4000, SACK=3000-3500", block [6, 7) below ACK 8.
         let mut sb = Scoreboard::new(6, true);
         sb.on_send(t(0));
         sb.on_send(t(0));
         sb.on_retransmit(6, t(300));
         let a = sb.on_ack(8, &[(6, 7)]);
         assert_eq!(a.dsack, Some(Dsack::BelowAck { start: 6, end: 7 }));
-        assert_eq!(sb.sacked_out(), 0); // the block marks nothing
+        assert_eq!(a.delivered.len(), 2); // by the cumulative ACK; the block adds nothing
+        assert_eq!(sb.sacked_out(), 0);
     }
 
     #[test]
-    fn rfc2883_4_1_2_a_first_block_inside_the_second_is_a_dsack() {
-        // 4.1.2: 3500-3999 is lost, 4000-4499 and 4500-4999 arrive, 4000-4499 arrives a
-        // second time: "ACK 3500, SACK 4000-4500, 4000-5000", segments [8, 9) in [8, 10).
+    fn rfc2883_4_1_example_2_a_dsack_then_an_ordinary_block() {
+        // 3000..4999 sent, 4000-4499 dropped, ACKs dropped, 3000-3499 sent again:
+        // "4000, SACK=3000-3500, 4500-5000": the first block is the DSACK, the second
+        // still SACKs 4500-4999 (segment 9).
         let mut sb = Scoreboard::new(6, true);
         for _ in 0..4 {
             sb.on_send(t(0));
         }
-        sb.on_ack(7, &[(8, 10)]);
-        let a = sb.on_ack(7, &[(8, 9), (8, 10)]);
-        assert_eq!(a.dsack, Some(Dsack::InsideSecond { start: 8, end: 9 }));
+        sb.on_retransmit(6, t(300));
+        let a = sb.on_ack(8, &[(6, 7), (9, 10)]);
+        assert_eq!(a.dsack, Some(Dsack::BelowAck { start: 6, end: 7 }));
+        assert_eq!(a.delivered.iter().map(|d| d.seq).collect::<Vec<_>>(), vec![6, 7, 9]);
+        assert_eq!((sb.una(), sb.sacked_out(), sb.high_sack()), (8, 1, Some(10)));
+    }
+
+    #[test]
+    fn rfc2883_4_1_example_3_a_first_block_inside_the_second_is_a_dsack() {
+        // 3500..5499 sent, 4000-4499 dropped; "4000, SACK=4500-5000", "4000,
+        // SACK=4500-5500", then 5000-5499 arrives twice: "4000, SACK=5000-5500,
+        // 4500-5500", block [10, 11) inside [9, 11).
+        let mut sb = Scoreboard::new(7, true);
+        for _ in 0..4 {
+            sb.on_send(t(0));
+        }
+        assert_eq!(sb.on_ack(8, &[(9, 10)]).dsack, None);
+        assert_eq!(sb.on_ack(8, &[(9, 11)]).dsack, None);
+        let a = sb.on_ack(8, &[(10, 11), (9, 11)]);
+        assert_eq!(a.dsack, Some(Dsack::InsideSecond { start: 10, end: 11 }));
         assert!(a.delivered.is_empty());
-        // An ordinary first block: the newest arrival, above the others (RFC 2018 4).
-        assert_eq!(dsack_of(7, &[(9, 10), (8, 9)]), None);
+        // An ordinary first block, the newest arrival (RFC 2018 section 4), is none.
+        assert_eq!(dsack_of(8, &[(10, 11), (9, 10)]), None);
         // A first block only overlapping the second is not inside it.
-        assert_eq!(dsack_of(7, &[(8, 11), (9, 10)]), None);
-        assert_eq!(dsack_of(7, &[]), None);
+        assert_eq!(dsack_of(8, &[(9, 12), (10, 11)]), None);
+        assert_eq!(dsack_of(8, &[]), None);
     }
 
     #[test]
