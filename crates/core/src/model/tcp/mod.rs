@@ -5,8 +5,8 @@
 pub mod frto;
 pub mod keepalive;
 pub mod persist;
-pub mod receiver;
 pub mod rack;
+pub mod receiver;
 pub mod scoreboard;
 pub mod segment;
 pub mod sender;

@@ -154,12 +154,7 @@ impl Rack {
 
     /// `tcp_rack_mark_lost`: run detection only if a delivery advanced RACK since the last
     /// run (`rack.advanced`); `None` otherwise.
-    pub fn mark_lost(
-        &mut self,
-        sb: &mut Scoreboard,
-        now: SimTime,
-        reo_wnd: SimDuration,
-    ) -> Option<Detection> {
+    pub fn mark_lost(&mut self, sb: &mut Scoreboard, now: SimTime, reo_wnd: SimDuration) -> Option<Detection> {
         if !self.advanced {
             return None;
         }

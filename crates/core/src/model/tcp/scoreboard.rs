@@ -283,10 +283,10 @@ impl Scoreboard {
         let floor = self.high_rxt.map_or(self.una, |h| h + 1).max(self.una);
         let below_high_sack = |s: u64| high_sack.is_some_and(|h| s < h); // (1.b)
         // (1.c) IsLost(S2): the lost mark; the lowest such is the first in the queue.
-        if let Some(&s) = self.lost_queue.range(floor..).next() {
-            if below_high_sack(s) {
-                return Some(NextSeg::Lost(s));
-            }
+        if let Some(&s) = self.lost_queue.range(floor..).next()
+            && below_high_sack(s)
+        {
+            return Some(NextSeg::Lost(s));
         }
         if new_data {
             return Some(NextSeg::New(self.nxt())); // rule 2
@@ -395,10 +395,10 @@ impl Scoreboard {
         let mut lo = start;
         let mut hi = end;
         let mut met: Vec<(u64, u64)> = Vec::new();
-        if let Some((&s, &e)) = self.sacked.range(..start).next_back() {
-            if e >= start {
-                met.push((s, e));
-            }
+        if let Some((&s, &e)) = self.sacked.range(..start).next_back()
+            && e >= start
+        {
+            met.push((s, e));
         }
         met.extend(self.sacked.range(start..=end).map(|(&s, &e)| (s, e)));
         let mut gaps = Vec::new();
@@ -429,8 +429,7 @@ impl Scoreboard {
         while cursor < frontier {
             self.work += 1;
             cursor = self.first_unsacked_from(cursor);
-            let next_sacked =
-                self.sacked.range(cursor..).next().map_or(frontier, |(&s, _)| s).min(frontier);
+            let next_sacked = self.sacked.range(cursor..).next().map_or(frontier, |(&s, _)| s).min(frontier);
             for seq in cursor..next_sacked {
                 newly += u64::from(self.mark(seq, false));
             }
