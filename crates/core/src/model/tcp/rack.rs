@@ -25,8 +25,10 @@ use crate::model::rto::linux::{jiffies_to_ns, usecs_to_jiffies};
 /// reordering window persists for.
 pub const RECOVERY_THRESH: u32 = 16;
 
-/// `TCP_TIMEOUT_MIN` (include/net/tcp.h): 2 jiffies added to the reordering timer.
-const TCP_TIMEOUT_MIN_JIFFIES: u64 = 2;
+/// `TCP_TIMEOUT_MIN_US` (include/net/tcp.h): 2 ms of slack added to the reordering timer
+/// before it is rounded to jiffies (older kernels added `TCP_TIMEOUT_MIN`, 2 jiffies,
+/// after rounding).
+const TCP_TIMEOUT_MIN_US: u64 = 2_000;
 
 /// What the reordering window depends on besides RACK's own state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,15 +234,16 @@ impl Rack {
     }
 }
 
-/// The reordering timer as Linux arms it (`tcp_rack_mark_lost`): `usecs_to_jiffies(timeout)
-/// + TCP_TIMEOUT_MIN` jiffies from now.
+/// The reordering timer as Linux arms it (`tcp_rack_mark_lost`): `usecs_to_jiffies(timeout
+/// + TCP_TIMEOUT_MIN_US)` jiffies from now.
 pub fn linux_reo_timer(timeout: SimDuration, hz: u32) -> SimDuration {
-    jiffies_to_ns(usecs_to_jiffies(timeout.as_micros(), hz) + TCP_TIMEOUT_MIN_JIFFIES, hz)
+    jiffies_to_ns(usecs_to_jiffies(timeout.as_micros() + TCP_TIMEOUT_MIN_US, hz), hz)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::tcp::scoreboard::NextSeg;
 
     fn t(ms: u64) -> SimTime {
         SimTime(ms * 1_000_000)
@@ -310,11 +313,13 @@ mod tests {
     }
 
     #[test]
-    fn linux_arms_the_reordering_timer_in_jiffies_plus_tcp_timeout_min() {
-        // usecs_to_jiffies(15000) at HZ 1000 = 15, + 2 = 17 ms.
+    fn tcp_rack_mark_lost_arms_the_timer_at_timeout_plus_tcp_timeout_min_us_in_jiffies() {
+        // usecs_to_jiffies(15000 + 2000) at HZ 1000 = 17 jiffies = 17 ms.
         assert_eq!(linux_reo_timer(ms(15), 1000), ms(17));
-        // At HZ 250 (4 ms jiffies): 15 ms rounds up to 4 jiffies, + 2 = 6 jiffies = 24 ms.
-        assert_eq!(linux_reo_timer(ms(15), 250), ms(24));
+        // At HZ 250 (4 ms jiffies): 17 ms rounds up to 5 jiffies = 20 ms.
+        assert_eq!(linux_reo_timer(ms(15), 250), ms(20));
+        // 1 µs left still waits the 2 ms slack: 2001 µs -> 3 jiffies at HZ 1000.
+        assert_eq!(linux_reo_timer(SimDuration::from_micros(1), 1000), ms(3));
     }
 
     #[test]
@@ -433,5 +438,82 @@ mod tests {
         rack.on_recovery_end(false);
         rack.update_reo_wnd(61, 62);
         assert_eq!(rack.reo_wnd_steps(), 1);
+    }
+
+    #[test]
+    fn packetdrill_fr_4pkt_sack_the_third_sack_marks_the_head_lost_by_dupthresh_and_rack() {
+        // google/packetdrill gtests/net/tcp/fast_retransmit/fr-4pkt-sack.pkt (commit
+        // 5018df2a9f44bc41c0776845f50a27172d71829c): four 1460-byte segments written at
+        // 0.2 s (segment i = bytes 1+1460i..), SACKs of 1461:2921, 1461:4381, 1461:5841 at
+        // 0.3 s, and "+0 > . 1:1461(1460)": the head is retransmitted at the third.
+        // The SYN-ACK's RTT (100 ms) gives min_rtt and SRTT.
+        let mut sb = Scoreboard::new(0, true);
+        for _ in 0..4 {
+            sb.on_send(t(200));
+        }
+        let mut rack = Rack::new();
+        let now = t(300);
+        let mut lost_by = Vec::new();
+        for end in 2..5 {
+            let a = sb.on_ack(0, &[(1, end)]);
+            rack.advance(now, &a.delivered, Some(ms(100)));
+            // reo_wnd: 25 ms with one or two SACKed; 0 at three (sacked_out >= reordering).
+            let wnd = rack.reo_wnd(&inputs(sb.sacked_out()));
+            assert_eq!(wnd, if end < 4 { ms(25) } else { SimDuration::ZERO });
+            // Same send time, lower sequence: sent before RACK's segment; remaining =
+            // 100 + reo_wnd - 100 ms: 25 ms, then 0, lost ("remaining <= 0").
+            let d = rack.detect_loss(&mut sb, now, wnd);
+            lost_by.push((a.newly_lost, d.lost.clone(), d.timeout));
+        }
+        assert_eq!(lost_by, vec![(0, vec![], Some(ms(25))), (0, vec![], Some(ms(25))), (1, vec![], None)]);
+        // IsLost marked it first (RFC 6675, DupThresh 3), so RACK found it waiting; either
+        // way NextSeg retransmits segment 0, bytes 1:1461.
+        assert_eq!(sb.first_lost(), Some(0));
+        assert_eq!(sb.next_seg(false), Some(NextSeg::Lost(0)));
+        // Without the IsLost marking (RACK alone) the third ACK marks it.
+        let mut sb = Scoreboard::new(0, false);
+        for _ in 0..4 {
+            sb.on_send(t(200));
+        }
+        let mut rack = Rack::new();
+        let a = sb.on_ack(0, &[(1, 4)]);
+        rack.advance(now, &a.delivered, Some(ms(100)));
+        let wnd = rack.reo_wnd(&inputs(sb.sacked_out()));
+        let d = rack.detect_loss(&mut sb, now, wnd);
+        assert_eq!(d.lost, vec![0]);
+    }
+
+    #[test]
+    fn packetdrill_cubic_rack_reo_timeout_fires_within_the_scripts_20ms() {
+        // google/packetdrill gtests/net/tcp/cubic/
+        // cubic-rack-reo-timeout-retrans-failed-incoming-data.pkt (commit
+        // 8d63bbc7d6273f86e826ac16dbc3c38d4a41b129): RTT 20 ms, reordering already seen;
+        // 10001:11001 and 11001:12001 written together, the second SACKed 20 ms later,
+        // and 20 ms after that the first is lost (tcpi_lost == 1) by the reordering timer.
+        let mut sb = Scoreboard::new(0, false);
+        sb.on_send(t(0));
+        sb.on_send(t(0));
+        let mut rack = Rack::new();
+        let a = sb.on_ack(0, &[(1, 2)]);
+        rack.advance(t(20), &a.delivered, Some(ms(20)));
+        let seen = ReoWndInputs {
+            min_rtt: Some(ms(20)),
+            srtt: ms(20),
+            reordering_seen: true,
+            in_recovery: false,
+            sacked_out: 1,
+            reordering: 10,
+        };
+        // reo_wnd = 20/4 = 5 ms; remaining = 20 + 5 - 20 = 5 ms.
+        let wnd = rack.reo_wnd(&seen);
+        assert_eq!(wnd, ms(5));
+        let d = rack.mark_lost(&mut sb, t(20), wnd).unwrap();
+        assert_eq!(d.timeout, Some(ms(5)));
+        // usecs_to_jiffies(5000 + 2000) at HZ 1000: the timer fires at 27 ms, before the
+        // script's check at 40 ms; it finds the segment 27 ms old, past 25 ms: lost.
+        let fire = t(20) + linux_reo_timer(ms(5), 1000);
+        assert_eq!(fire, t(27));
+        assert_eq!(rack.detect_loss(&mut sb, fire, wnd).lost, vec![0]);
+        assert_eq!((sb.lost_out(), sb.sacked_out(), sb.pipe()), (1, 1, 0));
     }
 }
