@@ -657,4 +657,97 @@ mod tests {
         // One step per segment acknowledged and per SACKed interval dropped (50,000).
         assert_eq!(sb.work() - before, N + N / 2);
     }
+
+    #[test]
+    fn islost_keeps_a_retransmission_in_flight_counted_tcp_skb_mark_lost() {
+        // 0..6 out, 1 SACKed. NextSeg rule 3 retransmits 0 before it is lost.
+        let mut sb = sent(6, true);
+        sb.on_ack(0, &[(1, 2)]);
+        assert_eq!(sb.next_seg(false), Some(NextSeg::Unsacked(0)));
+        sb.on_retransmit(0, t(10));
+        // SetPipe: 0 not lost and retransmitted counts 2; 2..6 count 4: pipe = 6.
+        assert_eq!(sb.pipe(), 6);
+        // 2 and 3 SACKed: three above 0, IsLost(0). Its retransmission stays counted:
+        // SetPipe = 1 (0, (b) only) + 2 (4, 5) = 3.
+        let a = sb.on_ack(0, &[(1, 4)]);
+        assert_eq!(a.newly_lost, 1);
+        assert_eq!((sb.lost_out(), sb.retrans_out(), sb.pipe()), (1, 1, 3));
+        assert_eq!(sb.first_lost(), None); // nothing waits: its copy is out
+        assert_eq!(sb.next_seg(false), None); // 4 and 5 lie above HighSACK
+    }
+
+    #[test]
+    fn counters_match_rfc6675_setpipe_and_islost_recomputed_from_scratch() {
+        // Random ACKs with up to four blocks (RFC 2018's limit without timestamps),
+        // random retransmissions and RACK-style marks, checked after each step against
+        // the definitions evaluated naively over the whole window.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rnd = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut sb = sent(0, true);
+        let mut sacked_naive = std::collections::BTreeSet::new();
+        let (mut saw_islost, mut saw_retrans) = (0, 0);
+        for step in 0..3000u64 {
+            while sb.nxt() < sb.una() + 60 {
+                sb.on_send(t(step));
+            }
+            let (una, nxt) = (sb.una(), sb.nxt());
+            match rnd(10) {
+                0 => {
+                    sb.mark_lost(una + rnd(nxt - una));
+                }
+                1 => {
+                    sb.on_retransmit(una + rnd(nxt - una), t(step));
+                }
+                _ => {
+                    let ack = if rnd(4) == 0 { una + rnd(4) } else { una };
+                    let blocks: Vec<(u64, u64)> = (0..rnd(5))
+                        .map(|_| {
+                            let s = una + rnd(nxt - una + 2);
+                            (s, s + 1 + rnd(5))
+                        })
+                        .collect();
+                    sb.on_ack(ack, &blocks);
+                    for &(s, e) in &blocks {
+                        sacked_naive.extend(s.max(ack)..e.min(nxt));
+                    }
+                    sacked_naive.retain(|&q| q >= sb.una());
+                }
+            }
+            let (una, nxt) = (sb.una(), sb.nxt());
+            let segs: Vec<SegState> = (una..nxt).map(|q| *sb.segment(q).unwrap()).collect();
+            let sacked: std::collections::BTreeSet<u64> =
+                (una..nxt).filter(|&q| segs[(q - una) as usize].sacked).collect();
+            assert_eq!(sacked, sacked_naive, "step {step}");
+            let mut pipe = 0;
+            for q in una..nxt {
+                let s = segs[(q - una) as usize];
+                let above = sacked.range(q + 1..).count() as u64;
+                assert_eq!(sb.is_lost(q), !s.sacked && above >= DUP_THRESH, "step {step}");
+                if !s.sacked && sb.is_lost(q) {
+                    assert!(s.lost, "IsLost({q}) not marked at step {step}");
+                }
+                if !s.sacked {
+                    pipe += u64::from(!s.lost) + u64::from(s.retrans_out);
+                }
+            }
+            assert_eq!(sb.pipe(), pipe, "step {step}");
+            assert_eq!(sb.sacked_out(), sacked.len() as u64);
+            let waiting = segs.iter().filter(|s| s.lost && !s.retrans_out).count();
+            let first = (una..nxt).find(|&q| {
+                let s = segs[(q - una) as usize];
+                s.lost && !s.retrans_out
+            });
+            assert_eq!((sb.lost_queue.len(), sb.first_lost()), (waiting, first));
+            saw_islost += usize::from((una..nxt).any(|q| sb.is_lost(q)));
+            saw_retrans += usize::from(sb.retrans_out() > 0);
+        }
+        // The walk did exercise losses, retransmissions and a moving window.
+        assert!(saw_islost > 300 && saw_retrans > 100, "{saw_islost} {saw_retrans}");
+        assert!(sb.una() > 1000, "una {}", sb.una());
+    }
 }
