@@ -15,7 +15,11 @@
 //! segments this module marks lost. Not modelled: the timestamp check on retransmitted
 //! segments (RFC 8985 6.2 step 2, "ACK.ts_option.echo_reply < Segment.xmit_ts"), the
 //! sysctl bits `TCP_RACK_STATIC_REO_WND` and `TCP_RACK_NO_DUPTHRESH` (both off by
-//! default), and what the sender does with a loss (recovery, cwnd): the caller's.
+//! default), and what the sender does with a loss (recovery, cwnd): the caller's. The
+//! caller also supplies min_rtt (Linux's 5-minute windowed minimum, `tcp_min_rtt`), SRTT
+//! and whether reordering was seen (`tcp_check_sack_reordering` sets `reord_seen`). Times
+//! are kept in nanoseconds where Linux truncates to microseconds; the window's quarter of
+//! min_rtt can differ from the kernel's by under a microsecond.
 
 use super::scoreboard::{Delivered, Scoreboard};
 use crate::engine::time::{SimDuration, SimTime};

@@ -5,7 +5,10 @@
 //! Sequence numbers count whole segments, as everywhere in this model; a SACK block is
 //! the half-open range `[start, end)` of segments it covers. Each segment in flight is
 //! sacked or not, marked lost or not, and may have a retransmission in flight; its send
-//! time (of the latest copy) is kept for RACK (`rack.rs`).
+//! time (of the latest copy) is kept for RACK (`rack.rs`). With whole segments, RFC 6675's
+//! `IsLost` ("DupThresh discontiguous SACKed sequences, or more than (DupThresh − 1) ·
+//! SMSS bytes" above) is a count of SACKed segments above. A DSACK is reported to the
+//! caller, which decides about undo; the scoreboard only ignores what it repeats.
 //!
 //! Cost: applying an ACK is O(blocks · log n + segments whose state changes), n being the
 //! segments in flight. SACKed ranges live in an ordered map of disjoint intervals, so a
