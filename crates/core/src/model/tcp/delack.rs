@@ -196,10 +196,11 @@ impl DelAck {
     fn send_delayed(&mut self, now: u64) -> AckTiming {
         let mut ato = self.ato;
         if ato > self.hz / 25 {
-            // TCP_DELACK_MIN = HZ / 25; max_ato = HZ / 2, bounded by the RTT measured.
+            // TCP_DELACK_MIN = HZ / 25; max_ato = HZ / 2, bounded by the RTT measured but
+            // never below TCP_DELACK_MIN (`max(tp->srtt >> 3, TCP_DELACK_MIN)`).
             let mut max_ato = self.hz / 2;
             if let Some(rtt) = self.srtt_j {
-                max_ato = max_ato.min(rtt);
+                max_ato = max_ato.min(rtt.max(self.hz / 25));
             }
             ato = ato.min(max_ato);
         }
@@ -279,6 +280,22 @@ mod tests {
         assert_eq!(d.on_data(ms(1000), Arrival::InOrder, 1, true), AckTiming::Delayed(ms(1040)));
         // A window under two segments still gets 2 (`if (quickacks == 0) quickacks = 2`).
         assert_eq!(DelAck::new(DelAckParams::unsampled(1000, 1)).quick_max, 2);
+    }
+
+    #[test]
+    fn the_rtt_bound_on_ato_is_never_below_tcp_delack_min() {
+        // tcp_send_delayed_ack: an ato above TCP_DELACK_MIN is bounded by
+        // max(srtt, TCP_DELACK_MIN): on a 10 ms path an ato of 80 ms is cut to 40 ms, not
+        // to 10. The RTO is 10 + max(20, 200) = 210 ms, so gaps of 100 and 190 ms keep
+        // quick-ack mode off and leave ato where the timer put it.
+        let mut d = DelAck::new(DelAckParams::after_handshake(1000, SimDuration::from_millis(10), u64::MAX));
+        for k in 0..16 {
+            assert_eq!(d.on_data(ms(100 * k), Arrival::InOrder, 1, true), AckTiming::Now, "quick ACK {k}");
+        }
+        assert_eq!(d.on_data(ms(1600), Arrival::InOrder, 1, true), AckTiming::Delayed(ms(1640)));
+        assert!(d.on_timer(ms(1640)));
+        assert_eq!(d.ato(), SimDuration::from_millis(80));
+        assert_eq!(d.on_data(ms(1790), Arrival::InOrder, 1, true), AckTiming::Delayed(ms(1830)));
     }
 
     #[test]
