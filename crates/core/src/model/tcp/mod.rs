@@ -18,7 +18,7 @@ pub mod tlp;
 pub use keepalive::{Keepalive, KeepaliveParams};
 pub use receiver::TcpReceiver;
 pub use segment::Segment;
-pub use sender::{Action, Observation, ObservationKind, SenderOptions, Supply, TcpSender};
+pub use sender::{Action, CaState, CcView, Observation, ObservationKind, SenderOptions, Supply, TcpSender};
 pub use synack::{RequestSock, SynAckParams};
 
 #[cfg(test)]

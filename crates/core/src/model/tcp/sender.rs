@@ -41,6 +41,43 @@ pub enum Action {
 pub struct Observation {
     pub kind: ObservationKind,
     pub rto: RtoSnapshot,
+    /// The congestion window and recovery state after it.
+    pub cc: CcView,
+}
+
+/// The loss-recovery state, named as Linux's `icsk_ca_state` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    /// No loss suspected (`TCP_CA_Open`).
+    Open,
+    /// Duplicate ACKs or SACKs arrived, no loss marked yet (`TCP_CA_Disorder`).
+    Disorder,
+    /// Fast recovery after a loss found on ACKs (`TCP_CA_Recovery`).
+    Recovery,
+    /// After a retransmission timeout (`TCP_CA_Loss`).
+    Loss,
+}
+
+impl CaState {
+    /// The name a trace writes: `open`, `disorder`, `recovery` or `loss`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CaState::Open => "open",
+            CaState::Disorder => "disorder",
+            CaState::Recovery => "recovery",
+            CaState::Loss => "loss",
+        }
+    }
+}
+
+/// The sender's congestion control as a trace shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CcView {
+    /// Segments the sender may have in flight (`snd_cwnd`).
+    pub cwnd: u32,
+    /// Slow-start threshold in segments; `None` until the first loss sets one.
+    pub ssthresh: Option<u32>,
+    pub state: CaState,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -254,12 +291,23 @@ impl TcpSender {
         self.snd_una < self.available
     }
 
+    /// The congestion window, slow-start threshold and recovery state now.
+    pub fn cc_view(&self) -> CcView {
+        let state = match self.ca {
+            Ca::Open if self.dupacks > 0 => CaState::Disorder,
+            Ca::Open => CaState::Open,
+            Ca::Recovery { .. } => CaState::Recovery,
+            Ca::Loss { .. } => CaState::Loss,
+        };
+        CcView { cwnd: u32::try_from(self.cwnd).unwrap_or(u32::MAX), ssthresh: None, state }
+    }
+
     fn params(&self) -> &RtoParams {
         self.rto.params()
     }
 
     fn observe(&self, kind: ObservationKind, out: &mut Vec<Action>) {
-        out.push(Action::Observe(Observation { kind, rto: self.rto.snapshot() }));
+        out.push(Action::Observe(Observation { kind, rto: self.rto.snapshot(), cc: self.cc_view() }));
     }
 
     /// Segments sent and not yet acknowledged (Linux `packets_out`).
