@@ -1,7 +1,7 @@
 //! Driving a sender by hand in tests: building one, feeding it ACKs, writes and timer
 //! expiries, and reading what it did.
 
-use super::segment::Segment;
+use super::segment::{Sack, Segment};
 use super::sender::{Action, Observation, ObservationKind, SenderOptions, Supply, TcpSender};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::model::rto::{RtoConfig, RtoProfile};
@@ -23,7 +23,7 @@ pub(super) fn new_sender(
     window: u32,
     supply: Supply,
 ) -> TcpSender {
-    let opts = SenderOptions { handshake, window, segment_size: 1000, fast_retransmit: true };
+    let opts = SenderOptions::for_profile(profile, handshake, window, 1000);
     TcpSender::new(opts, &RtoConfig::with_pairs(profile, sets).resolve().unwrap(), supply)
 }
 
@@ -40,7 +40,7 @@ pub(super) fn on(s: &mut TcpSender, at: SimTime, seg: Segment) -> Vec<Action> {
 
 /// A cumulative ACK with an open window and no SACK.
 pub(super) fn ack(s: &mut TcpSender, at: SimTime, ack: u64, tsecr: SimTime) -> Vec<Action> {
-    on(s, at, Segment::Ack { ack, tsecr, window: u64::MAX, sack: None })
+    on(s, at, Segment::Ack { ack, tsecr, window: u64::MAX, sack: Sack::NONE })
 }
 
 pub(super) fn write(s: &mut TcpSender, at: SimTime) -> Vec<Action> {

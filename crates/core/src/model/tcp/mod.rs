@@ -17,8 +17,11 @@ pub mod tlp;
 
 pub use keepalive::{Keepalive, KeepaliveParams};
 pub use receiver::TcpReceiver;
-pub use segment::Segment;
-pub use sender::{Action, CaState, CcView, Observation, ObservationKind, SenderOptions, Supply, TcpSender};
+pub use segment::{Sack, Segment};
+pub use sender::{
+    Action, CaState, CcView, CongestionKind, LossDetection, Observation, ObservationKind, SenderOptions, Supply,
+    TcpSender,
+};
 pub use synack::{RequestSock, SynAckParams};
 
 #[cfg(test)]

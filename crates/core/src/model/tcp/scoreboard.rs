@@ -33,6 +33,8 @@ pub const DUP_THRESH: u64 = 3;
 /// What the sender knows about one segment in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SegState {
+    /// When its first copy was sent.
+    pub first: SimTime,
     /// When its latest copy was sent (RFC 8985 Segment.xmit_ts).
     pub sent: SimTime,
     /// Covered by a SACK block (Linux TCPCB_SACKED_ACKED).
@@ -110,6 +112,8 @@ pub struct Scoreboard {
     dupthresh_marking: bool,
     /// Elementary steps taken (interval visits and segment updates), to check the cost.
     work: u64,
+    /// Lost marks made so far (Linux `tp->lost`).
+    lost_marks: u64,
 }
 
 impl Scoreboard {
@@ -129,6 +133,7 @@ impl Scoreboard {
             loss_mark: una,
             dupthresh_marking,
             work: 0,
+            lost_marks: 0,
         }
     }
 
@@ -153,6 +158,10 @@ impl Scoreboard {
     }
     pub fn work(&self) -> u64 {
         self.work
+    }
+    /// Segments marked lost so far, counted each time (Linux `tp->lost`).
+    pub fn lost_marks(&self) -> u64 {
+        self.lost_marks
     }
     pub fn segment(&self, seq: u64) -> Option<&SegState> {
         seq.checked_sub(self.una).and_then(|i| self.segs.get(i as usize))
@@ -181,6 +190,7 @@ impl Scoreboard {
     pub fn on_send(&mut self, now: SimTime) -> u64 {
         let seq = self.nxt();
         self.segs.push_back(SegState {
+            first: now,
             sent: now,
             sacked: false,
             lost: false,
@@ -215,6 +225,41 @@ impl Scoreboard {
         true
     }
 
+    /// A copy of `seq` that is not a repair of a loss (a tail loss probe,
+    /// `__tcp_retransmit_skb` without `TCPCB_SACKED_RETRANS`): its send time moves and it
+    /// counts as retransmitted for Karn and RACK, but not in `retrans_out`.
+    pub fn on_probe_copy(&mut self, seq: u64, now: SimTime) {
+        let Some(&old) = self.segment(seq) else { return };
+        if old.sacked {
+            return;
+        }
+        let waiting = self.lost_queue.contains(&seq);
+        if !waiting {
+            self.tsorted.remove(&(old.sent, seq));
+            self.tsorted.insert((now, seq));
+        }
+        let s = self.seg_mut(seq);
+        s.sent = now;
+        s.retransmitted = true;
+        self.work += 1;
+    }
+
+    /// Every lost mark is cleared (`tcp_undo_cwnd_reduction(sk, true)` after a spurious
+    /// timeout): segments waiting for a retransmission are back in flight.
+    pub fn clear_lost(&mut self) {
+        for seq in std::mem::take(&mut self.lost_queue) {
+            let s = self.seg_mut(seq);
+            s.lost = false;
+            let sent = s.sent;
+            self.tsorted.insert((sent, seq));
+        }
+        for s in self.segs.iter_mut().filter(|s| s.lost) {
+            s.lost = false;
+        }
+        self.lost_out = 0;
+        self.work += self.segs.len() as u64;
+    }
+
     /// Forget HighRxt, as a new recovery episode or an RTO starts over (RFC 6675 section
     /// 5 step 4.1 sets it to HighACK; section 5.1 after an RTO).
     pub fn reset_high_rxt(&mut self) {
@@ -243,6 +288,7 @@ impl Scoreboard {
                 return false;
             }
             self.lost_out += 1;
+            self.lost_marks += 1;
             self.seg_mut(seq).lost = true;
             self.work += 1;
             return true;
@@ -254,6 +300,7 @@ impl Scoreboard {
         if !s.lost {
             self.lost_out += 1;
         }
+        self.lost_marks += 1;
         let m = self.seg_mut(seq);
         m.retrans_out = false;
         m.lost = true;

@@ -23,16 +23,53 @@ pub enum Segment {
     },
     /// Cumulative acknowledgment: every segment below `ack` has arrived, and the receiver
     /// has room for `window` segments from `ack` on (`u64::MAX` for a receiver without a
-    /// buffer limit). `sack` is the segment whose arrival above a hole triggered it, the
-    /// one a SACK receiver puts in its first block (RFC 2018 section 4); `None` for an
-    /// in-order or duplicate arrival.
+    /// buffer limit). `sack` holds the SACK option's blocks (RFC 2018), empty without SACK.
     Ack {
         ack: u64,
         tsecr: SimTime,
         window: u64,
-        sack: Option<u64>,
+        sack: Sack,
     },
     /// A zero-window probe (`tcp_xmit_probe_skb`): no data, sequence number SND.UNA − 1,
     /// below the receiver's window, so that it answers with an ACK carrying its window.
     WindowProbe,
+}
+
+/// The blocks of a SACK option (RFC 2018 section 3), first block first: each the half-open
+/// range `[start, end)` of segments received above the cumulative ACK, or, first, a DSACK
+/// (RFC 2883) naming a duplicate. At most four fit in the option (three beside timestamps).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sack {
+    blocks: [(u64, u64); Sack::MAX_BLOCKS],
+    len: u8,
+}
+
+impl Sack {
+    /// RFC 2018 section 3: 40 bytes of options hold at most 4 blocks.
+    pub const MAX_BLOCKS: usize = 4;
+    /// No SACK option.
+    pub const NONE: Sack = Sack { blocks: [(0, 0); Sack::MAX_BLOCKS], len: 0 };
+
+    /// One block of one segment.
+    pub fn one(seq: u64) -> Sack {
+        Sack::from_blocks(&[(seq, seq + 1)])
+    }
+
+    /// The first `MAX_BLOCKS` of `blocks`.
+    pub fn from_blocks(blocks: &[(u64, u64)]) -> Sack {
+        let mut s = Sack::NONE;
+        for &b in blocks.iter().take(Sack::MAX_BLOCKS) {
+            s.blocks[usize::from(s.len)] = b;
+            s.len += 1;
+        }
+        s
+    }
+
+    pub fn blocks(&self) -> &[(u64, u64)] {
+        &self.blocks[..usize::from(self.len)]
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }

@@ -2,29 +2,28 @@
 //! sends anything itself. Each call takes `now`, pushes what it wants transmitted and
 //! what happened into `out`, and `timer()` says when it next wants `on_timer`.
 //!
-//! Modelled: the three-way handshake (optional), a fixed window of segments, the
-//! retransmission timer managed exactly as RFC 6298 section 5 says, RTT sampling under
-//! Karn's algorithm (or RFC 7323 timestamps), go-back-N after a timeout with the window
-//! reopening one segment per ACK, fast retransmit on the third duplicate ACK (RFC 5681
-//! 3.2; again on every third duplicate after an advance, a stand-in for NewReno's partial
-//! ACKs), tail loss probes (`tlp.rs`), F-RTO (`frto.rs`) and giving up (`syn_retries`,
-//! `retries2`, `user_timeout`: [`RtoParams::gives_up`], with the timer clamped by
-//! [`RtoParams::clamp_to_user_timeout`]). Under the linux profile a duplicate ACK's one
-//! SACK block (the segment that arrived above the hole) is read as `tcp_sacktag_one`
-//! reads it: an RTT sample, a segment out of flight that go-back-N skips, and F-RTO's
-//! evidence. Left out: congestion control beyond that (no ssthresh, no cwnd reduction on
-//! fast retransmit), a full SACK scoreboard and delayed ACKs.
+//! Modelled: the three-way handshake (optional); the retransmission timer managed exactly
+//! as RFC 6298 section 5 says; RTT sampling under Karn's algorithm (or RFC 7323
+//! timestamps); a congestion window (`cc/`: Reno or CUBIC, initial window 10, slow start
+//! after idle) under the receiver's window; a SACK scoreboard (`scoreboard.rs`) fed by the
+//! ACKs' SACK blocks; loss detection by RACK (`rack.rs`, RFC 8985, Linux's default), by
+//! RFC 6675's DupThresh with SACK, or by NewReno's duplicate ACKs and partial ACKs (RFC
+//! 6582) without it (`sender/recovery.rs`); fast recovery with Proportional Rate
+//! Reduction (RFC 6937, Linux) or cwnd = ssthresh (RFC 6675); undo of a needless
+//! reduction by DSACK (RFC 2883) and timestamps (Linux); tail loss probes (`tlp.rs`),
+//! F-RTO (`frto.rs`) and giving up (`syn_retries`, `retries2`, `user_timeout`:
+//! [`RtoParams::gives_up`], with the timer clamped by [`RtoParams::clamp_to_user_timeout`]).
 //!
-//! One timer serves both the RTO and the loss probe, as Linux's `icsk_pending` does: a
-//! pending probe replaces the RTO, and the RTO is re-armed when the probe fires. With
-//! nothing in flight and the receiver's window closed, it serves the zero-window probe
-//! (`zero_window.rs`, `persist.rs`).
+//! One timer serves the RTO, the loss probe and RACK's reordering timer, as Linux's
+//! `icsk_pending` does: a pending probe or reordering timeout replaces the RTO, and the RTO
+//! is re-armed when they fire. With nothing in flight and the receiver's window closed, it
+//! serves the zero-window probe (`zero_window.rs`, `persist.rs`).
 
-use std::collections::VecDeque;
-
-use super::frto::{self, LossAck, Verdict};
+use super::cc::{Congestion, Controller, Cubic, CubicParams, INFINITE_SSTHRESH, Reno, RenoFlavour};
 use super::persist::Persist;
-use super::segment::Segment;
+use super::rack::Rack;
+use super::scoreboard::Scoreboard;
+use super::segment::{Sack, Segment};
 use super::tlp::{self, Probe};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::model::rto::{Phase, RtoEstimator, RtoParams, RtoProfile, RtoSnapshot, SeqInfo};
@@ -133,11 +132,11 @@ enum State {
     Aborted,
 }
 
-/// Linux's `icsk_ca_state`, reduced to what the timers need.
+/// Linux's `icsk_ca_state`, less Disorder (read from the scoreboard) and CWR (no ECN).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ca {
     Open,
-    /// After a fast retransmit, until snd_una reaches `high` (TCP_CA_Recovery).
+    /// After a loss found on ACKs, until snd_una reaches `high` (TCP_CA_Recovery).
     Recovery {
         high: u64,
     },
@@ -149,32 +148,107 @@ enum Ca {
     },
 }
 
+/// How losses are found between timeouts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossDetection {
+    /// RACK by time (RFC 8985), Linux's default with SACK (`net.ipv4.tcp_recovery` 1).
+    Rack,
+    /// RFC 6675's `IsLost`: DupThresh segments SACKed above.
+    DupThresh,
+    /// Without SACK: the third duplicate ACK and partial ACKs (RFC 6582, Linux's
+    /// `tcp_newreno_mark_lost`).
+    NewReno,
+}
+
+/// Which congestion control the sender runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CongestionKind {
+    Reno,
+    Cubic,
+}
+
 /// Which use of the one timer is pending.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TimerKind {
     Rto,
     Probe,
+    /// RACK's reordering timer (`ICSK_TIME_REO_TIMEOUT`).
+    Reorder,
     /// The zero-window probe (`ICSK_TIME_PROBE0`).
     Probe0,
-}
-
-/// One segment between SND.UNA and the highest segment ever sent.
-#[derive(Clone, Copy, Debug)]
-struct TxRecord {
-    first: SimTime,
-    last: SimTime,
-    retransmitted: bool,
-    /// A duplicate ACK reported it received above a hole (TCPCB_SACKED_ACKED).
-    sacked: bool,
 }
 
 /// Sender options that are properties of the TCP stack rather than of the estimator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SenderOptions {
     pub handshake: bool,
+    /// The receiver's window in segments: never more in flight, whatever cwnd allows.
     pub window: u32,
     pub segment_size: u32,
+    /// Find losses on ACKs (fast retransmit, RACK, RFC 6675); off: only the RTO repairs.
     pub fast_retransmit: bool,
+    /// SACK in use at both ends (RFC 2018).
+    pub sack: bool,
+    /// With SACK: RACK (RFC 8985) rather than RFC 6675's DupThresh.
+    pub rack: bool,
+    pub congestion: CongestionKind,
+    /// RFC 6928's initial window (`TCP_INIT_CWND`).
+    pub initial_window: u32,
+    /// RFC 5681 4.1 / `net.ipv4.tcp_slow_start_after_idle`.
+    pub slow_start_after_idle: bool,
+}
+
+impl SenderOptions {
+    /// A profile's TCP stack: Linux (SACK, RACK, CUBIC) or the RFCs' (Reno, NewReno).
+    pub fn for_profile(profile: RtoProfile, handshake: bool, window: u32, segment_size: u32) -> Self {
+        let linux = profile == RtoProfile::Linux;
+        SenderOptions {
+            handshake,
+            window,
+            segment_size,
+            fast_retransmit: true,
+            sack: linux,
+            rack: linux,
+            congestion: if linux { CongestionKind::Cubic } else { CongestionKind::Reno },
+            initial_window: super::cc::INITIAL_WINDOW,
+            slow_start_after_idle: true,
+        }
+    }
+
+    pub fn loss_detection(&self) -> LossDetection {
+        match (self.sack, self.rack) {
+            (true, true) => LossDetection::Rack,
+            (true, false) => LossDetection::DupThresh,
+            (false, _) => LossDetection::NewReno,
+        }
+    }
+}
+
+/// What recovery remembers to undo itself and to pace its retransmissions.
+#[derive(Clone, Copy, Debug, Default)]
+struct Episode {
+    /// cwnd and `tcp_current_ssthresh` when the reduction began (`prior_cwnd`,
+    /// `prior_ssthresh`).
+    prior_cwnd: u32,
+    prior_ssthresh: u32,
+    /// RFC 6937's prr_delivered and prr_out.
+    prr_delivered: u64,
+    prr_out: u64,
+    /// `undo_marker`: SND.UNA when the episode began; `None` once undo is impossible.
+    undo_marker: Option<u64>,
+    /// `undo_retrans`: retransmissions not yet shown needless by a DSACK; −1 before any.
+    undo_retrans: i64,
+    /// RFC 6582's partial ACKs seen in this recovery (the timer restarts on the first).
+    partial_acks: u32,
+}
+
+/// `tcp_cwnd_validate`'s record of how much of the window was used.
+#[derive(Clone, Copy, Debug, Default)]
+struct Usage {
+    is_cwnd_limited: bool,
+    max_packets_out: u64,
+    /// `cwnd_usage_seq`: the record holds until SND.UNA passes this.
+    seq: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -186,23 +260,32 @@ pub struct TcpSender {
     /// Segments the application has handed over (the end of a transfer, or written so far).
     available: u64,
     snd_una: u64,
-    /// The next segment to send: below `lost_end` while go-back-N retransmits after a
-    /// timeout, `snd_max` otherwise.
-    snd_nxt: u64,
-    /// Segments in [snd_nxt, lost_end) are marked lost and wait for retransmission.
-    lost_end: u64,
     snd_max: u64,
-    /// Congestion window in segments: the full window except after a timeout, when it
-    /// restarts at one and grows by one per newly acknowledged segment.
-    cwnd: u64,
-    flight: VecDeque<TxRecord>,
-    /// Records in `flight` with `sacked` set (`sacked_out`).
-    sacked: u64,
+    /// What is known about each segment in flight.
+    sb: Scoreboard,
+    rack: Rack,
+    cc: Controller,
+    episode: Episode,
+    usage: Usage,
+    /// Duplicate ACKs: RFC 6675's DupAcks with SACK, Linux's emulated `sacked_out`
+    /// (`tcp_add_reno_sack`) without.
+    dupacks: u64,
+    /// `tp->reordering`: DupThresh, raised when reordering is seen.
+    reordering: u64,
+    /// `tp->reord_seen`: reordering was seen (RACK's window opens).
+    reord_seen: bool,
+    /// `tp->delivered`: segments delivered, cumulatively or by SACK.
+    delivered: u64,
+    /// `tcp_min_rtt`: the least RTT sample and when it was taken.
+    min_rtt: Option<(SimDuration, SimTime)>,
+    /// RFC 6582's `recover`: no new fast retransmit on duplicate ACKs below it.
+    recover: Option<u64>,
+    /// When data was last sent (`lsndtime`), for the restart after idle.
+    last_send: Option<SimTime>,
     /// The one segment being timed when sampling once per RTT (RFC 6298 section 3).
     timed: Option<(u64, SimTime)>,
     /// The one timer and what it is for (`icsk_timeout`, `icsk_pending`).
     timer: Option<(SimTime, TimerKind)>,
-    dupacks: u32,
     ca: Ca,
     /// The outstanding tail loss probe, if any.
     probe: Option<Probe>,
@@ -236,15 +319,33 @@ impl TcpSender {
                 Supply::Steady => 0,
             },
             snd_una: 0,
-            snd_nxt: 0,
-            lost_end: 0,
             snd_max: 0,
-            cwnd: u64::from(opts.window),
-            flight: VecDeque::new(),
-            sacked: 0,
+            sb: Scoreboard::new(0, opts.loss_detection() == LossDetection::DupThresh),
+            rack: Rack::new(),
+            cc: match opts.congestion {
+                CongestionKind::Reno => {
+                    let flavour =
+                        if params.profile == RtoProfile::Linux { RenoFlavour::Linux } else { RenoFlavour::Rfc5681 };
+                    Controller::Reno(Reno::with_initial_window(flavour, opts.initial_window))
+                }
+                CongestionKind::Cubic => Controller::Cubic(Box::new(Cubic::new(CubicParams {
+                    hz: params.hz.unwrap_or(1000),
+                    slow_start_after_idle: opts.slow_start_after_idle,
+                    initial_window: opts.initial_window,
+                    ..CubicParams::default()
+                }))),
+            },
+            episode: Episode::default(),
+            usage: Usage::default(),
+            dupacks: 0,
+            reordering: super::scoreboard::DUP_THRESH,
+            reord_seen: false,
+            delivered: 0,
+            min_rtt: None,
+            recover: None,
+            last_send: None,
             timed: None,
             timer: None,
-            dupacks: 0,
             ca: Ca::Open,
             probe: None,
             retransmits: 0,
@@ -294,12 +395,13 @@ impl TcpSender {
     /// The congestion window, slow-start threshold and recovery state now.
     pub fn cc_view(&self) -> CcView {
         let state = match self.ca {
-            Ca::Open if self.dupacks > 0 => CaState::Disorder,
+            Ca::Open if self.sb.sacked_out() + self.dupacks + self.sb.retrans_out() > 0 => CaState::Disorder,
             Ca::Open => CaState::Open,
             Ca::Recovery { .. } => CaState::Recovery,
             Ca::Loss { .. } => CaState::Loss,
         };
-        CcView { cwnd: u32::try_from(self.cwnd).unwrap_or(u32::MAX), ssthresh: None, state }
+        let ssthresh = self.cc.ssthresh();
+        CcView { cwnd: self.cc.cwnd(), ssthresh: (ssthresh < INFINITE_SSTHRESH).then_some(ssthresh), state }
     }
 
     fn params(&self) -> &RtoParams {
@@ -315,23 +417,25 @@ impl TcpSender {
         self.snd_max - self.snd_una
     }
 
-    /// Segments in the network: outstanding ones less those marked lost and not yet
-    /// retransmitted and those SACKed (`tcp_packets_in_flight`: packets_out less
-    /// sacked_out and lost_out, plus retrans_out). A SACKed segment among the lost ones
-    /// is skipped by go-back-N, so it counts once.
-    fn in_flight(&self) -> u64 {
-        debug_assert!(self.snd_una <= self.snd_nxt && self.snd_nxt <= self.lost_end && self.lost_end <= self.snd_max);
-        let lost = self.lost_end - self.snd_nxt;
-        if self.sacked == 0 {
-            return self.outstanding() - lost;
+    /// Segments in the network (`tcp_packets_in_flight`: packets_out less sacked_out and
+    /// lost_out, plus retrans_out). Without SACK, duplicate ACKs stand for segments that
+    /// left the network (`tcp_limit_reno_sacked` keeps at least one hole).
+    pub(super) fn in_flight(&self) -> u64 {
+        let pipe = self.sb.pipe();
+        if self.opts.sack {
+            return pipe;
         }
-        let lost_range = (self.snd_nxt - self.snd_una) as usize..(self.lost_end - self.snd_una) as usize;
-        let sacked_elsewhere =
-            self.flight.iter().enumerate().filter(|(i, r)| r.sacked && !lost_range.contains(i)).count() as u64;
-        self.outstanding() - lost - sacked_elsewhere
+        let holes = self.sb.lost_out().max(1).min(self.outstanding());
+        pipe.saturating_sub(self.dupacks.min(self.outstanding() - holes))
     }
 
-    /// New data is waiting and the window has room for it beyond the highest sent.
+    /// The congestion window in segments.
+    pub(super) fn cwnd(&self) -> u64 {
+        u64::from(self.cc.cwnd())
+    }
+
+    /// New data is waiting and the receiver's window has room for it beyond the highest
+    /// sent (`tcp_snd_wnd_test`; the `window` option is the most the receiver offers).
     fn new_data_fits(&self) -> bool {
         self.snd_max < self.available
             && self.snd_max < self.snd_una + u64::from(self.opts.window)
@@ -357,7 +461,7 @@ impl TcpSender {
     /// When the RTO would fire counted from the oldest outstanding segment's last
     /// transmission, as `tcp_rto_delta_us` counts it.
     fn rto_due(&self) -> SimTime {
-        self.flight.front().map_or(SimTime::ZERO, |head| head.last) + self.rto.rto()
+        self.sb.segment(self.snd_una).map_or(SimTime::ZERO, |head| head.sent) + self.rto.rto()
     }
 
     /// `tcp_rearm_rto`: stop the timer if nothing is outstanding, else arm the RTO from
@@ -440,6 +544,7 @@ mod close;
 mod icmp;
 mod local;
 mod passive;
+mod recovery;
 mod transmit;
 mod zero_window;
 

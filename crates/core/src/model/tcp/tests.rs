@@ -124,15 +124,23 @@ fn rfc5682_an_frto_undo_after_a_spurious_timeout_restores_the_previous_rto() {
 }
 
 #[test]
-fn without_frto_go_back_n_resends_the_delayed_segment_and_the_backoff_sticks() {
+fn without_frto_the_timeout_leaves_a_segment_sent_within_rack_rtt_unmarked() {
+    // tcp_timeout_mark_lost: "Don't mark recently sent ones lost yet": segment 2 left at
+    // 420 ms, 80 ms before the timeout, under RACK.rtt (100 ms, segment 0's round trip),
+    // so only the head is lost. Segment 1's delayed ACK at 510 ms lets new data out
+    // (segment 3) and nothing is resent needlessly.
     let mut s = spurious_timeout(false);
     let out = ack(&mut s, ms(510), 2, ms(0));
-    // Conventional recovery: segment 2 is resent (needlessly), then segment 3.
-    assert_eq!(data(&out), [(2, true), (3, false)]);
-    // Its ACK now covers a retransmitted segment: no sample, RTO still doubled.
+    assert_eq!(data(&out), [(3, false)]);
+    assert!(!kinds(&out).iter().any(|k| matches!(k, ObservationKind::Sample { .. })));
+    assert_eq!((s.snapshot().rto, s.snapshot().backoffs), (dur_ms(600), 1));
+    // Segment 2, never retransmitted, gives a clean sample that ends the backoff
+    // (tcp_ack_update_rtt zeroes icsk_backoff); without F-RTO nothing calls the timeout
+    // spurious.
     let out = ack(&mut s, ms(520), 3, ms(0));
     assert!(!kinds(&out).contains(&ObservationKind::SpuriousTimeout));
-    assert_eq!((s.snapshot().rto, s.snapshot().backoffs), (dur_ms(600), 1));
+    assert!(kinds(&out).contains(&ObservationKind::Sample { rtt: dur_ms(100) }));
+    assert_eq!(s.snapshot().backoffs, 0);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! `net/ipv4/tcp_input.c`, `tcp_output.c`, `tcp_timer.c`, `include/net/tcp.h`).
 
 use super::drive::{ack, dur_ms, fire, kinds, ms, new_sender, on, sender, sent as data, write};
-use super::segment::Segment;
+use super::segment::{Sack, Segment};
 use super::sender::{ObservationKind, Supply, TcpSender};
 use crate::engine::time::{SimDuration, SimTime};
 use crate::model::rto::RtoProfile;
@@ -58,7 +58,15 @@ fn rtt_step_50_to_600ms_with_writes_every_20ms_takes_one_timeout_that_frto_undoe
     assert!(k.contains(&ObservationKind::SpuriousTimeout), "{k:?}");
     assert_eq!(data(&out), [(12, false)]);
     assert_eq!((s.snapshot().rto, s.snapshot().backoffs), (dur_ms(744), 0));
-    assert_eq!(s.timer(), Some(ms(1424)));
+    // tcp_undo_cwnd_reduction sets rack.advanced, and tcp_identify_packet_loss runs RACK
+    // again: RACK.xmit_ts is segment 1's retransmission (312 ms, delivered at 660 with
+    // a 348 ms round trip above min_rtt, so tcp_rack_advance took it) and RACK.rtt the
+    // last delivery's, 600 ms. Segments 3-10 (100-240 ms) were sent before it and are
+    // not yet late: reo_wnd = min_rtt / 4 = 12.5 ms (state Open, nothing SACKed), the
+    // latest, segment 10, has 600 + 12.5 − 440 = 172.5 ms left. The reordering timer
+    // takes the RTO's place (FLAG_SET_XMIT_TIMER cleared): usecs_to_jiffies(172500 +
+    // 2000) = 43.6 -> 44 jiffies = 176 ms, at 856 ms.
+    assert_eq!(s.timer(), Some(ms(856)));
 }
 
 // ---- RTT samples from the timestamp echo --------------------------------------------------
@@ -149,7 +157,7 @@ fn after_a_blackout_the_sack_of_frto_new_data_clears_the_backoff_one_rtt_after_t
     // tcp_set_rto gives 100000 + 200000 µs = 300 ms (m = 0: srtt stays, rttvar_us stays
     // 200000). F-RTO step 3a: the loss was real; segment 2 is retransmitted, and being
     // the head, tcp_xmit_retransmit_queue re-arms the RTO from now: 2500 + 300 ms.
-    let out = on(&mut s, ms(2500), Segment::Ack { ack: 2, tsecr: SimTime::ZERO, window: u64::MAX, sack: Some(4) });
+    let out = on(&mut s, ms(2500), Segment::Ack { ack: 2, tsecr: SimTime::ZERO, window: u64::MAX, sack: Sack::one(4) });
     assert!(kinds(&out).contains(&ObservationKind::Sample { rtt: dur_ms(100) }), "{out:?}");
     assert_eq!((s.snapshot().rto, s.snapshot().backoffs), (dur_ms(300), 0));
     assert_eq!(data(&out), [(2, true), (3, true)]);
@@ -174,10 +182,10 @@ fn a_sack_of_a_retransmitted_segment_gives_no_sample() {
     write(&mut s, ms(420)); // segment 3, never retransmitted
     // Segment 1 was lost: segment 2 arrives above the hole and is SACKed. It was
     // retransmitted, so no sample.
-    let out = on(&mut s, ms(500), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, window: u64::MAX, sack: Some(2) });
+    let out = on(&mut s, ms(500), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, window: u64::MAX, sack: Sack::one(2) });
     assert!(!kinds(&out).iter().any(|k| matches!(k, ObservationKind::Sample { .. })), "{out:?}");
     // Segment 3's SACK: 520 − 420 = 100 ms from its send time.
-    let out = on(&mut s, ms(520), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, window: u64::MAX, sack: Some(3) });
+    let out = on(&mut s, ms(520), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, window: u64::MAX, sack: Sack::one(3) });
     assert!(kinds(&out).contains(&ObservationKind::Sample { rtt: dur_ms(100) }), "{out:?}");
 }
 
@@ -197,7 +205,7 @@ fn go_back_n_skips_a_sacked_segment_and_does_not_count_it_in_flight() {
     }
     let (at, out) = fire(&mut s);
     assert_eq!((at, data(&out)), (ms(500), vec![(1, true)]));
-    let out = on(&mut s, ms(510), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, window: u64::MAX, sack: Some(3) });
+    let out = on(&mut s, ms(510), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, window: u64::MAX, sack: Sack::one(3) });
     assert!(data(&out).is_empty(), "{out:?}");
     let out = ack(&mut s, ms(600), 2, SimTime::ZERO);
     assert_eq!(data(&out), [(2, true), (4, true)]);
@@ -215,7 +223,7 @@ fn frto_reads_a_sack_of_an_original_segment_below_high_seq_as_a_spurious_timeout
         write(&mut s, ms(t));
     }
     fire(&mut s); // 500 ms: segment 1 resent, high_seq = 5
-    let out = on(&mut s, ms(510), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, window: u64::MAX, sack: Some(3) });
+    let out = on(&mut s, ms(510), Segment::Ack { ack: 1, tsecr: SimTime::ZERO, window: u64::MAX, sack: Sack::one(3) });
     assert!(kinds(&out).contains(&ObservationKind::SpuriousTimeout), "{out:?}");
 }
 

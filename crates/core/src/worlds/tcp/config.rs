@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::engine::time::SimDuration;
 use crate::model::config_error::ConfigErrors;
 use crate::model::path::PathConfig;
-use crate::model::rto::{RtoConfig, RtoParams};
+use crate::model::rto::{RtoConfig, RtoParams, RtoProfile};
 use crate::model::tcp::delack::DelAckParams;
-use crate::model::tcp::{KeepaliveParams, SenderOptions, TcpReceiver};
+use crate::model::tcp::{CongestionKind, KeepaliveParams, SenderOptions, TcpReceiver};
 use crate::worlds::TraceConfig;
 
 use super::script;
@@ -24,19 +24,37 @@ pub struct TcpConfig {
     /// Open each connection with a three-way handshake (SYN, SYN-ACK) first.
     #[serde(default = "default_true")]
     pub handshake: bool,
-    /// Segments in flight at most.
+    /// The receiver's window in segments: never more in flight, whatever the congestion
+    /// window allows.
     #[serde(default = "default_window")]
     pub window: u32,
     /// Bytes per segment; sets byte sequence numbers and goodput.
     #[serde(default = "default_segment_size")]
     pub segment_size: u32,
-    /// Retransmit on the third duplicate ACK (RFC 5681 3.2).
+    /// Find losses on ACKs (fast retransmit, RACK, RFC 6675); off: only the RTO repairs.
     #[serde(default = "default_true")]
     pub fast_retransmit: bool,
-    /// The receiver delays its ACKs as Linux does (`model::tcp::delack`). Not written
-    /// when off, so that a manifest without it reads as before.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub delayed_ack: bool,
+    /// The receiver delays its ACKs as Linux does (`model::tcp::delack`); absent: the
+    /// profile decides (linux yes, rfc6298 no).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<bool>,
+    /// SACK at both ends (RFC 2018); absent: the profile decides (linux yes, rfc6298 no).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
+    /// With SACK, losses found by RACK (RFC 8985) rather than RFC 6675's DupThresh;
+    /// absent: the profile decides (linux yes, rfc6298 no).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rack: Option<bool>,
+    /// Congestion control, `cubic` or `reno`; absent: the profile decides (linux cubic,
+    /// rfc6298 reno).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub congestion: Option<CongestionName>,
+    /// The initial congestion window in segments (RFC 6928).
+    #[serde(default = "default_initial_window")]
+    pub initial_window: u32,
+    /// The window restarts after an idle spell longer than the RTO (RFC 5681 4.1).
+    #[serde(default = "default_true")]
+    pub slow_start_after_idle: bool,
     pub workload: Workload,
     /// Connections start at a uniform random time in [0, start_spread).
     #[serde(default)]
@@ -153,6 +171,17 @@ fn default_true() -> bool {
 fn default_window() -> u32 {
     10
 }
+fn default_initial_window() -> u32 {
+    crate::model::tcp::cc::INITIAL_WINDOW
+}
+
+/// `[tcp] congestion`.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CongestionName {
+    Cubic,
+    Reno,
+}
 fn default_segment_size() -> u32 {
     1460
 }
@@ -169,6 +198,14 @@ impl TcpConfig {
         }
         if self.segment_size == 0 {
             errors.push("segment_size", "must be at least 1 byte");
+        }
+        if self.initial_window == 0 {
+            errors.push("initial_window", "must be at least 1 segment");
+        }
+        let linux = self.rto.profile == RtoProfile::Linux;
+        if self.rack.unwrap_or(linux) && !self.sack.unwrap_or(linux) {
+            let key = if self.rack.is_some() { "rack" } else { "sack" };
+            errors.push(key, "RACK needs SACK: set sack = true, or rack = false for NewReno");
         }
         match &self.workload {
             Workload::Transfer { segments: 0 } => {
@@ -195,13 +232,27 @@ impl TcpConfig {
         errors
     }
 
+    /// The sender's TCP stack: these keys over the profile's defaults.
     pub fn sender_options(&self) -> SenderOptions {
+        let base = SenderOptions::for_profile(self.rto.profile, self.handshake, self.window, self.segment_size);
         SenderOptions {
-            handshake: self.handshake,
-            window: self.window,
-            segment_size: self.segment_size,
             fast_retransmit: self.fast_retransmit,
+            sack: self.sack.unwrap_or(base.sack),
+            rack: self.rack.unwrap_or(base.rack),
+            congestion: match self.congestion {
+                Some(CongestionName::Cubic) => CongestionKind::Cubic,
+                Some(CongestionName::Reno) => CongestionKind::Reno,
+                None => base.congestion,
+            },
+            initial_window: self.initial_window,
+            slow_start_after_idle: self.slow_start_after_idle,
+            ..base
         }
+    }
+
+    /// Whether the peer delays its ACKs: the key, else the profile's default.
+    pub fn delayed_ack(&self) -> bool {
+        self.delayed_ack.unwrap_or(self.rto.profile == RtoProfile::Linux)
     }
 }
 
@@ -222,7 +273,11 @@ impl TcpSpec {
     pub fn receiver(&self, extra: SimDuration) -> TcpReceiver {
         let buffer = self.tcp.receiver.as_ref().map(|r| r.buffer);
         let receiver = buffer.map_or_else(TcpReceiver::new, TcpReceiver::with_buffer);
-        if !self.tcp.delayed_ack {
+        let opts = self.tcp.sender_options();
+        // RFC 2018 section 3: four blocks fit in the option space, three beside the
+        // timestamp option.
+        let receiver = if opts.sack { receiver.with_sack(if self.rto.timestamps { 3 } else { 4 }) } else { receiver };
+        if !self.tcp.delayed_ack() {
             return receiver;
         }
         let hz = self.rto.hz.unwrap_or(1000);

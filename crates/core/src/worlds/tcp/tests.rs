@@ -211,7 +211,7 @@ mod delayed_ack {
             format!(
                 "name = \"t\"\nhorizon = \"10s\"\n[path]\nbase_rtt = \"100ms\"\n\
                  [[path.event]]\nkind = \"drop\"\ndirection = \"forward\"\nnth = 18\n\
-                 [tcp]\nhandshake = false\nwindow = 20\n{extra}workload = {{ kind = \"script\" }}\n\
+                 [tcp]\nhandshake = false\nwindow = 20\ninitial_window = 20\n{extra}workload = {{ kind = \"script\" }}\n\
                  [[tcp.write]]\nat = \"0s\"\nsegments = 16\n\
                  [[tcp.write]]\nat = \"900ms\"\nsegments = 6\n"
             )

@@ -95,4 +95,60 @@ pub trait Congestion {
     fn on_send_after_idle(&mut self, now: SimTime, idle: SimDuration, rto: SimDuration);
     fn cwnd(&self) -> u32;
     fn ssthresh(&self) -> u32;
+    /// The sender sets the window itself: Proportional Rate Reduction inside recovery and
+    /// its end (`tcp_snd_cwnd_set` in `tcp_cwnd_reduction`, `tcp_end_cwnd_reduction`).
+    fn set_cwnd(&mut self, cwnd: u32);
+    /// A reduction found needless is undone (`tcp_undo_cwnd_reduction`): cwnd back to at
+    /// least `prior_cwnd` (`tcp_reno_undo_cwnd`, which CUBIC also uses) and ssthresh to
+    /// `prior_ssthresh` if that is higher.
+    fn undo(&mut self, prior_cwnd: u32, prior_ssthresh: u32);
+}
+
+/// Which algorithm a sender runs (`net.ipv4.tcp_congestion_control`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Controller {
+    Reno(Reno),
+    Cubic(Box<Cubic>),
+}
+
+impl Controller {
+    fn inner(&self) -> &dyn Congestion {
+        match self {
+            Controller::Reno(r) => r,
+            Controller::Cubic(c) => c.as_ref(),
+        }
+    }
+    fn inner_mut(&mut self) -> &mut dyn Congestion {
+        match self {
+            Controller::Reno(r) => r,
+            Controller::Cubic(c) => c.as_mut(),
+        }
+    }
+}
+
+impl Congestion for Controller {
+    fn on_ack(&mut self, ack: &Ack) {
+        self.inner_mut().on_ack(ack)
+    }
+    fn on_loss(&mut self, now: SimTime, flight_size: u32) {
+        self.inner_mut().on_loss(now, flight_size)
+    }
+    fn on_rto(&mut self, timeout: &Timeout) {
+        self.inner_mut().on_rto(timeout)
+    }
+    fn on_send_after_idle(&mut self, now: SimTime, idle: SimDuration, rto: SimDuration) {
+        self.inner_mut().on_send_after_idle(now, idle, rto)
+    }
+    fn cwnd(&self) -> u32 {
+        self.inner().cwnd()
+    }
+    fn ssthresh(&self) -> u32 {
+        self.inner().ssthresh()
+    }
+    fn set_cwnd(&mut self, cwnd: u32) {
+        self.inner_mut().set_cwnd(cwnd)
+    }
+    fn undo(&mut self, prior_cwnd: u32, prior_ssthresh: u32) {
+        self.inner_mut().undo(prior_cwnd, prior_ssthresh)
+    }
 }

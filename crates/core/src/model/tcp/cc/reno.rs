@@ -108,6 +108,14 @@ impl Congestion for Reno {
     fn ssthresh(&self) -> u32 {
         self.window.ssthresh
     }
+
+    fn set_cwnd(&mut self, cwnd: u32) {
+        self.window.set_cwnd(cwnd);
+    }
+
+    fn undo(&mut self, prior_cwnd: u32, prior_ssthresh: u32) {
+        self.window.undo(prior_cwnd, prior_ssthresh);
+    }
 }
 
 #[cfg(test)]

@@ -52,6 +52,21 @@ impl Window {
         }
     }
 
+    /// `tcp_snd_cwnd_set`, never below one segment.
+    pub fn set_cwnd(&mut self, cwnd: u32) {
+        self.cwnd = cwnd.max(1);
+    }
+
+    /// `tcp_undo_cwnd_reduction`: `snd_cwnd = ca_ops->undo_cwnd(sk)` (`tcp_reno_undo_cwnd`:
+    /// max(cwnd, prior_cwnd)); `if (tp->prior_ssthresh > tp->snd_ssthresh) snd_ssthresh =
+    /// prior_ssthresh`.
+    pub fn undo(&mut self, prior_cwnd: u32, prior_ssthresh: u32) {
+        self.cwnd = self.cwnd.max(prior_cwnd);
+        if prior_ssthresh > self.ssthresh {
+            self.ssthresh = prior_ssthresh;
+        }
+    }
+
     /// `tcp_current_ssthresh` outside a cwnd reduction: at least 3/4 of cwnd.
     pub fn current_ssthresh(&self) -> u32 {
         self.ssthresh.max((self.cwnd >> 1) + (self.cwnd >> 2))

@@ -4,6 +4,24 @@
 
 use super::*;
 
+/// `net.ipv4.tcp_max_reordering`: the most DupThresh can grow to.
+const MAX_REORDERING: u64 = 300;
+
+/// What an advancing ACK covered, read before the scoreboard forgets it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Acked {
+    /// The oldest newly acknowledged segment never retransmitted nor SACKed, when first
+    /// sent (`first_ackt`).
+    first_ackt: Option<SimTime>,
+    /// A retransmitted segment is among them (FLAG_RETRANS_DATA_ACKED).
+    retrans_acked: bool,
+    /// The old head's latest transmission.
+    head_last: Option<SimTime>,
+}
+
+/// `net.ipv4.tcp_min_rtt_wlen`: the window of the minimum RTT, 300 s.
+const MIN_RTT_WINDOW: SimDuration = SimDuration::from_secs(300);
+
 impl TcpSender {
     pub fn on_segment(&mut self, now: SimTime, seg: Segment, out: &mut Vec<Action>) {
         match seg {
@@ -52,54 +70,119 @@ impl TcpSender {
         ack: u64,
         tsecr: SimTime,
         window: u64,
-        sack: Option<u64>,
+        sack: Sack,
         out: &mut Vec<Action>,
     ) {
+        if ack < self.snd_una {
+            // tcp_ack: "If the ack is older than previous acks then we can probably
+            // ignore it" (its SACK blocks are not read here).
+            self.observe(ObservationKind::Ack { ack }, out);
+            return;
+        }
         let ack = ack.min(self.snd_max);
         let advanced = ack > self.snd_una;
         let prior_outstanding = self.outstanding();
+        let prior_delivered = self.delivered;
+        let prior_lost = self.sb.lost_marks();
+        let prior_fack = self.sb.high_sack().unwrap_or(self.snd_una);
         // tcp_ack_update_window: a changed window is FLAG_WIN_UPDATE, never a duplicate.
         let win_update = self.update_window(ack, window);
-        let dupack = !advanced && ack == self.snd_una && self.outstanding() > 0 && !win_update;
-        let mut orig_acked = false;
-        if advanced {
-            let newly = ack - self.snd_una;
-            let high = match self.ca {
-                Ca::Loss { high, .. } => high,
-                _ => 0,
-            };
-            // FLAG_ORIG_SACK_ACKED: a never-retransmitted segment at or below high_seq.
-            orig_acked = (self.snd_una..ack).zip(self.flight.iter()).any(|(seq, rec)| !rec.retransmitted && seq < high);
-            let sack_rtt = self.sack_sample(now, sack);
-            let rtt = self.sample_for(now, ack, tsecr, sack_rtt);
-            let gone = self.flight.drain(..newly as usize).filter(|r| r.sacked).count() as u64;
-            self.sacked -= gone;
-            self.snd_una = ack;
-            self.snd_nxt = self.snd_nxt.max(ack);
-            self.lost_end = self.lost_end.max(self.snd_nxt);
-            self.cwnd = (self.cwnd + newly).min(u64::from(self.opts.window));
-            self.dupacks = 0;
-            // tcp_ack: forward progress zeroes icsk_retransmits.
-            self.retransmits = 0;
-            self.observe(ObservationKind::Ack { ack }, out);
-            if let Some(rtt) = rtt {
-                self.rto.on_sample(now, rtt, Some(self.seq_info()));
-                self.observe(ObservationKind::Sample { rtt }, out);
-            }
-        } else {
-            self.observe(ObservationKind::Ack { ack }, out);
-            if let Some(rtt) = self.sack_sample(now, sack) {
-                self.rto.on_sample(now, rtt, Some(self.seq_info()));
-                self.observe(ObservationKind::Sample { rtt }, out);
+        let blocks: &[(u64, u64)] = if self.opts.sack { sack.blocks() } else { &[] };
+        let high = match self.ca {
+            Ca::Loss { high, .. } => high,
+            _ => 0,
+        };
+        // tcp_clean_rtx_queue, before the scoreboard forgets: the oldest newly
+        // acknowledged segment never retransmitted nor SACKed (first_ackt), and whether any
+        // retransmitted one is among them (FLAG_RETRANS_DATA_ACKED).
+        let mut first_ackt = None;
+        let mut retrans_acked = false;
+        for seq in self.snd_una..ack {
+            let Some(seg) = self.sb.segment(seq) else { break };
+            if seg.retransmitted {
+                retrans_acked = true;
+            } else if !seg.sacked && first_ackt.is_none() {
+                first_ackt = Some(seg.first);
             }
         }
-        orig_acked |= self.mark_sacked(sack);
+        let head_last = self.sb.segment(self.snd_una).map(|head| head.sent);
+        let outcome = self.sb.on_ack(ack, blocks);
+        let mut orig_acked = false;
+        let mut reord = None;
+        let mut sack_first = None;
+        let mut data_sacked = false;
+        for d in &outcome.delivered {
+            if !d.retransmitted {
+                orig_acked |= d.seq < high;
+                reord = Some(reord.map_or(d.seq, |r: u64| r.min(d.seq)));
+                if d.seq >= ack && sack_first.is_none() {
+                    sack_first = Some(d.sent); // tcp_sacktag_one's first_sackt
+                }
+            }
+            data_sacked |= d.seq >= ack;
+        }
+        self.delivered += outcome.delivered.len() as u64;
+        // tcp_check_sack_reordering: an original segment delivered below the highest
+        // SACKed one arrived out of order.
+        if self.opts.sack
+            && let Some(low) = reord
+            && low < prior_fack
+        {
+            self.reord_seen = true;
+            self.reordering = self.reordering.max(prior_fack - low).min(MAX_REORDERING);
+        }
+        if let Some(dsack) = outcome.dsack {
+            self.on_dsack(dsack);
+        }
+        let sack_rtt = sack_first.filter(|_| self.linux() && self.params().sample_every_ack).map(|t| now - t);
+        let mut rtt = None;
+        if advanced {
+            let newly = ack - self.snd_una;
+            let acked = Acked { first_ackt, retrans_acked, head_last };
+            rtt = self.sample_for(now, ack, tsecr, acked, sack_rtt);
+            self.snd_una = ack;
+            // tcp_ack: forward progress zeroes icsk_retransmits.
+            self.retransmits = 0;
+            if !self.opts.sack {
+                self.remove_reno_sacks(newly);
+            } else {
+                self.dupacks = 0;
+            }
+        } else if sack_rtt.is_some() {
+            rtt = sack_rtt;
+        }
+        self.observe(ObservationKind::Ack { ack }, out);
+        if let Some(rtt) = rtt {
+            self.on_rtt_sample(now, rtt, out);
+        }
+        self.rack.advance(now, &outcome.delivered, self.min_rtt.map(|(m, _)| m));
+        self.rack.update_reo_wnd(prior_delivered, self.delivered);
+        let dupack = !advanced && prior_outstanding > 0 && !win_update;
+        match self.opts.loss_detection() {
+            // RFC 6675 (2): a duplicate ACK carries new SACK information.
+            LossDetection::DupThresh if !advanced && data_sacked => self.dupacks += 1,
+            // tcp_add_reno_sack, outside the loss state (tcp_process_loss counts its own).
+            LossDetection::NewReno if dupack && !matches!(self.ca, Ca::Loss { .. }) => self.add_reno_sack(),
+            _ => {}
+        }
         if let Some(p) = self.probe
             && p.ended_by(ack, advanced)
         {
             self.probe = None;
         }
-        let send_new_instead = self.recovery_on_ack(now, advanced, dupack, orig_acked, out);
+        let mut flags = recovery::AckFlags {
+            advanced,
+            dupack,
+            data_sacked,
+            orig_acked,
+            delivered: self.delivered - prior_delivered,
+            tsecr: self.params().timestamps.then_some(tsecr),
+            rtt,
+            newly_lost: 0,
+        };
+        let reorder_was_pending = matches!(self.timer, Some((_, TimerKind::Reorder)));
+        let send_new_instead = self.recovery_on_ack(now, &flags, out);
+        flags.newly_lost = self.sb.lost_marks() - prior_lost;
         if let Supply::Transfer { segments } = self.supply
             && self.snd_una >= segments
         {
@@ -108,14 +191,22 @@ impl TcpSender {
             self.observe(ObservationKind::Finished, out);
             return;
         }
-        if advanced {
-            // tcp_set_xmit_timer: a probe if one may be scheduled, else RFC 6298 (5.2) /
-            // (5.3): stop the timer when all is acknowledged, restart it otherwise.
+        let reorder_armed = matches!(self.timer, Some((_, TimerKind::Reorder))) && !reorder_was_pending;
+        if advanced && !reorder_armed {
+            // tcp_set_xmit_timer (FLAG_SET_XMIT_TIMER, unless RACK armed its timer): a
+            // probe if one may be scheduled, else RFC 6298 (5.2) / (5.3): stop the timer
+            // when all is acknowledged, restart it otherwise. RFC 6582's impatient
+            // variant restarts it on the first partial ACK of a recovery only.
             let probe_pending = self.probe_pending();
-            if !self.schedule_probe(now, true) {
+            let impatient = !self.linux()
+                && self.opts.loss_detection() == LossDetection::NewReno
+                && matches!(self.ca, Ca::Recovery { .. })
+                && self.episode.partial_acks > 1;
+            if !impatient && !self.schedule_probe(now, true) {
                 self.rearm_rto(now, probe_pending);
             }
         }
+        self.cong_control(now, &flags);
         self.persist_on_ack(now, prior_outstanding, out);
         if send_new_instead {
             self.frto_send_new(now, out);
@@ -124,87 +215,56 @@ impl TcpSender {
         }
     }
 
-    /// The congestion state machine on one ACK (`tcp_fastretrans_alert`,
-    /// `tcp_process_loss`). Returns whether F-RTO wants new data sent instead of
-    /// retransmissions.
-    pub(super) fn recovery_on_ack(
-        &mut self,
-        now: SimTime,
-        advanced: bool,
-        dupack: bool,
-        orig_acked: bool,
-        out: &mut Vec<Action>,
-    ) -> bool {
-        if dupack {
-            self.dupacks += 1;
-            // RFC 5681 (3.2): the third duplicate ACK triggers a retransmission of the
-            // first unacknowledged segment, without waiting for the timer.
-            if self.dupacks == 3 && self.opts.fast_retransmit && self.snd_nxt > self.snd_una {
-                let seq = self.snd_una;
-                self.retransmit(seq, now, out);
-                self.rearm_on_head_retransmit(seq, now);
-                if self.ca == Ca::Open {
-                    self.ca = Ca::Recovery { high: self.snd_max };
-                }
-            }
-        }
-        match self.ca {
-            Ca::Open => {}
-            Ca::Recovery { high } => {
-                if self.snd_una >= high {
-                    self.reopen();
-                }
-            }
-            Ca::Loss { mut high, frto } => {
-                if frto {
-                    let can_send_new = self.new_data_fits();
-                    let verdict = frto::on_loss_ack(LossAck {
-                        high,
-                        snd_max: self.snd_max,
-                        snd_una: self.snd_una,
-                        advanced,
-                        dupack,
-                        orig_acked,
-                        can_send_new,
-                    });
-                    match verdict {
-                        Verdict::Spurious => {
-                            self.undo_loss(out);
-                            return false;
-                        }
-                        Verdict::SendNew => {
-                            high = self.snd_max;
-                            self.ca = Ca::Loss { high, frto: true };
-                            return true;
-                        }
-                        Verdict::Off => self.ca = Ca::Loss { high, frto: false },
-                        Verdict::Wait => {}
-                    }
-                }
-                if self.snd_una >= high {
-                    self.reopen();
-                }
-            }
-        }
-        false
+    /// Feed one RTT sample to the estimator and the windowed minimum.
+    fn on_rtt_sample(&mut self, now: SimTime, rtt: SimDuration, out: &mut Vec<Action>) {
+        self.rto.on_sample(now, rtt, Some(self.seq_info()));
+        self.observe(ObservationKind::Sample { rtt }, out);
+        // tcp_update_rtt_min: a running minimum over `tcp_min_rtt_wlen` (300 s); an
+        // expired minimum is replaced by the sample (Linux's filter would fall back to
+        // its second- or third-best of the window).
+        self.min_rtt = match self.min_rtt {
+            Some((m, at)) if rtt > m && now.saturating_since(at) <= MIN_RTT_WINDOW => Some((m, at)),
+            _ => Some((rtt, now)),
+        };
     }
 
-    /// Recovery is over: back to the open state, with no retransmission outstanding.
-    pub(super) fn reopen(&mut self) {
-        self.ca = Ca::Open;
-        self.retrans_stamp = None;
+    /// `tcp_check_dsack` / `tcp_dsack_seen`: a DSACK of a retransmission counts toward
+    /// undo (`undo_retrans`), and grows RACK's reordering window once reordering is seen.
+    fn on_dsack(&mut self, dsack: super::super::scoreboard::Dsack) {
+        let (start, end) = match dsack {
+            super::super::scoreboard::Dsack::BelowAck { start, end }
+            | super::super::scoreboard::Dsack::InsideSecond { start, end } => (start, end),
+        };
+        let dup_segs = end.saturating_sub(start).max(1);
+        // A DSACK that names a TLP's copy is the probe's, not reordering's
+        // (FLAG_DSACK_TLP).
+        let tlp = self.probe.is_some_and(|p| p.high == end);
+        if self.reord_seen && !tlp {
+            self.rack.on_dsack();
+        }
+        if let Some(marker) = self.episode.undo_marker
+            && self.episode.undo_retrans > 0
+            && end > marker
+        {
+            self.episode.undo_retrans = (self.episode.undo_retrans - dup_segs as i64).max(0);
+        }
     }
 
-    /// `tcp_try_undo_loss(sk, true)`: the timeout was spurious.
-    pub(super) fn undo_loss(&mut self, out: &mut Vec<Action>) {
-        // tcp_undo_cwnd_reduction(sk, true): the window as before, the lost marks cleared.
-        self.cwnd = u64::from(self.opts.window);
-        self.snd_nxt = self.snd_max;
-        self.lost_end = self.snd_max;
-        // WRITE_ONCE(icsk->icsk_retransmits, 0); tcp_set_ca_state(sk, TCP_CA_Open)
-        self.retransmits = 0;
-        self.reopen();
-        self.observe(ObservationKind::SpuriousTimeout, out);
+    /// `tcp_add_reno_sack` with `tcp_limit_reno_sacked`: a duplicate ACK stands for a
+    /// segment that left the network, short of the holes.
+    fn add_reno_sack(&mut self) {
+        let holes = self.sb.lost_out().max(1).min(self.outstanding());
+        self.dupacks = (self.dupacks + 1).min(self.outstanding() - holes);
+    }
+
+    /// `tcp_remove_reno_sacks`: a cumulative ACK of `acked` segments takes back the
+    /// duplicates it explains, all but one.
+    fn remove_reno_sacks(&mut self, acked: u64) {
+        if !matches!(self.ca, Ca::Recovery { .. }) {
+            self.dupacks = 0;
+        } else if acked > 0 {
+            self.dupacks = self.dupacks.saturating_sub(acked - 1);
+        }
     }
 
     /// F-RTO step 2b (REXMIT_NEW in `tcp_xmit_recovery`): new data as the congestion
@@ -235,49 +295,13 @@ impl TcpSender {
         SimDuration::from_millis(ticks.max(1))
     }
 
-    /// Records the segment a duplicate ACK reports received above the hole (linux only:
-    /// the rfc6298 sender has no SACK). Returns whether it newly SACKed a segment never
-    /// retransmitted below `high_seq`: `tcp_sacktag_one`'s FLAG_ORIG_SACK_ACKED, which
-    /// F-RTO's step 3b reads as for a cumulative ACK.
-    pub(super) fn mark_sacked(&mut self, sack: Option<u64>) -> bool {
-        let Some(seq) = sack.filter(|&s| self.linux() && s >= self.snd_una && s < self.snd_max) else {
-            return false;
-        };
-        let high = match self.ca {
-            Ca::Loss { high, .. } => high,
-            _ => 0,
-        };
-        let rec = &mut self.flight[(seq - self.snd_una) as usize];
-        if rec.sacked {
-            return false;
-        }
-        rec.sacked = true;
-        self.sacked += 1;
-        !rec.retransmitted && seq < high
-    }
-
-    /// The RTT sample a duplicate ACK yields from the segment it SACKs, under the linux
-    /// profile: `tcp_sacktag_one` records a newly SACKed segment's send time if it was
-    /// never retransmitted (`first_sackt`), and `tcp_ack_update_rtt` falls back to that
-    /// `sack_rtt_us` when the cumulative ACK gave none (`if (seq_rtt_us < 0) seq_rtt_us
-    /// = sack_rtt_us`). So F-RTO's new data, SACKed above the hole a blackout left, ends
-    /// the backoff one round trip after the retransmission's ACK.
-    pub(super) fn sack_sample(&self, now: SimTime, sack: Option<u64>) -> Option<SimDuration> {
-        let p = self.params();
-        if !self.linux() || !p.sample_every_ack {
-            return None;
-        }
-        let seq = sack.filter(|&s| s >= self.snd_una && s < self.snd_max)?;
-        let rec = self.flight[(seq - self.snd_una) as usize];
-        (!rec.retransmitted && !rec.sacked).then(|| now.saturating_since(rec.first))
-    }
-
     /// The RTT sample this ACK yields, if any, under the sampling rule in force.
     pub(super) fn sample_for(
         &mut self,
         now: SimTime,
         ack: u64,
         tsecr: SimTime,
+        acked: Acked,
         sack_rtt: Option<SimDuration>,
     ) -> Option<SimDuration> {
         let p = self.params();
@@ -292,19 +316,12 @@ impl TcpSender {
             // retransmitted (FLAG_RETRANS_DATA_ACKED: Karn); then from the SACKed
             // segment, then from TS-ECR if timestamps are on ("Prefer RTT measured from
             // ACK's timing to TS-ECR").
-            let newly = (ack - self.snd_una) as usize;
-            let acked = self.flight.iter().take(newly);
-            let oldest = self.flight[0];
-            return if acked.clone().all(|r| !r.retransmitted) {
-                Some(now - oldest.first)
-            } else if sack_rtt.is_some() {
-                sack_rtt
-            } else if p.timestamps {
-                Some(self.ts_sample(now, tsecr))
-            } else if !p.karn {
-                Some(now - oldest.last)
-            } else {
-                None
+            return match acked.first_ackt {
+                Some(t) if !acked.retrans_acked => Some(now - t),
+                _ if sack_rtt.is_some() => sack_rtt,
+                _ if p.timestamps => Some(self.ts_sample(now, tsecr)),
+                _ if !p.karn => acked.head_last.map(|t| now - t),
+                _ => None,
             };
         }
         match self.timed {

@@ -36,7 +36,7 @@ mod tests {
 
     #[test]
     fn a_close_turns_what_was_written_into_the_transfer() {
-        let opts = SenderOptions { handshake: false, window: 10, segment_size: 1000, fast_retransmit: true };
+        let opts = SenderOptions::for_profile(crate::model::rto::RtoProfile::Rfc6298, false, 10, 1000);
         let mut s = TcpSender::new(opts, &RtoConfig::default().resolve().unwrap(), Supply::Steady);
         let mut out = Vec::new();
         s.start(at(0), &mut out);
@@ -47,14 +47,14 @@ mod tests {
         out.clear();
         s.app_write(at(20), &mut out);
         assert!(out.is_empty(), "nothing is written after a close: {out:?}");
-        s.on_segment(at(100), Segment::Ack { ack: 2, tsecr: at(0), window: u64::MAX, sack: None }, &mut out);
+        s.on_segment(at(100), Segment::Ack { ack: 2, tsecr: at(0), window: u64::MAX, sack: Sack::NONE }, &mut out);
         assert!(finished(&out) && s.is_finished(), "the write after the close was ignored");
         // Closing with everything acknowledged finishes at once.
         let mut s = TcpSender::new(opts, &RtoConfig::default().resolve().unwrap(), Supply::Steady);
         let mut out = Vec::new();
         s.start(at(0), &mut out);
         s.app_write(at(0), &mut out);
-        s.on_segment(at(100), Segment::Ack { ack: 1, tsecr: at(0), window: u64::MAX, sack: None }, &mut out);
+        s.on_segment(at(100), Segment::Ack { ack: 1, tsecr: at(0), window: u64::MAX, sack: Sack::NONE }, &mut out);
         assert!(!s.is_finished());
         s.app_close(&mut out);
         assert!(s.is_finished() && s.timer().is_none());

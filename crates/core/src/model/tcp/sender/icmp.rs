@@ -50,12 +50,12 @@ impl TcpSender {
     /// segment's last transmission (`tcp_skb_timestamp_us(tcp_rtx_queue_head(sk))`), or
     /// run `tcp_retransmit_timer` at once when nothing is left.
     fn ld_rto_revert(&mut self, now: SimTime, out: &mut Vec<Action>) {
-        let Some(head) = self.flight.front() else {
+        let Some(head) = self.sb.segment(self.snd_una).copied() else {
             // Nothing outstanding: no segment the message could quote is in the window
             // (`!between(seq, snd_una, tp->snd_nxt)`), so tcp_v4_err drops it.
             return;
         };
-        let elapsed = now.saturating_since(head.last);
+        let elapsed = now.saturating_since(head.sent);
         if self.retransmits == 0 || self.rto.snapshot().backoffs == 0 {
             self.observe(ObservationKind::IcmpUnreachable { reverted: false }, out);
             return;
@@ -92,7 +92,7 @@ mod tests {
         let mut s = linux_sender(2);
         let mut out = Vec::new();
         s.start(at(0), &mut out);
-        s.on_segment(at(100), Segment::Ack { ack: 1, tsecr: at(0), window: u64::MAX, sack: None }, &mut out);
+        s.on_segment(at(100), Segment::Ack { ack: 1, tsecr: at(0), window: u64::MAX, sack: Sack::NONE }, &mut out);
         assert_eq!(s.snapshot().rto, ms(300));
         s.on_timer(at(400), &mut out);
         s.on_timer(at(1000), &mut out);
@@ -148,7 +148,7 @@ mod tests {
         let mut s = linux_sender(2);
         let mut out = Vec::new();
         s.start(at(0), &mut out);
-        s.on_segment(at(100), Segment::Ack { ack: 1, tsecr: at(0), window: u64::MAX, sack: None }, &mut out);
+        s.on_segment(at(100), Segment::Ack { ack: 1, tsecr: at(0), window: u64::MAX, sack: Sack::NONE }, &mut out);
         let before = (s.snapshot(), s.timer());
         s.on_icmp_unreachable(at(200), None, &mut out);
         assert_eq!((s.snapshot(), s.timer()), before);

@@ -64,14 +64,7 @@ impl TcpSender {
         if phase == Phase::Established {
             // tcp_enter_loss: everything outstanding is marked lost and waits, the
             // window closes to one; nothing went out, so nothing is in flight.
-            let new_recovery = self.ca == Ca::Open;
-            let frto = self.params().frto && (new_recovery || self.retransmits > 1);
-            self.ca = Ca::Loss { high: self.snd_max, frto };
-            self.probe = None;
-            self.snd_nxt = self.snd_una;
-            self.lost_end = self.snd_max;
-            self.cwnd = 1;
-            self.dupacks = 0;
+            self.enter_loss(now);
         }
         self.timer = Some((now + self.params().timer_ticks(RESOURCE_PROBE_INTERVAL), TimerKind::Rto));
     }

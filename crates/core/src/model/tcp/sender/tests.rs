@@ -4,7 +4,7 @@ use crate::model::rto::{RtoConfig, RtoProfile};
 use crate::model::tcp::drive::{ack, ms, sent};
 
 fn sender(window: u32, segments: u64, config: RtoConfig) -> TcpSender {
-    let opts = SenderOptions { handshake: false, window, segment_size: 1000, fast_retransmit: true };
+    let opts = SenderOptions::for_profile(config.profile, false, window, 1000);
     TcpSender::new(opts, &config.resolve().unwrap(), Supply::Transfer { segments })
 }
 
@@ -156,7 +156,7 @@ fn after_a_timeout_the_window_reopens_one_segment_per_ack_going_back_n() {
 
 #[test]
 fn handshake_sample_and_rfc6298_5_7_after_a_syn_timeout() {
-    let opts = SenderOptions { handshake: true, window: 1, segment_size: 1000, fast_retransmit: true };
+    let opts = SenderOptions::for_profile(RtoProfile::Rfc6298, true, 1, 1000);
     let params = RtoConfig::default().resolve().unwrap();
     let mut s = TcpSender::new(opts, &params, Supply::Steady);
     let mut out = Vec::new();
@@ -178,7 +178,7 @@ fn one_write_of_any_size_sends_the_window_at_once_and_keeps_the_rest() {
     // leaves the rest queued. A write of 2^64 - 1 segments costs what a write of 10 does,
     // and two of them saturate instead of wrapping.
     let supply = Supply::Steady;
-    let opts = SenderOptions { handshake: false, window: 10, segment_size: 1000, fast_retransmit: true };
+    let opts = SenderOptions::for_profile(RtoProfile::Rfc6298, false, 10, 1000);
     let mut s = TcpSender::new(opts, &rfc().resolve().unwrap(), supply);
     s.start(ms(0), &mut Vec::new());
     let mut out = Vec::new();

@@ -1,5 +1,5 @@
-//! What the sender puts on the wire and when: new data as the window allows,
-//! go-back-N retransmission, the loss probe and the retransmission timer's expiry
+//! What the sender puts on the wire and when: retransmissions of segments marked lost and
+//! new data as the windows allow, the loss probe and the retransmission timer's expiry
 //! (RFC 6298 section 5, Linux `tcp_retransmit_timer`).
 
 use super::*;
@@ -7,50 +7,55 @@ use super::*;
 impl TcpSender {
     pub(super) fn seq_info(&self) -> SeqInfo {
         let mss = u64::from(self.opts.segment_size);
-        SeqInfo { snd_una: self.snd_una * mss, snd_nxt: self.snd_nxt * mss }
+        SeqInfo { snd_una: self.snd_una * mss, snd_nxt: self.snd_max * mss }
     }
 
-    /// Sends what the window and the application allow: first the segments marked lost
-    /// (go-back-N), then new data once none is left.
+    /// Sends what the windows and the application allow: first the segments marked lost
+    /// (`tcp_xmit_retransmit_queue`), then new data (`tcp_write_xmit`).
     pub(super) fn try_send(&mut self, now: SimTime, out: &mut Vec<Action>) {
         if self.state != State::Established {
             return;
         }
-        while self.snd_nxt < self.lost_end && self.in_flight() < self.cwnd {
-            let seq = self.snd_nxt;
-            if self.flight[(seq - self.snd_una) as usize].sacked {
-                // tcp_xmit_retransmit_queue skips TCPCB_SACKED_ACKED: it has arrived.
-                self.snd_nxt = seq + 1;
-                continue;
-            }
+        self.retransmit_lost(now, out);
+        self.push_new(now, out);
+        self.check_probe_timer(now, out);
+    }
+
+    /// `tcp_xmit_retransmit_queue`: the lost segments, lowest first, while the congestion
+    /// window has room: RFC 6675's `NextSeg()` rule 1 (rules 3 and 4, unSACKed segments
+    /// not yet deemed lost, are left out, as Linux leaves them).
+    pub(super) fn retransmit_lost(&mut self, now: SimTime, out: &mut Vec<Action>) {
+        while self.in_flight() < self.cwnd() && !self.local_congestion {
+            let Some(seq) = self.sb.first_lost() else { break };
             self.retransmit(seq, now, out);
             self.rearm_on_head_retransmit(seq, now);
-            self.snd_nxt = seq + 1;
             if self.timer.is_none() {
                 self.arm_rto(now); // RFC 6298 (5.1)
             }
         }
-        if self.snd_nxt == self.lost_end {
-            // Go-back-N is done (or never started): continue after the highest sent.
-            self.snd_nxt = self.snd_max;
-            self.lost_end = self.snd_max;
-            self.push_new(now, out);
-        }
-        self.check_probe_timer(now, out);
     }
 
-    /// New data as the window and the congestion window allow (`tcp_write_xmit`);
-    /// returns whether any went out. Segments still marked lost are left as they are.
+    /// New data as the receiver's window and the congestion window allow
+    /// (`tcp_write_xmit`); returns whether any went out.
     pub(super) fn push_new(&mut self, now: SimTime, out: &mut Vec<Action>) -> bool {
         let had_outstanding = self.outstanding() > 0;
+        if !had_outstanding && self.snd_max < self.available {
+            self.restart_after_idle(now);
+        }
         let mut sent = false;
-        while self.new_data_fits() && self.in_flight() < self.cwnd && !self.refuses_new_data() {
+        while self.new_data_fits() && self.in_flight() < self.cwnd() && !self.refuses_new_data() {
             self.send_new(now, ObservationKind::Send { seq: Some(self.snd_max) }, out);
             // RFC 6298 (5.1): start the timer on sending data if it is not running.
             if self.timer.is_none() {
                 self.arm_rto(now);
             }
             sent = true;
+        }
+        // tcp_write_xmit: is_cwnd_limited when the congestion window, not the
+        // application or the receiver, stopped it.
+        let cwnd_limited = self.snd_max < self.available && self.in_flight() >= self.cwnd();
+        if sent || cwnd_limited {
+            self.validate_cwnd(cwnd_limited);
         }
         if sent {
             // The probe timer's state goes with the stall (`tcp_probe_timer` finds
@@ -61,18 +66,44 @@ impl TcpSender {
         sent
     }
 
+    /// `tcp_slow_start_after_idle_check` (RFC 5681 4.1): the first send with nothing in
+    /// flight after more than an RTO without sending restarts the window.
+    fn restart_after_idle(&mut self, now: SimTime) {
+        let Some(last) = self.last_send else { return };
+        if self.opts.slow_start_after_idle || self.opts.congestion == CongestionKind::Cubic {
+            // CUBIC also shifts its epoch over the idle spell (CA_EVENT_TX_START), whatever
+            // the sysctl says; its own `slow_start_after_idle` gates the restart.
+            self.cc.on_send_after_idle(now, now.saturating_since(last), self.rto.rto());
+        }
+    }
+
+    /// `tcp_cwnd_validate`'s first half: how much of the window the last flight used.
+    fn validate_cwnd(&mut self, is_cwnd_limited: bool) {
+        let u = &mut self.usage;
+        let packets_out = self.snd_max - self.snd_una;
+        if self.snd_una >= u.seq || is_cwnd_limited || (!u.is_cwnd_limited && packets_out > u.max_packets_out) {
+            u.is_cwnd_limited = is_cwnd_limited;
+            u.max_packets_out = packets_out;
+            u.seq = self.snd_max;
+        }
+    }
+
+    pub(super) fn cwnd_use(&self) -> super::super::cc::CwndUse {
+        super::super::cc::CwndUse {
+            is_cwnd_limited: self.usage.is_cwnd_limited,
+            max_packets_out: u32::try_from(self.usage.max_packets_out).unwrap_or(u32::MAX),
+        }
+    }
+
     /// Transmits segment `snd_max` for the first time, observed as `kind`.
     pub(super) fn send_new(&mut self, now: SimTime, kind: ObservationKind, out: &mut Vec<Action>) {
-        let seq = self.snd_max;
-        self.flight.push_back(TxRecord { first: now, last: now, retransmitted: false, sacked: false });
-        // New data is never marked lost: with segments still awaiting retransmission
-        // (F-RTO's step 2b, or an application write in loss recovery) it goes above
-        // `lost_end`, in flight.
-        if self.snd_nxt == self.snd_max {
-            self.snd_nxt += 1;
-            self.lost_end += 1;
-        }
+        let seq = self.sb.on_send(now);
+        debug_assert_eq!(seq, self.snd_max);
         self.snd_max += 1;
+        self.last_send = Some(now);
+        if matches!(self.ca, Ca::Recovery { .. }) {
+            self.episode.prr_out += 1;
+        }
         let p = self.params();
         if self.timed.is_none() && !p.sample_every_ack && !p.timestamps {
             self.timed = Some((seq, now));
@@ -92,10 +123,8 @@ impl TcpSender {
         self.schedule_probe(now, false);
     }
 
-    pub(super) fn mark_retransmitted(&mut self, seq: u64, now: SimTime) {
-        let rec = &mut self.flight[(seq - self.snd_una) as usize];
-        rec.last = now;
-        rec.retransmitted = true;
+    /// Karn's rule for the segment timed once per RTT.
+    pub(super) fn untime(&mut self, seq: u64, now: SimTime) {
         if let Some((timed, _)) = self.timed
             && timed == seq
         {
@@ -111,15 +140,24 @@ impl TcpSender {
     /// `icsk_rto` ("if (skb == rtx_head ...) rearm_timer = true"). Linux only: RFC 6298
     /// restarts the timer on an ACK of new data (5.3) and on expiry (5.6), not here.
     pub(super) fn rearm_on_head_retransmit(&mut self, seq: u64, now: SimTime) {
-        if seq == self.snd_una && self.linux() {
+        // "if (skb == rtx_head && icsk->icsk_pending != ICSK_TIME_REO_TIMEOUT)"
+        if seq == self.snd_una && self.linux() && !matches!(self.timer, Some((_, TimerKind::Reorder))) {
             self.arm_rto(now);
         }
     }
 
+    /// `tcp_retransmit_skb`: a repair of a segment marked lost (or the head, on a
+    /// timeout).
     pub(super) fn retransmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Action>) {
-        self.mark_retransmitted(seq, now);
+        self.sb.on_retransmit(seq, now);
+        self.untime(seq, now);
         // tcp_retransmit_skb: "Save stamp of the first (attempted) retransmit."
         self.retrans_stamp.get_or_insert(now);
+        // "if (tp->undo_retrans < 0) tp->undo_retrans = 0; tp->undo_retrans += segs"
+        self.episode.undo_retrans = self.episode.undo_retrans.max(0) + 1;
+        if matches!(self.ca, Ca::Recovery { .. }) {
+            self.episode.prr_out += 1;
+        }
         out.push(Action::Transmit(Segment::Data { seq, tsval: now, retransmit: true }));
         self.observe(ObservationKind::Retransmit { seq: Some(seq) }, out);
     }
@@ -134,6 +172,7 @@ impl TcpSender {
         match kind {
             TimerKind::Probe => self.send_probe(now, out),
             TimerKind::Rto => self.on_rto(now, out),
+            TimerKind::Reorder => self.on_reorder_timeout(now, out),
             TimerKind::Probe0 => self.on_probe0(now, out),
         }
     }
@@ -162,7 +201,8 @@ impl TcpSender {
             // The highest segment sent so far; __tcp_retransmit_skb, which (unlike a
             // timeout's retransmission) leaves retrans_stamp alone.
             let seq = self.snd_max - 1;
-            self.mark_retransmitted(seq, now);
+            self.sb.on_probe_copy(seq, now);
+            self.untime(seq, now);
             out.push(Action::Transmit(Segment::Data { seq, tsval: now, retransmit: true }));
             self.observe(ObservationKind::Probe { seq, retransmit: true }, out);
             true
@@ -176,7 +216,7 @@ impl TcpSender {
         let first = if self.state == State::SynSent {
             self.syn_first
         } else {
-            self.flight.front().map_or(now, |head| head.first)
+            self.sb.segment(self.snd_una).map_or(now, |head| head.first)
         };
         self.state = State::Aborted;
         self.stop_timer();
@@ -211,20 +251,11 @@ impl TcpSender {
             self.arm_rto_after_timeout(now);
             return;
         }
-        // tcp_enter_loss: F-RTO unless this timeout interrupts a fast recovery (a repeated
-        // timeout on the same snd_una keeps it, RFC 5682 section 3.2).
-        let new_recovery = self.ca == Ca::Open;
-        let frto = self.params().frto && (new_recovery || self.retransmits > 1);
-        self.ca = Ca::Loss { high: self.snd_max, frto };
-        self.probe = None; // tlp_high_seq = 0
-        // RFC 6298 (5.4): retransmit the earliest unacknowledged segment; every other
-        // outstanding segment is marked lost and resent as ACKs reopen the window.
+        self.enter_loss(now);
+        // RFC 6298 (5.4): retransmit the earliest unacknowledged segment; the others
+        // marked lost go as ACKs open the window.
         let seq = self.snd_una;
         self.retransmit(seq, now, out);
-        self.snd_nxt = seq + 1;
-        self.lost_end = self.snd_max;
-        self.cwnd = 1;
-        self.dupacks = 0;
         // RFC 6298 (5.6): restart the timer with the backed-off RTO.
         self.arm_rto_after_timeout(now);
     }

@@ -135,7 +135,7 @@ mod tests {
 
     fn ack(s: &mut TcpSender, at: SimTime, ack: u64, window: u64) -> Vec<Action> {
         let mut out = Vec::new();
-        s.on_segment(at, Segment::Ack { ack, tsecr: ms(0), window, sack: None }, &mut out);
+        s.on_segment(at, Segment::Ack { ack, tsecr: ms(0), window, sack: Sack::NONE }, &mut out);
         out
     }
 
