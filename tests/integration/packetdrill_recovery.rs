@@ -66,12 +66,7 @@ fn replay(rtt_ms: u64, detection: Detection, workload: &str, events: &str) -> Ve
     std::fs::write(&file, &scenario).unwrap();
     let out = tmp.path().join("out");
     let o = run(&["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
-    assert!(
-        o.status.success(),
-        "scenario:\n{scenario}\nstdout: {}\nstderr: {}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
+    assert!(o.status.success(), "scenario:\n{scenario}\nstdout: {}\nstderr: {}", text(&o.stdout), text(&o.stderr));
     rows(&out)
 }
 
@@ -248,8 +243,9 @@ fn prr_ss_10pkt_lost_1_sends_one_segment_per_sack_and_leaves_recovery_with_cwnd_
     let sent = data(&rows);
     assert_eq!(repairs(&sent), vec![(230, "retransmit", 0)], "the only repair: {rows:#?}");
     let new: Vec<_> = sent.iter().copied().filter(|(ms, event, _)| *ms > 100 && *event == "send").collect();
-    let expected: Vec<(u64, &str, u64)> =
-        [(260, 10), (270, 11), (280, 12), (290, 13), (300, 14), (310, 15), (330, 16)].map(|(ms, seg)| (ms, "send", seg)).to_vec();
+    let expected: Vec<(u64, &str, u64)> = [(260, 10), (270, 11), (280, 12), (290, 13), (300, 14), (310, 15), (330, 16)]
+        .map(|(ms, seg)| (ms, "send", seg))
+        .to_vec();
     assert_eq!(new[..7], expected[..], "{rows:#?}");
     assert!(new[7].0 > 330, "cwnd 7 after recovery lets only segment 16 go at 330 ms: {rows:#?}");
 }
@@ -330,7 +326,10 @@ fn the_chapter_names_every_recovery_test_and_only_those() {
         .skip(1)
         .map(|rest| rest.split("fn ").nth(1).unwrap().split('(').next().unwrap())
         .filter(|name| {
-            !matches!(*name, "the_helpers_number_packets_as_the_path_does" | "the_chapter_names_every_recovery_test_and_only_those")
+            !matches!(
+                *name,
+                "the_helpers_number_packets_as_the_path_does" | "the_chapter_names_every_recovery_test_and_only_those"
+            )
         })
         .collect();
     assert!(!tests.is_empty(), "no replaying test found in the source");
