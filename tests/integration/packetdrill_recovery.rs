@@ -227,6 +227,7 @@ fn limited_transmit_sack_sends_new_data_on_two_sacks_and_retransmits_nothing() {
 /// - t0 + 230: the retransmission (sent at t0 + 130) is ACKed with all ten; recovery
 ///   ends with cwnd = ssthresh = 7 (`tcp_end_cwnd_reduction`), CUBIC's congestion
 ///   avoidance adds nothing on one ACK, in flight 6 (segments 10 to 15): one segment.
+///
 /// The script writes 7 segments at t0 + 150; here 20, so that what stops the sender at
 /// t0 + 230 after one segment is the window of 7 the script checks, not the data.
 #[test]
@@ -263,6 +264,7 @@ fn prr_ss_10pkt_lost_1_sends_one_segment_per_sack_and_leaves_recovery_with_cwnd_
 /// - t0 + 109: the SACK of segment 3 (reordering: `tp->reordering` becomes 6), in flight
 ///   10 − 4 − 5 + 1 = 2, PRR delivered 2 and sent 1: `sndcnt` 1, the next lost
 ///   segment, 1.
+///
 /// The script checks no packet the sender sends after that.
 #[test]
 fn sack_shift_sacked_2_6_8_3_9_retransmits_at_the_third_sack_then_one_per_sack() {
