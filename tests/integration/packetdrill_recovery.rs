@@ -275,6 +275,42 @@ fn sack_shift_sacked_2_6_8_3_9_retransmits_at_the_third_sack_then_one_per_sack()
     assert_eq!(repairs(&sent)[..2], [(202u64, "retransmit", 0u64), (209, "retransmit", 1)], "{rows:#?}");
 }
 
+/// google/packetdrill `gtests/net/tcp/fast_recovery/prr-ss-30pkt-lost1_4.pkt` (commit
+/// 8229c94928ac0c7d5039bc3d302c525d558934f7), PRR with four losses and a 10 ms RTT: ten
+/// segments, the first four lost; `+.01` a SACK of segment 4, `+.002` SACKs of 5 and 6
+/// and `+0 >` segment 0, then a SACK of each of 7, 8 and 9, each answered at once by the
+/// next lost segment (1, 2, 3); `+.01` the ACKs of 1, 2, 3 and all ten; `+.01` a write
+/// of ten more, of which "the ssthresh*mss amount should be sent right away": seven.
+/// Here segments 0 to 3 (forward 2 to 5) are dropped and 5 to 9 (forward 7 to 11)
+/// delayed 2 ms. By hand (t0 = 10 ms):
+/// - t0 + 10: the SACK of 4: RACK waits (reo_wnd = min_rtt / 4 = 2.5 ms).
+/// - t0 + 12: the SACK of 6 makes `sacked_out` 3, reo_wnd 0: segments 0 to 3 lost.
+///   ssthresh 7 (CUBIC), in flight 10 − 3 − 4 = 3, below ssthresh: PRR's slow-start
+///   bound sends as many as were delivered, one per SACK: segment 0, then 1, 2 and 3 on
+///   the SACKs of 7, 8 and 9, all at 22 ms.
+/// - t0 + 22: the four retransmissions are ACKed; the last ACK ends recovery with cwnd =
+///   ssthresh = 7 (`tcp_end_cwnd_reduction`), and nothing is in flight.
+/// - t0 + 32 = 42 ms: the write: seven segments at once, cwnd 7, and no more.
+#[test]
+fn prr_ss_30pkt_lost1_4_retransmits_one_per_sack_and_sends_ssthresh_segments_after() {
+    let delays: String = (7..=11).map(|nth| delay(nth, 2)).collect();
+    let rows = replay(
+        10,
+        Detection::Rack,
+        "workload = { kind = \"script\" }\n\
+         [[tcp.write]]\nat = \"0s\"\nsegments = 10\n\
+         [[tcp.write]]\nat = \"42ms\"\nsegments = 10",
+        &(drop(2, 4) + &delays),
+    );
+    let sent = data(&rows);
+    assert_eq!(sent[..10], flight(10, 0, 10)[..], "{rows:#?}");
+    let retransmissions: Vec<(u64, &str, u64)> = (0..4).map(|seg| (22, "retransmit", seg)).collect();
+    assert_eq!(repairs(&sent), retransmissions, "the only repairs: {rows:#?}");
+    let after: Vec<_> = sent.iter().copied().filter(|(ms, _, _)| *ms >= 42).collect();
+    assert_eq!(after[..7], flight(42, 10, 7)[..], "{rows:#?}");
+    assert!(after[7].0 > 42, "cwnd 7 lets seven go at 42 ms, not eight: {rows:#?}");
+}
+
 /// Pengcheng Yang's packetdrill script in "Re: [PATCH] tcp: fix \"old stuff\" D-SACK
 /// causing SACK to be treated as D-SACK" (netdev, 2 January 2020, quoted in Eric
 /// Dumazet's reply, Message-ID <5f11208f-1a8b-23eb-1fdb-a70c6963d36a@gmail.com>), RACK
