@@ -29,6 +29,7 @@ mod mutated_scenarios;
 mod names;
 mod occ;
 mod packetdrill;
+mod packetdrill_recovery;
 mod paired;
 mod path_events;
 mod redraw;
