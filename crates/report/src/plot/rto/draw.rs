@@ -6,13 +6,15 @@ use crate::plot::{aligned, captioned};
 
 impl Figure for RtoFigure {
     fn size(&self) -> (u32, u32) {
-        stacked_size(&self.subtitle, &self.legend, self.panels.len(), self.panel_height(), BOTTOM_EXTRA)
+        // No panels: the header and the margin, to which the panels' own heights add.
+        let (width, header) = stacked_size(&self.subtitle, &self.legend, 0, 0, 0);
+        (width, header + self.heights().iter().sum::<u32>())
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let body = header(root, &self.title, &self.subtitle, &self.legend)?;
         let n = self.panels.len();
-        let heights = panel_heights(n, self.panel_height(), BOTTOM_EXTRA);
+        let heights = self.heights();
         for (i, (area, p)) in stack_heights(&body, &heights).iter().zip(&self.panels).enumerate() {
             crate::plot::stop()?;
             let last = i + 1 == n;
@@ -46,7 +48,7 @@ where
     // a strip under that. The lowest carries the time axis.
     let axis_h = if last { 44 } else { 24 };
     let rug = !fig.rug.is_empty();
-    let congestion = fig.cwnd.is_some();
+    let congestion = !p.cwnd.is_empty();
     let cwnd_h = if congestion { CWND_STRIP + axis_h } else { 0 };
     let rug_h = if rug { STRIP * fig.rug.len() as u32 + if congestion { 0 } else { axis_h } } else { 0 };
     let (top, below) = area.split_vertically(area.dim_in_pixel().1 - rug_h - cwnd_h);

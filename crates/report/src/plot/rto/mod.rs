@@ -81,8 +81,12 @@ pub(crate) struct RtoFigure {
 }
 
 impl RtoFigure {
-    fn panel_height(&self) -> u32 {
-        PANEL_HEIGHT + if self.cwnd.is_some() { CWND_STRIP } else { 0 }
+    /// Each panel's height: a congestion strip is added under a panel with a window (not
+    /// a listener's request, nor a trace from before the columns), not carved out of it.
+    fn heights(&self) -> Vec<u32> {
+        let n = self.panels.len();
+        let base = panel_heights(n, PANEL_HEIGHT, BOTTOM_EXTRA);
+        base.into_iter().zip(&self.panels).map(|(h, p)| h + if p.cwnd.is_empty() { 0 } else { CWND_STRIP }).collect()
     }
 }
 
