@@ -232,10 +232,11 @@ fn a_trace_without_the_congestion_columns_still_loads_and_one_with_them_reads_th
 
     let head = "time_s,client,variant,replication,event,segment,sample_s,srtt_s,rttvar_s,rto_s,backoffs,cwnd,ssthresh,ca_state\n";
     // A listener's row has no window; an unset ssthresh is empty.
-    let new = format!("{head}0.1,0,a,0,send,0,,0.1,0.05,1,0,10,,open\n1.1,0,a,0,timeout,,,0.1,0.05,2,1,1,5,loss\n0.2,0,a,0,synack,,,,,1,0,,,\n");
+    let new = format!(
+        "{head}0.1,0,a,0,send,0,,0.1,0.05,1,0,10,,open\n1.1,0,a,0,timeout,,,0.1,0.05,2,1,1,5,loss\n0.2,0,a,0,synack,,,,,1,0,,,\n"
+    );
     std::fs::write(&path, new).unwrap();
-    let got: Vec<_> =
-        trace(&path).unwrap().into_iter().map(|r| (r.cwnd, r.ssthresh, r.ca_state)).collect();
+    let got: Vec<_> = trace(&path).unwrap().into_iter().map(|r| (r.cwnd, r.ssthresh, r.ca_state)).collect();
     assert_eq!(
         got,
         vec![(Some(10), None, Some("open".into())), (Some(1), Some(5), Some("loss".into())), (None, None, None)]
