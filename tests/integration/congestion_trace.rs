@@ -65,3 +65,30 @@ fn a_trace_without_the_congestion_columns_still_plots_without_the_strip() {
     assert!(!old.contains("cwnd"), "no strip without a window to draw");
     assert!(old.contains("2 timeouts"), "the rest of the figure as before");
 }
+
+/// Rows the world writes beside the sender (keepalive probes, the reset) carry the
+/// sender's window as it stands; a listener's request rows, before any sender exists,
+/// leave the three columns empty.
+#[test]
+fn rows_beside_the_sender_carry_its_window_and_a_listeners_request_rows_none() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("keepalive");
+    let o = run(&["run", "scenarios/tcp-keepalive.toml", "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let rows = trace(&out, "linux-defaults");
+    let beside: Vec<_> = rows.iter().filter(|r| r["event"] == "keepalive" || r["event"] == "aborted").collect();
+    assert!(!beside.is_empty());
+    for r in beside {
+        // The transfer finished long before: the window is the one it ended with.
+        assert_eq!((r["cwnd"].as_str(), r["ssthresh"].as_str(), r["ca_state"].as_str()), ("10", "", "open"), "{r:?}");
+    }
+
+    let out = tmp.path().join("synack");
+    let o = run(&["run", "scenarios/tcp-synack.toml", "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let rows = trace(&out, "client-silent");
+    assert!(rows.iter().any(|r| r["event"] == "synack_retransmit"));
+    for r in &rows {
+        assert_eq!((r["cwnd"].as_str(), r["ssthresh"].as_str(), r["ca_state"].as_str()), ("", "", ""), "{r:?}");
+    }
+}

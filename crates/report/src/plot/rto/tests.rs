@@ -100,13 +100,26 @@ fn the_congestion_strip_and_its_legend_appear_only_for_a_trace_with_a_window() {
     let without = svg(&traced(probing_then_aborting(), 10.0));
     assert!(!without.contains("cwnd") && !without.contains("ssthresh") && !without.contains("recovery"));
     // The strip adds its own height to each panel rather than squeezing the plot above.
-    let mut open_only = probing_then_aborting();
-    for r in &mut open_only {
-        (r.cwnd, r.ca_state) = (Some(10), Some("open".into()));
-    }
-    let open = svg(&traced(open_only, 10.0));
+    let open = svg(&traced(open_only_rows(), 10.0));
     assert_eq!(height(&open), height(&without) + CWND_STRIP);
     assert!(has_text(&open, "cwnd (segments)") && !has_text(&open, "ssthresh") && !open.contains("fast recovery"));
+
+    // The report's caption names the strip's parts that are there.
+    let said = |rows| caption::caption(&traced(rows, 10.0)).unwrap();
+    let all = said(recovering());
+    assert!(all.contains("congestion window") && all.contains("slow-start threshold") && all.contains("lilac"), "{all}");
+    let open = said(open_only_rows());
+    assert!(open.contains("congestion window") && !open.contains("threshold") && !open.contains("lilac"), "{open}");
+    assert!(!said(probing_then_aborting()).contains("congestion"));
+}
+
+/// [`probing_then_aborting`] with a window of 10 that never leaves `open`.
+fn open_only_rows() -> Vec<TraceRow> {
+    let mut rows = probing_then_aborting();
+    for r in &mut rows {
+        (r.cwnd, r.ca_state) = (Some(10), Some("open".into()));
+    }
+    rows
 }
 
 
