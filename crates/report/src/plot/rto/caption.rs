@@ -65,19 +65,23 @@ pub(super) fn caption(data: &RunSet) -> Result<String, backoffsim_core::run::int
              request, otherwise \"gave up\" (the retransmission timer's limit)",
         );
     }
-    let (mut window, mut threshold, mut recovery) = (false, false, false);
+    let (mut window, mut threshold, mut recovery, mut loss) = (false, false, false, false);
     for r in data.trace.iter().filter(|r| r.cwnd.is_some()) {
         window = true;
         threshold |= r.ssthresh.is_some();
-        recovery |= matches!(r.ca_state.as_deref(), Some("recovery" | "loss"));
+        recovery |= r.ca_state.as_deref() == Some("recovery");
+        loss |= r.ca_state.as_deref() == Some("loss");
     }
     if window {
         s.push_str("; a strip at the bottom of each panel shows the congestion window in segments (green steps)");
         if threshold {
             s.push_str(" and the slow-start threshold where a loss set one (dashed red)");
         }
-        if recovery {
-            s.push_str(", shaded lilac in fast recovery and pale red in loss recovery after a timeout");
+        match (recovery, loss) {
+            (true, true) => s.push_str(", shaded lilac in fast recovery and pale red in loss recovery after a timeout"),
+            (true, false) => s.push_str(", shaded lilac in fast recovery"),
+            (false, true) => s.push_str(", shaded pale red in loss recovery after a timeout"),
+            (false, false) => {}
         }
     }
     s.push('.');

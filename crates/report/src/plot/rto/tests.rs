@@ -111,6 +111,10 @@ fn the_congestion_strip_and_its_legend_appear_only_for_a_trace_with_a_window() {
     let open = said(open_only_rows());
     assert!(open.contains("congestion window") && !open.contains("threshold") && !open.contains("lilac"), "{open}");
     assert!(!said(probing_then_aborting()).contains("congestion"));
+    let mut timeout_only = open_only_rows();
+    timeout_only[2].ca_state = Some("loss".into());
+    let loss = said(timeout_only);
+    assert!(loss.contains("pale red in loss recovery") && !loss.contains("lilac"), "{loss}");
 }
 
 /// [`probing_then_aborting`] with a window of 10 that never leaves `open`.
