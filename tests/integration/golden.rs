@@ -16,6 +16,12 @@ use super::common::{root, run, text};
 /// - summary: the RTO held 1 s for 1.2 s, 2 s for 2 s and 4 s for 0.1 s of the 3.3 s:
 ///   `rto_mean` 5.6/3.3 = 1.697 s; 1.2/3.3 = 36 % of the time at 1 s, 97 % at or below
 ///   2 s, so `rto_p50` is 2 s and `rto_p99` 4 s.
+/// - congestion columns: `cwnd` is the fixed window of 2 and `ca_state` `open` up to the
+///   first timeout, `ssthresh` empty throughout (no threshold is kept yet); the timeout
+///   at 1.2 s enters loss (`tcp_enter_loss`), shown from its retransmission's row; the
+///   window of 1 a timeout leaves (RFC 5681 section 3.1) is shown from the next row, at
+///   3.2 s, because the sender reports the retransmission before it shrinks the window;
+///   ACK 4 at 3.3 s takes it back to min(1 + 2, 2) = 2, and the finished row is `open`.
 #[test]
 fn small_blackout_trace_matches_the_hand_checked_golden_file() {
     let tmp = tempfile::tempdir().unwrap();

@@ -7,6 +7,7 @@ mod catalogue;
 mod cells;
 mod cli;
 mod common;
+mod congestion_trace;
 mod deploy;
 mod destination;
 mod determinism;

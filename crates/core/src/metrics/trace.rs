@@ -58,6 +58,15 @@ pub struct TraceRow {
     #[serde(with = "crate::metrics::wire::nanos")]
     pub rto: SimDuration,
     pub backoffs: u32,
+    /// The congestion window in segments, on rows of a connection with a sender (a
+    /// listener's request has none).
+    pub cwnd: Option<u32>,
+    /// The slow-start threshold in segments, once a loss has set one.
+    pub ssthresh: Option<u32>,
+    /// The loss-recovery state's name (`open`, `disorder`, `recovery`, `loss`), where
+    /// there is a congestion window.
+    #[serde(deserialize_with = "crate::metrics::wire::opt_name")]
+    pub ca_state: Option<crate::metrics::wire::Name>,
 }
 
 impl TraceRow {

@@ -87,6 +87,11 @@ pub fn name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
     String::deserialize(d).map(intern)
 }
 
+/// `name` on an `Option<&'static str>`.
+pub fn opt_name<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'static str>, D::Error> {
+    Option::<String>::deserialize(d).map(|n| n.map(intern))
+}
+
 /// `name` for a series' named columns.
 pub fn columns<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(&'static str, Vec<f64>)>, D::Error> {
     let columns: Vec<(String, Vec<f64>)> = Vec::deserialize(d)?;

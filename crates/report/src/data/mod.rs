@@ -165,6 +165,11 @@ pub struct TraceRow {
     pub sample: Option<f64>,
     pub srtt: Option<f64>,
     pub rto: Option<f64>,
+    /// The congestion window and slow-start threshold in segments, and the recovery
+    /// state's name: empty on a listener's rows, and in a file written before they were.
+    pub cwnd: Option<u32>,
+    pub ssthresh: Option<u32>,
+    pub ca_state: Option<String>,
 }
 
 /// One row of `attempts.csv`: connection attempts the server saw in one time bin.

@@ -143,6 +143,14 @@ pub(super) fn read_trace(
     let (time, client, variant, rep, event) =
         (t.col("time_s")?, t.col("client")?, t.col("variant")?, t.col("replication")?, t.col("event")?);
     let (sample, srtt, rto) = (t.col("sample_s")?, t.col("srtt_s")?, t.col("rto_s")?);
+    // A trace written before the congestion columns lacks them: its rows have none.
+    let [cwnd, ssthresh, ca_state] = ["cwnd", "ssthresh", "ca_state"].map(|c| t.headers.iter().position(|h| h == c));
+    let window = |i, col: Option<usize>| -> Result<Option<u32>, ReportError> {
+        match col {
+            Some(c) if !t.str(i, c).trim().is_empty() => Ok(Some(t.whole(i, c, u64::from(u32::MAX))? as u32)),
+            _ => Ok(None),
+        }
+    };
     let horizon = bounds.horizon_words();
     let mut names = Names::new(prefix);
     let mut rows = Vec::with_capacity(t.row_count());
@@ -157,6 +165,9 @@ pub(super) fn read_trace(
             sample: t.within(i, sample, f64::MAX, "")?,
             srtt: t.within(i, srtt, f64::MAX, "")?,
             rto: t.within(i, rto, f64::MAX, "")?,
+            cwnd: window(i, cwnd)?,
+            ssthresh: window(i, ssthresh)?,
+            ca_state: ca_state.map(|c| t.str(i, c).trim()).filter(|s| !s.is_empty()).map(str::to_string),
         });
     }
     Ok(rows)

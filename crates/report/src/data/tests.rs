@@ -217,3 +217,32 @@ fn flattening_keys_objects_arrays_and_nulls() {
         ]
     );
 }
+
+#[test]
+fn a_trace_without_the_congestion_columns_still_loads_and_one_with_them_reads_them() {
+    let trace = |p: &Path| read_trace(p, &[], &bounds(), &|n| n.to_string());
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("trace.csv");
+    // As written before cwnd, ssthresh and ca_state were: the user's earlier results.
+    let old = "time_s,client,variant,replication,event,segment,sample_s,srtt_s,rttvar_s,rto_s,backoffs\n\
+               0.1,0,a,0,send,0,,0.1,0.05,1,0\n";
+    std::fs::write(&path, old).unwrap();
+    let rows = trace(&path).unwrap();
+    assert_eq!((rows.len(), rows[0].cwnd, rows[0].ssthresh, rows[0].ca_state.as_deref()), (1, None, None, None));
+
+    let head = "time_s,client,variant,replication,event,segment,sample_s,srtt_s,rttvar_s,rto_s,backoffs,cwnd,ssthresh,ca_state\n";
+    // A listener's row has no window; an unset ssthresh is empty.
+    let new = format!(
+        "{head}0.1,0,a,0,send,0,,0.1,0.05,1,0,10,,open\n1.1,0,a,0,timeout,,,0.1,0.05,2,1,1,5,loss\n0.2,0,a,0,synack,,,,,1,0,,,\n"
+    );
+    std::fs::write(&path, new).unwrap();
+    let got: Vec<_> = trace(&path).unwrap().into_iter().map(|r| (r.cwnd, r.ssthresh, r.ca_state)).collect();
+    assert_eq!(
+        got,
+        vec![(Some(10), None, Some("open".into())), (Some(1), Some(5), Some("loss".into())), (None, None, None)]
+    );
+    let e = refused("trace.csv", &format!("{head}1,0,a,0,send,1,,,,1,0,2.5,,open\n"), trace);
+    assert!(e.contains("line 2, column `cwnd`: `2.5` is not a whole number"), "{e}");
+    let e = refused("trace.csv", &format!("{head}1,0,a,0,send,1,,,,1,0,2,-1,open\n"), trace);
+    assert!(e.contains("line 2, column `ssthresh`: `-1` is not a whole number"), "{e}");
+}

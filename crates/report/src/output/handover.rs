@@ -56,6 +56,9 @@ pub fn run_set(
         sample: row.sample.map(|d| seconds(d.as_nanos())),
         srtt: row.srtt.map(|d| seconds(d.as_nanos())),
         rto: Some(seconds(row.rto.as_nanos())),
+        cwnd: row.cwnd,
+        ssthresh: row.ssthresh,
+        ca_state: row.ca_state.map(str::to_string),
     })?;
     let attempts = if written.attempts {
         let bins = tables::bins(groups)?;

@@ -87,9 +87,22 @@ pub fn replications(columns: &SweepColumns, groups: &[Group<'_>]) -> Result<Vec<
 }
 
 /// `trace.csv`: `time_s, client, variant, <sweep columns…>, replication, event, segment,
-/// sample_s, srtt_s, rttvar_s, rto_s, backoffs`.
+/// sample_s, srtt_s, rttvar_s, rto_s, backoffs, cwnd, ssthresh, ca_state`. The congestion
+/// columns come last so that a reader of the older columns finds them where it did.
 pub fn trace(columns: &SweepColumns, groups: &[Group<'_>]) -> Result<Vec<u8>, OutputError> {
-    let rest = ["replication", "event", "segment", "sample_s", "srtt_s", "rttvar_s", "rto_s", "backoffs"];
+    let rest = [
+        "replication",
+        "event",
+        "segment",
+        "sample_s",
+        "srtt_s",
+        "rttvar_s",
+        "rto_s",
+        "backoffs",
+        "cwnd",
+        "ssthresh",
+        "ca_state",
+    ];
     let mut t = Table::new(columns, &["time_s", "client"], &rest)?;
     for (g, r, row) in traced(groups) {
         let lead = [secs(row.time.as_nanos()), row.client.to_string()];
@@ -105,6 +118,9 @@ pub fn trace(columns: &SweepColumns, groups: &[Group<'_>]) -> Result<Vec<u8>, Ou
                 opt_secs(row.rttvar),
                 secs(row.rto.as_nanos()),
                 row.backoffs.to_string(),
+                row.cwnd.map(|w| w.to_string()).unwrap_or_default(),
+                row.ssthresh.map(|w| w.to_string()).unwrap_or_default(),
+                row.ca_state.unwrap_or_default().to_string(),
             ],
         )?;
     }

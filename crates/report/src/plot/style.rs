@@ -102,7 +102,17 @@ pub(crate) mod rto {
     pub(crate) const SYNACK: RGBColor = BLUISH_GREEN;
     pub(crate) const ICMP: RGBColor = ORANGE;
 
+    /// The congestion strip: the window in a hue no other line has (the abort's line is
+    /// ink), the threshold dashed in the timeouts' red, fast recovery shaded lilac and
+    /// loss recovery a pale red.
+    pub(crate) const CWND: RGBColor = BLUISH_GREEN;
+    pub(crate) const SSTHRESH: RGBColor = TIMEOUT;
+    pub(crate) const RECOVERY: RGBColor = RGBColor(226, 214, 244);
+    pub(crate) const LOSS: RGBColor = RGBColor(250, 208, 202);
+
     pub(crate) const PANEL_HEIGHT: u32 = 250;
+    /// Added to the height of a panel with a congestion window for its strip.
+    pub(crate) const CWND_STRIP: u32 = 84;
     pub(crate) const BOTTOM_EXTRA: u32 = 20;
     /// The height of the retransmissions strip.
     pub(crate) const STRIP: u32 = 18;

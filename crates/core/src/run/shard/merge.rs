@@ -210,6 +210,9 @@ mod tests {
             rttvar: None,
             rto: SimDuration::from_secs(1),
             backoffs: 0,
+            cwnd: None,
+            ssthresh: None,
+            ca_state: None,
         };
         let late = ReplicationResult { trace: vec![row], ..Default::default() };
         assert_eq!(

@@ -25,7 +25,7 @@ pub const SCENARIO_FILE: &str = "scenario.toml";
 pub const RESULTS_FILE: &str = "results.bin";
 
 /// Raised when what a part holds changes shape; a merge refuses other formats.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// `part.json`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -308,6 +308,9 @@ mod tests {
                 rttvar: Some(SimDuration::from_millis(150)),
                 rto: SimDuration::from_secs(2),
                 backoffs: 1,
+                cwnd: Some(5),
+                ssthresh: Some(5),
+                ca_state: Some("loss"),
             }],
             events: 12_345,
             bins: Some(Bins::new(SimDuration::from_secs(1), SimDuration::from_secs(2))),
@@ -396,7 +399,7 @@ mod tests {
         let digest = sha256_hex(&postcard::to_stdvec(&entries).unwrap());
         assert_eq!(
             (FORMAT, digest.as_str()),
-            (1, "b442ed1cb7131df12ee837d7d2b7bdd706fc00e4ba4d95930f8214f3e2d9a798"),
+            (2, "fe9b17a1fa5dfbdacde1254545b1d05a6bbb544f0dbf038eac71a353f527619e"),
             "the part encoding changed"
         );
     }

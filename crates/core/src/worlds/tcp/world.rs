@@ -11,7 +11,7 @@ use crate::metrics::{MetricValue, ReplicationResult};
 use crate::model::path::{Direction, Path, PathSpec};
 use crate::model::rto::RtoSnapshot;
 use crate::model::tcp::keepalive::Step;
-use crate::model::tcp::{Action, Keepalive, ObservationKind, Segment, Supply, TcpReceiver, TcpSender};
+use crate::model::tcp::{Action, CcView, Keepalive, ObservationKind, Segment, Supply, TcpReceiver, TcpSender};
 use crate::worlds::{Job, start};
 use std::sync::Arc;
 
@@ -222,13 +222,14 @@ impl TcpWorld<'_> {
     }
 
     /// A trace row for something the world did beside the sender, with the sender's
-    /// estimator as it stands.
+    /// estimator and congestion window as they stand.
     fn trace_beside(&mut self, c: u32, now: SimTime, event: TraceEvent, segment: Option<u64>) {
         if !self.traced[c as usize] {
             return;
         }
-        let rto = self.conns[c as usize].sender.snapshot();
-        self.trace.push(trace_row(now, c, event, segment, None, &rto));
+        let sender = &self.conns[c as usize].sender;
+        let (rto, cc) = (sender.snapshot(), sender.cc_view());
+        self.trace.push(trace_row(now, c, event, segment, None, &rto, Some(cc)));
     }
 
     fn observe(&mut self, c: u32, now: SimTime, o: crate::model::tcp::Observation) {
@@ -304,7 +305,7 @@ impl TcpWorld<'_> {
             }
         };
         if self.traced[c as usize] {
-            self.trace.push(trace_row(now, c, event, segment, sample, &o.rto));
+            self.trace.push(trace_row(now, c, event, segment, sample, &o.rto, Some(o.cc)));
         }
     }
 
@@ -664,7 +665,8 @@ pub(super) fn begun(blackouts: &[(SimTime, SimTime)], t: SimTime) -> Option<usiz
     blackouts.partition_point(|b| b.0 <= t).checked_sub(1)
 }
 
-/// A trace row: what happened to connection `c` at `now`, with its estimator's state.
+/// A trace row: what happened to connection `c` at `now`, with its estimator's state and
+/// its congestion window (`None` where no sender is in force, as for a listener's request).
 fn trace_row(
     now: SimTime,
     c: u32,
@@ -672,6 +674,7 @@ fn trace_row(
     segment: Option<u64>,
     sample: Option<SimDuration>,
     rto: &RtoSnapshot,
+    cc: Option<CcView>,
 ) -> TraceRow {
     TraceRow {
         time: now,
@@ -683,5 +686,8 @@ fn trace_row(
         rttvar: rto.rttvar,
         rto: rto.rto,
         backoffs: rto.backoffs,
+        cwnd: cc.map(|cc| cc.cwnd),
+        ssthresh: cc.and_then(|cc| cc.ssthresh),
+        ca_state: cc.map(|cc| cc.state.name()),
     }
 }

@@ -65,6 +65,25 @@ pub(super) fn caption(data: &RunSet) -> Result<String, backoffsim_core::run::int
              request, otherwise \"gave up\" (the retransmission timer's limit)",
         );
     }
+    let (mut window, mut threshold, mut recovery, mut loss) = (false, false, false, false);
+    for r in data.trace.iter().filter(|r| r.cwnd.is_some()) {
+        window = true;
+        threshold |= r.ssthresh.is_some();
+        recovery |= r.ca_state.as_deref() == Some("recovery");
+        loss |= r.ca_state.as_deref() == Some("loss");
+    }
+    if window {
+        s.push_str("; a strip at the bottom of each panel shows the congestion window in segments (green steps)");
+        if threshold {
+            s.push_str(" and the slow-start threshold where a loss set one (dashed red)");
+        }
+        match (recovery, loss) {
+            (true, true) => s.push_str(", shaded lilac in fast recovery and pale red in loss recovery after a timeout"),
+            (true, false) => s.push_str(", shaded lilac in fast recovery"),
+            (false, true) => s.push_str(", shaded pale red in loss recovery after a timeout"),
+            (false, false) => {}
+        }
+    }
     s.push('.');
     if data.variants.iter().any(|v| !v.blackouts.is_empty()) {
         s.push_str(" Grey bands are blackouts.");

@@ -6,13 +6,15 @@ use crate::plot::{aligned, captioned};
 
 impl Figure for RtoFigure {
     fn size(&self) -> (u32, u32) {
-        stacked_size(&self.subtitle, &self.legend, self.panels.len(), PANEL_HEIGHT, BOTTOM_EXTRA)
+        // No panels: the header and the margin, to which the panels' own heights add.
+        let (width, header) = stacked_size(&self.subtitle, &self.legend, 0, 0, 0);
+        (width, header + self.heights().iter().sum::<u32>())
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let body = header(root, &self.title, &self.subtitle, &self.legend)?;
         let n = self.panels.len();
-        let heights = panel_heights(n, PANEL_HEIGHT, BOTTOM_EXTRA);
+        let heights = self.heights();
         for (i, (area, p)) in stack_heights(&body, &heights).iter().zip(&self.panels).enumerate() {
             crate::plot::stop()?;
             let last = i + 1 == n;
@@ -42,17 +44,20 @@ where
     let (x0, x1) = fig.x;
     let (y0, y1) = fig.y;
     // Retransmissions and probes get a strip of their own under the plot, a row each, so
-    // their marks never sit on top of an RTT sample or each other; the strip carries the
-    // time axis.
+    // their marks never sit on top of an RTT sample or each other; the congestion window
+    // a strip under that. The lowest carries the time axis.
     let axis_h = if last { 44 } else { 24 };
     let rug = !fig.rug.is_empty();
-    let strip_h = if rug { STRIP * fig.rug.len() as u32 + axis_h } else { 0 };
-    let (top, strip) = area.split_vertically(area.dim_in_pixel().1 - strip_h);
+    let congestion = !p.cwnd.is_empty();
+    let cwnd_h = if congestion { CWND_STRIP + axis_h } else { 0 };
+    let rug_h = if rug { STRIP * fig.rug.len() as u32 + if congestion { 0 } else { axis_h } } else { 0 };
+    let (top, below) = area.split_vertically(area.dim_in_pixel().1 - rug_h - cwnd_h);
+    let (strip, cwnd_strip) = below.split_vertically(rug_h);
     let mut chart = captioned(&top, &p.caption)
-        .x_label_area_size(if rug { 0 } else { axis_h })
+        .x_label_area_size(if rug || congestion { 0 } else { axis_h })
         .build_cartesian_2d(x0..x1, y_spec)
         .d()?;
-    let x_desc = if last && !rug { "time (s)" } else { "" };
+    let x_desc = if last && !rug && !congestion { "time (s)" } else { "" };
     // Zero-window probes share the axis at their interval: the name must cover them.
     let y_desc = if fig.panels.iter().any(|p| !p.window_probes.is_empty()) { "seconds" } else { "RTT, SRTT, RTO (s)" };
     if fig.log {
@@ -61,7 +66,10 @@ where
         mesh(&mut chart, x_desc, y_desc, &tick, &tick)?;
     }
     if rug {
-        draw_rug(&strip, p, fig, last, axis_h)?;
+        draw_rug(&strip, p, fig, last && !congestion, if congestion { 0 } else { axis_h })?;
+    }
+    if congestion {
+        cwnd::draw(&cwnd_strip, p, fig, last, axis_h)?;
     }
     let label = TextStyle::from((FONT, 12))
         .color(&MUTED)

@@ -15,6 +15,7 @@ use plotters::style::FontStyle;
 use plotters::style::text_anchor;
 
 mod caption;
+mod cwnd;
 mod draw;
 mod timers;
 
@@ -74,6 +75,19 @@ pub(crate) struct RtoFigure {
     log: bool,
     /// The rows of the strip under each panel, top down: those some panel has marks in.
     rug: Vec<Row>,
+    /// The top of the congestion strips' axis, `None` when no panel has a window (a
+    /// trace written before the trace carried one).
+    cwnd: Option<f64>,
+}
+
+impl RtoFigure {
+    /// Each panel's height: a congestion strip is added under a panel with a window (not
+    /// a listener's request, nor a trace from before the columns), not carved out of it.
+    fn heights(&self) -> Vec<u32> {
+        let n = self.panels.len();
+        let base = panel_heights(n, PANEL_HEIGHT, BOTTOM_EXTRA);
+        base.into_iter().zip(&self.panels).map(|(h, p)| h + if p.cwnd.is_empty() { 0 } else { CWND_STRIP }).collect()
+    }
 }
 
 /// The strip rows the panels need, in their fixed order.
@@ -120,6 +134,7 @@ struct Panel {
     /// The changed spans as drawn, and the labels that have room: (start, RTT).
     changed_bands: Vec<(f64, f64)>,
     changed_labels: Vec<(f64, f64)>,
+    cwnd: cwnd::Cwnd,
 }
 
 /// What names a blackout band, and a changed path RTT band.
@@ -163,6 +178,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
     let legend = legend(&panels, (x0, x1));
     let subtitle = subtitle(data, &chosen, total, log, clipped);
     let rug = rug_rows(&panels);
+    let cwnd = cwnd::axis(&panels);
     Ok(RtoFigure {
         title: "Retransmission timer: RTT samples, SRTT and RTO over time".into(),
         subtitle,
@@ -172,6 +188,7 @@ pub(crate) fn figure(data: &RunSet, opts: &PlotOptions) -> Result<RtoFigure, Rep
         y,
         log,
         rug,
+        cwnd,
     })
 }
 
@@ -295,6 +312,10 @@ fn fit_to_axes(panels: &mut [Panel], (x0, x1): (f64, f64), y: (f64, f64), log: b
         for s in &mut p.srtt {
             *s = thin_line(s, x0, x1);
         }
+        p.cwnd.steps = thin_line(&p.cwnd.steps, x0, x1);
+        for s in &mut p.cwnd.ssthresh {
+            *s = thin_line(s, x0, x1);
+        }
     }
     clipped
 }
@@ -333,6 +354,7 @@ fn legend(panels: &[Panel], (x0, x1): (f64, f64)) -> Vec<(Glyph, String)> {
     if any(&|p| !p.changed.is_empty()) {
         legend.push((Glyph::Band(CHANGED), "path RTT changed".into()));
     }
+    cwnd::legend(panels, &mut legend);
     legend
 }
 
@@ -532,6 +554,7 @@ fn panel(rows: &[&TraceRow], x0: f64, x1: f64) -> Panel {
     if !seg.is_empty() {
         p.srtt.push(seg);
     }
+    p.cwnd = cwnd::congestion(rows, x0, end);
     p
 }
 

@@ -23,8 +23,109 @@ fn row(time: f64, event: &str, rto: f64) -> TraceRow {
         sample: (event == "sample").then_some(0.1),
         srtt: Some(0.1),
         rto: Some(rto),
+        cwnd: None,
+        ssthresh: None,
+        ca_state: None,
     }
 }
+
+/// A row with the sender's congestion window.
+fn cc(time: f64, event: &str, cwnd: u32, ssthresh: Option<u32>, state: &str) -> TraceRow {
+    TraceRow { cwnd: Some(cwnd), ssthresh, ca_state: Some(state.into()), ..row(time, event, 0.3) }
+}
+
+/// Ten segments in flight; three duplicate ACKs at 1 s (disorder), fast recovery from
+/// 1.1 s with the window halved to 5 (RFC 5681 section 3.2: ssthresh = FlightSize / 2),
+/// recovered at 1.5 s; a timeout at 4 s (RFC 5681 section 3.1: cwnd 1, ssthresh 2),
+/// slow start to 4 and finished at 6 s.
+fn recovering() -> Vec<TraceRow> {
+    vec![
+        cc(0.0, "send", 10, None, "open"),
+        cc(1.0, "ack", 10, None, "disorder"),
+        cc(1.1, "retransmit", 5, Some(5), "recovery"),
+        cc(1.3, "ack", 5, Some(5), "recovery"),
+        cc(1.5, "ack", 5, Some(5), "open"),
+        cc(4.0, "timeout", 1, Some(2), "loss"),
+        cc(4.0, "retransmit", 1, Some(2), "loss"),
+        cc(4.2, "ack", 2, Some(2), "loss"),
+        cc(4.4, "ack", 4, Some(2), "open"),
+        cc(6.0, "finished", 4, Some(2), "open"),
+        // A keepalive beside the sender after the transfer: past the lines' end.
+        cc(7.0, "keepalive", 4, Some(2), "open"),
+    ]
+}
+
+#[test]
+fn the_window_is_steps_the_threshold_drawn_where_set_and_recovery_spans_shaded() {
+    let rows = recovering();
+    let p = panel(&rows.iter().collect::<Vec<_>>(), 0.0, 10.0);
+    let c = &p.cwnd;
+    // Each value held until the next; unchanged rows add nothing; the line ends with
+    // the transfer, as the RTO's does.
+    assert_eq!(
+        c.steps,
+        vec![(0.0, 10.0), (1.1, 10.0), (1.1, 5.0), (4.0, 5.0), (4.0, 1.0), (4.2, 1.0), (4.2, 2.0), (4.4, 2.0), (4.4, 4.0), (6.0, 4.0)]
+    );
+    assert_eq!(c.ssthresh, vec![vec![(1.1, 5.0), (4.0, 5.0), (4.0, 2.0), (6.0, 2.0)]]);
+    // Disorder (1 s to 1.1 s) is not shaded: nothing is marked lost yet.
+    assert_eq!((c.recovery.as_slice(), c.loss.as_slice()), ([(1.1, 1.5)].as_slice(), [(4.0, 4.4)].as_slice()));
+    assert_eq!(c.top(), 10.0);
+
+    // A window opening in the recovery carries the state into it.
+    let p = panel(&rows.iter().collect::<Vec<_>>(), 1.2, 3.0);
+    assert_eq!(p.cwnd.steps, vec![(1.2, 5.0), (3.0, 5.0)]);
+    assert_eq!(p.cwnd.recovery, vec![(1.2, 1.5)]);
+    assert_eq!(p.cwnd.ssthresh, vec![vec![(1.2, 5.0), (3.0, 5.0)]]);
+
+    // A trace without the columns (an older file, or a listener's request) has no strip.
+    let p = panel(&probing_then_aborting().iter().collect::<Vec<_>>(), 0.0, 10.0);
+    assert!(p.cwnd.is_empty() && cwnd::axis(std::slice::from_ref(&p)).is_none());
+}
+
+#[test]
+fn the_congestion_strip_and_its_legend_appear_only_for_a_trace_with_a_window() {
+    let height = |svg: &str| -> u32 {
+        let at = svg.find("height=\"").expect("an svg height") + 8;
+        svg[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    let with = svg(&traced(recovering(), 10.0));
+    for entry in ["cwnd (segments)", "ssthresh", "fast recovery", "loss recovery (after a timeout)"] {
+        assert!(has_text(&with, entry), "legend entry {entry}");
+    }
+    assert!(has_text(&with, "cwnd"), "the strip's axis");
+    let fill = |c: RGBColor| format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
+    assert_eq!(with.matches(&fill(RECOVERY)).count(), 2, "one span, and its legend swatch");
+    assert_eq!(with.matches(&fill(LOSS)).count(), 2, "one span, and its legend swatch");
+
+    let without = svg(&traced(probing_then_aborting(), 10.0));
+    assert!(!without.contains("cwnd") && !without.contains("ssthresh") && !without.contains("recovery"));
+    // The strip adds its own height to each panel rather than squeezing the plot above.
+    let open = svg(&traced(open_only_rows(), 10.0));
+    assert_eq!(height(&open), height(&without) + CWND_STRIP);
+    assert!(has_text(&open, "cwnd (segments)") && !has_text(&open, "ssthresh") && !open.contains("fast recovery"));
+
+    // The report's caption names the strip's parts that are there.
+    let said = |rows| caption::caption(&traced(rows, 10.0)).unwrap();
+    let all = said(recovering());
+    assert!(all.contains("congestion window") && all.contains("slow-start threshold") && all.contains("lilac"), "{all}");
+    let open = said(open_only_rows());
+    assert!(open.contains("congestion window") && !open.contains("threshold") && !open.contains("lilac"), "{open}");
+    assert!(!said(probing_then_aborting()).contains("congestion"));
+    let mut timeout_only = open_only_rows();
+    timeout_only[2].ca_state = Some("loss".into());
+    let loss = said(timeout_only);
+    assert!(loss.contains("pale red in loss recovery") && !loss.contains("lilac"), "{loss}");
+}
+
+/// [`probing_then_aborting`] with a window of 10 that never leaves `open`.
+fn open_only_rows() -> Vec<TraceRow> {
+    let mut rows = probing_then_aborting();
+    for r in &mut rows {
+        (r.cwnd, r.ca_state) = (Some(10), Some("open".into()));
+    }
+    rows
+}
+
 
 /// A connection that probes, times out (backing off to 0.6 s), has the timeout
 /// undone by F-RTO (back to 0.3 s), probes again and gives up at 3 s.

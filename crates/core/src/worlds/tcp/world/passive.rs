@@ -122,7 +122,7 @@ impl TcpWorld<'_> {
         let p = self.conns[c as usize].passive.as_ref().expect("passive connection");
         let (rto, backoffs) = p.request.as_ref().map_or((SimDuration::ZERO, 0), |r| (r.timeout(), r.timeouts()));
         let snapshot = RtoSnapshot { srtt: None, rttvar: None, rto, backoffs, mdev: None, mdev_max: None };
-        self.trace.push(trace_row(now, c, event, None, None, &snapshot));
+        self.trace.push(trace_row(now, c, event, None, None, &snapshot, None));
     }
 
     /// The request's timer runs (`reqsk_timer_handler`).
