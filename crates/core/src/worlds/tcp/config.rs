@@ -252,7 +252,7 @@ impl TcpConfig {
 
     /// Whether the peer delays its ACKs: the key, else the profile's default.
     pub fn delayed_ack(&self) -> bool {
-        self.delayed_ack.unwrap_or(self.rto.profile == RtoProfile::Linux)
+        self.delayed_ack.unwrap_or(false)
     }
 }
 
