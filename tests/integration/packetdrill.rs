@@ -423,7 +423,7 @@ fn accecn_synack_rxmt_resends_the_synack_after_one_second() {
 fn slow_start_after_win_update_probes_the_zero_window_at_point_three_point_six_one_point_two() {
     let rows = replay(
         "5s",
-        "[tcp]\nclients = 1\nwindow = 26\nworkload = { kind = \"transfer\", segments = 46 }\n\
+        "[tcp]\nclients = 1\nwindow = 26\ninitial_window = 26\nworkload = { kind = \"transfer\", segments = 46 }\n\
          [tcp.rto]\nprofile = \"linux\"\n\
          [tcp.receiver]\nbuffer = 26\nstall = [{ at = \"0s\", duration = \"3150ms\" }]\n\
          [path]\nbase_rtt = \"100ms\"\n\

@@ -216,7 +216,8 @@ fn limited_transmit_sack_sends_new_data_on_two_sacks_and_retransmits_nothing() {
 /// third (`+0 >`, then `tcpi_snd_cwnd == 7`, `tcpi_snd_ssthresh == 7`), a write at
 /// t0 + 150 ms, one new segment per SACK from t0 + 160 to t0 + 210, `+.02` the ACK of
 /// all ten and `+0 >` one more segment, then `tcpi_snd_cwnd == 7` in the Open state.
-/// Here segment k (forward packet k + 2) is delayed 10·k ms. By hand (t0 = 100 ms):
+/// Here segment k (forward packet k + 2) is delayed 10·k ms, 20 ms more from segment 4
+/// on. By hand (t0 = 100 ms):
 /// - t0 + 130: the third SACK: `sacked_out` 3 makes reo_wnd 0, RACK marks segment 0
 ///   lost; CUBIC's ssthresh is 10 · 717 / 1024 = 7 (`cubictcp_recalc_ssthresh`);
 ///   in flight 10 − 3 SACKed − 1 lost = 6, PRR's `sndcnt` 1: the retransmission, and
@@ -232,7 +233,9 @@ fn limited_transmit_sack_sends_new_data_on_two_sacks_and_retransmits_nothing() {
 /// t0 + 230 after one segment is the window of 7 the script checks, not the data.
 #[test]
 fn prr_ss_10pkt_lost_1_sends_one_segment_per_sack_and_leaves_recovery_with_cwnd_7() {
-    let delays: String = (1..=9).map(|k| delay(k + 2, 10 * u64::from(k))).collect();
+    // The script's SACKs of segments 1-3 come at +.11, +.12, +.13 and those of 4-9 at
+    // +.16 to +.21, after the write at +.15: 20 ms more for k >= 4.
+    let delays: String = (1..=9).map(|k| delay(k + 2, 10 * u64::from(k) + if k >= 4 { 20 } else { 0 })).collect();
     let rows = replay(
         100,
         Detection::Rack,

@@ -66,6 +66,8 @@ pub struct Rack {
     xmit_ts: Option<SimTime>,
     /// RACK.end_seq: one past that segment.
     end_seq: u64,
+    /// That copy's transmission order, which breaks ties of `xmit_ts`.
+    end_order: u64,
     /// RACK.rtt (`rack.rtt_us`).
     rtt: SimDuration,
     /// `rack.advanced`: delivery moved RACK since the last detection.
@@ -86,10 +88,12 @@ impl Default for Rack {
     }
 }
 
-/// RFC 8985 RACK_sent_after / `tcp_skb_sent_after`: later time, or the same time and a
-/// higher sequence.
-fn sent_after(t1: SimTime, seq1: u64, t2: SimTime, seq2: u64) -> bool {
-    t1 > t2 || (t1 == t2 && seq1 > seq2)
+/// RFC 8985 RACK_sent_after / `tcp_skb_sent_after`: later time, or the same time and
+/// sent later. The kernel breaks a tie by sequence, which within one burst is the order
+/// of transmission; here the order itself decides, since two ACKs at the same simulated
+/// instant would be microseconds apart in a kernel.
+fn sent_after(t1: SimTime, order1: u64, t2: SimTime, order2: u64) -> bool {
+    t1 > t2 || (t1 == t2 && order1 > order2)
 }
 
 impl Rack {
@@ -98,6 +102,7 @@ impl Rack {
         Rack {
             xmit_ts: None,
             end_seq: 0,
+            end_order: 0,
             rtt: SimDuration::ZERO,
             advanced: false,
             reo_wnd_steps: 1,
@@ -135,10 +140,11 @@ impl Rack {
             }
             self.advanced = true;
             self.rtt = rtt;
-            let later = self.xmit_ts.is_none_or(|x| sent_after(d.sent, d.seq + 1, x, self.end_seq));
+            let later = self.xmit_ts.is_none_or(|x| sent_after(d.sent, d.order, x, self.end_order));
             if later {
                 self.xmit_ts = Some(d.sent);
                 self.end_seq = d.seq + 1;
+                self.end_order = d.order;
             }
         }
     }
@@ -176,8 +182,8 @@ impl Rack {
         let Some(xmit_ts) = self.xmit_ts else { return found };
         let mut lost = Vec::new();
         let mut timeout: Option<i128> = None;
-        for (sent, seq) in sb.sent_order() {
-            if !sent_after(xmit_ts, self.end_seq, sent, seq + 1) {
+        for (sent, order, seq) in sb.sent_order() {
+            if !sent_after(xmit_ts, self.end_order, sent, order) {
                 break;
             }
             // "remaining = tp->rack.rtt_us + reo_wnd - tcp_stamp_us_delta(now, skb_mstamp)":

@@ -45,6 +45,9 @@ pub struct SegState {
     pub retrans_out: bool,
     /// Ever retransmitted (RFC 8985 Segment.retransmitted; TCPCB_EVER_RETRANS).
     pub retransmitted: bool,
+    /// Its latest copy's place among all transmissions: ties of `sent` are broken by it,
+    /// since the kernel's clock moves between two ACKs where the simulator's may not.
+    pub order: u64,
 }
 
 /// A segment newly delivered by an ACK, cumulatively or by SACK: RACK's input.
@@ -52,6 +55,8 @@ pub struct SegState {
 pub struct Delivered {
     pub seq: u64,
     pub sent: SimTime,
+    /// The copy's transmission order (`SegState::order`).
+    pub order: u64,
     pub retransmitted: bool,
 }
 
@@ -99,7 +104,9 @@ pub struct Scoreboard {
     /// Lost, not SACKed, no retransmission in flight: what waits to be retransmitted.
     lost_queue: BTreeSet<u64>,
     /// Not SACKed and not waiting in `lost_queue`, by (send time, seq): RACK's scan order.
-    tsorted: BTreeSet<(SimTime, u64)>,
+    tsorted: BTreeMap<(SimTime, u64), u64>,
+    /// Transmissions so far, for `SegState::order`.
+    sends: u64,
     sacked_out: u64,
     lost_out: u64,
     retrans_out: u64,
@@ -125,7 +132,8 @@ impl Scoreboard {
             segs: VecDeque::new(),
             sacked: BTreeMap::new(),
             lost_queue: BTreeSet::new(),
-            tsorted: BTreeSet::new(),
+            tsorted: BTreeMap::new(),
+            sends: 0,
             sacked_out: 0,
             lost_out: 0,
             retrans_out: 0,
@@ -172,8 +180,13 @@ impl Scoreboard {
     }
     /// The unSACKed segments in send-time order (Linux `tsorted_sent_queue`), leaving out
     /// those lost and waiting for a retransmission, as `tcp_rack_detect_loss` skips them.
-    pub fn sent_order(&self) -> impl Iterator<Item = (SimTime, u64)> + '_ {
-        self.tsorted.iter().copied()
+    pub fn sent_order(&self) -> impl Iterator<Item = (SimTime, u64, u64)> + '_ {
+        self.tsorted.iter().map(|(&(t, order), &seq)| (t, order, seq))
+    }
+
+    fn next_order(&mut self) -> u64 {
+        self.sends += 1;
+        self.sends
     }
     /// The lowest segment marked lost and not yet retransmitted (the head of Linux's
     /// `tcp_xmit_retransmit_queue` walk).
@@ -189,7 +202,9 @@ impl Scoreboard {
     /// A new segment leaves at `now`; returns its sequence number.
     pub fn on_send(&mut self, now: SimTime) -> u64 {
         let seq = self.nxt();
+        let order = self.next_order();
         self.segs.push_back(SegState {
+            order,
             first: now,
             sent: now,
             sacked: false,
@@ -197,7 +212,7 @@ impl Scoreboard {
             retrans_out: false,
             retransmitted: false,
         });
-        self.tsorted.insert((now, seq));
+        self.tsorted.insert((now, order), seq);
         self.work += 1;
         seq
     }
@@ -210,16 +225,18 @@ impl Scoreboard {
             _ => return false,
         }
         let old = *self.seg_mut(seq);
-        self.tsorted.remove(&(old.sent, seq));
+        self.tsorted.remove(&(old.sent, old.order));
         self.lost_queue.remove(&seq);
         if !old.retrans_out {
             self.retrans_out += 1;
         }
+        let order = self.next_order();
         let s = self.seg_mut(seq);
         s.retrans_out = true;
         s.retransmitted = true;
         s.sent = now;
-        self.tsorted.insert((now, seq));
+        s.order = order;
+        self.tsorted.insert((now, order), seq);
         self.high_rxt = Some(self.high_rxt.map_or(seq, |h| h.max(seq)));
         self.work += 1;
         true
@@ -234,12 +251,14 @@ impl Scoreboard {
             return;
         }
         let waiting = self.lost_queue.contains(&seq);
+        let order = self.next_order();
         if !waiting {
-            self.tsorted.remove(&(old.sent, seq));
-            self.tsorted.insert((now, seq));
+            self.tsorted.remove(&(old.sent, old.order));
+            self.tsorted.insert((now, order), seq);
         }
         let s = self.seg_mut(seq);
         s.sent = now;
+        s.order = order;
         s.retransmitted = true;
         self.work += 1;
     }
@@ -250,8 +269,8 @@ impl Scoreboard {
         for seq in std::mem::take(&mut self.lost_queue) {
             let s = self.seg_mut(seq);
             s.lost = false;
-            let sent = s.sent;
-            self.tsorted.insert((sent, seq));
+            let key = (s.sent, s.order);
+            self.tsorted.insert(key, seq);
         }
         for s in self.segs.iter_mut().filter(|s| s.lost) {
             s.lost = false;
@@ -293,7 +312,7 @@ impl Scoreboard {
             self.work += 1;
             return true;
         }
-        self.tsorted.remove(&(s.sent, seq));
+        self.tsorted.remove(&(s.sent, s.order));
         if s.retrans_out {
             self.retrans_out -= 1;
         }
@@ -384,11 +403,11 @@ impl Scoreboard {
                 self.sacked_out -= 1;
                 continue;
             }
-            self.tsorted.remove(&(s.sent, seq));
+            self.tsorted.remove(&(s.sent, s.order));
             self.lost_queue.remove(&seq);
             self.lost_out -= u64::from(s.lost);
             self.retrans_out -= u64::from(s.retrans_out);
-            out.delivered.push(Delivered { seq, sent: s.sent, retransmitted: s.retransmitted });
+            out.delivered.push(Delivered { seq, sent: s.sent, order: s.order, retransmitted: s.retransmitted });
             out.advanced = true;
         }
         self.drop_sacked_below_una();
@@ -427,7 +446,7 @@ impl Scoreboard {
     fn sack_one(&mut self, seq: u64) -> Delivered {
         let s = *self.seg_mut(seq);
         self.work += 1;
-        self.tsorted.remove(&(s.sent, seq));
+        self.tsorted.remove(&(s.sent, s.order));
         self.lost_queue.remove(&seq);
         self.lost_out -= u64::from(s.lost);
         self.retrans_out -= u64::from(s.retrans_out);
@@ -436,7 +455,7 @@ impl Scoreboard {
         m.sacked = true;
         m.lost = false;
         m.retrans_out = false;
-        Delivered { seq, sent: s.sent, retransmitted: s.retransmitted }
+        Delivered { seq, sent: s.sent, order: s.order, retransmitted: s.retransmitted }
     }
 
     /// Merge `[start, end)` into the SACKed intervals; returns the sub-ranges that were
@@ -546,7 +565,7 @@ mod tests {
         assert!(sb.on_retransmit(2, t(50)));
         // The retransmission is now the latest sent (Linux moves it to the tail of
         // tsorted_sent_queue): RACK scans 6, 7, 8, 9 before it.
-        let order: Vec<u64> = sb.sent_order().map(|(_, s)| s).collect();
+        let order: Vec<u64> = sb.sent_order().map(|(_, _, s)| s).collect();
         assert_eq!(order, vec![6, 7, 8, 9, 2]);
         // SetPipe (b): 2 <= HighRxt adds one: pipe = 5.
         assert_eq!(sb.pipe(), 5);

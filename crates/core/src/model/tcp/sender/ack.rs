@@ -50,8 +50,7 @@ impl TcpSender {
             None
         };
         if let Some(rtt) = rtt {
-            self.rto.on_sample(now, rtt, Some(self.seq_info()));
-            self.observe(ObservationKind::Sample { rtt }, out);
+            self.on_rtt_sample(now, rtt, out);
         }
         self.state = State::Established;
         // The SYN is acknowledged: FLAG_SYN_ACKED clears retrans_stamp; snd_una advanced.
@@ -216,7 +215,7 @@ impl TcpSender {
     }
 
     /// Feed one RTT sample to the estimator and the windowed minimum.
-    fn on_rtt_sample(&mut self, now: SimTime, rtt: SimDuration, out: &mut Vec<Action>) {
+    pub(super) fn on_rtt_sample(&mut self, now: SimTime, rtt: SimDuration, out: &mut Vec<Action>) {
         self.rto.on_sample(now, rtt, Some(self.seq_info()));
         self.observe(ObservationKind::Sample { rtt }, out);
         // tcp_update_rtt_min: a running minimum over `tcp_min_rtt_wlen` (300 s); an

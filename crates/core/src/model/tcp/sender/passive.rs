@@ -14,8 +14,7 @@ impl TcpSender {
             return;
         }
         if let Some(rtt) = handshake.rtt {
-            self.rto.on_sample(now, rtt, Some(self.seq_info()));
-            self.observe(ObservationKind::Sample { rtt }, out);
+            self.on_rtt_sample(now, rtt, out);
         }
         if handshake.timed_out {
             self.rto.on_handshake_timed_out();

@@ -185,7 +185,8 @@ impl TcpSender {
                 let due = match self.ca {
                     Ca::Recovery { .. } => advanced,
                     Ca::Loss { .. } => false,
-                    Ca::Open => self.dupacks >= self.reordering && self.recover.is_none_or(|r| self.snd_una >= r),
+                    // RFC 6582 (3.2 step 2): not while the ACK covers no more than `recover`.
+                    Ca::Open => self.dupacks >= self.reordering && self.recover.is_none_or(|r| self.snd_una > r),
                 };
                 if due && !head_lost {
                     self.sb.mark_lost(self.snd_una);
