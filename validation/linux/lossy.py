@@ -17,6 +17,7 @@ removes everything. traces/<case>.csv gets one row per run.
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -29,15 +30,19 @@ CLIENT_NS, SERVER_NS = harness.CLIENT_NS, harness.SERVER_NS
 # An IPv4 segment with timestamps on a 1500-byte MTU: 1500 - 20 - 20 - 12.
 MSS = 1448
 DROPS = "drops/2pct-seed1.txt"
-SEGMENTS = 2000
 # `sack`: the kernel's default (SACK, RACK-TLP, CUBIC); `newreno`: tcp_sack = 0, which
 # also turns RACK and the loss probes off (tcp_is_sack in tcp_schedule_loss_probe and
 # tcp_rack_mark_lost).
+# This machine's kernel defaults to BBR (CONFIG_DEFAULT_TCP_CONG="bbr") and allows only
+# reno and bbr to be made a namespace's default; the client sets CUBIC, the model's
+# congestion control, on its socket (TCP_CONGESTION, which root may set to any).
+CONGESTION = "cubic"
+SYSCTLS = {"net.ipv4.tcp_recovery": "1", "net.ipv4.tcp_dsack": "1"}
 CASES = {
-    "lossy-sack-200ms": dict(sysctls={"net.ipv4.tcp_sack": "1"}, delay_ms=100),
-    "lossy-newreno-200ms": dict(sysctls={"net.ipv4.tcp_sack": "0"}, delay_ms=100),
-    "lossy-sack-50ms": dict(sysctls={"net.ipv4.tcp_sack": "1"}, delay_ms=25),
-    "lossy-newreno-50ms": dict(sysctls={"net.ipv4.tcp_sack": "0"}, delay_ms=25),
+    "lossy-sack-200ms": dict(sysctls={**SYSCTLS, "net.ipv4.tcp_sack": "1"}, delay_ms=100, segments=1000),
+    "lossy-newreno-200ms": dict(sysctls={**SYSCTLS, "net.ipv4.tcp_sack": "0"}, delay_ms=100, segments=1000),
+    "lossy-sack-50ms": dict(sysctls={**SYSCTLS, "net.ipv4.tcp_sack": "1"}, delay_ms=25, segments=2000),
+    "lossy-newreno-50ms": dict(sysctls={**SYSCTLS, "net.ipv4.tcp_sack": "0"}, delay_ms=25, segments=2000),
 }
 # The kernel's counters each run records (nstat names), and their column in the trace.
 COUNTERS = {
@@ -52,15 +57,15 @@ COUNTERS = {
     "TcpExtTCPFastRetrans": "fast_retrans",
     "TcpExtTCPLostRetransmit": "lost_retransmit",
 }
-COLUMNS = (["run", "transfer_ms", "dropped", "handshake_ms", "rtt_ms", "window_first", "window_max"]
+COLUMNS = (["run", "transfer_ms", "packets", "dropped", "handshake_ms", "rtt_ms", "window_first", "window_max"]
            + list(COUNTERS.values())
            + ["capture_timeouts", "capture_probes", "capture_retransmits", "retransmits"])
 
 
 def make_drops(seed, rate, last, path):
     """Each packet number from 2 (1 is the SYN) to `last` with probability `rate`, from
-    Python's Mersenne Twister seeded with `seed`: numbers past the transfer's own
-    (2,000 segments and the retransmissions they cause) are never reached."""
+    Python's Mersenne Twister seeded with `seed`. A transfer reaches the numbers up to
+    its segments, the SYN and its retransmissions; those past it are never met."""
     rng = random.Random(seed)
     numbers = [n for n in range(2, last + 1) if rng.random() < rate]
     with open(os.path.join(HERE, path), "w") as f:
@@ -101,6 +106,9 @@ def run_once(name, case, run):
             sh("ip", "-n", n, "link", "set", "lo", "up")
         for key, value in {**harness.DEFAULT_SYSCTLS, **case.get("sysctls", {})}.items():
             ns(CLIENT_NS, "sysctl", "-w", f"{key}={value}")
+            got = subprocess.run(["ip", "netns", "exec", CLIENT_NS, "sysctl", "-n", key], capture_output=True,
+                                 text=True).stdout.strip()
+            assert got == value, f"{key} = {got}, not {value}"
         relay = subprocess.Popen([sys.executable, os.path.join(HERE, "relay.py"), "--client-ns", CLIENT_NS,
                                   "--server-ns", SERVER_NS, "--delay-ms", str(case["delay_ms"]),
                                   "--drop-client-nth", os.path.join(HERE, DROPS)],
@@ -113,7 +121,7 @@ def run_once(name, case, run):
             sh("ip", "-n", n, "link", "set", dev, "up")
             offloads_off(n, dev)
         dump = subprocess.Popen(["ip", "netns", "exec", CLIENT_NS, "tcpdump", "-i", CLIENT_DEV, "-n", "-s", "128",
-                                 "-B", "65536", "-U", "-w", f"{stem}.pcap", "tcp"], stderr=subprocess.PIPE, text=True)
+                                 "-B", "65536", "--immediate-mode", "-U", "-w", f"{stem}.pcap", "tcp"], stderr=subprocess.PIPE, text=True)
         procs.append(dump)
         while "listening on" not in dump.stderr.readline():
             pass
@@ -122,10 +130,11 @@ def run_once(name, case, run):
         procs.append(server)
         time.sleep(0.5)
         client = subprocess.run(["ip", "netns", "exec", CLIENT_NS, sys.executable, os.path.join(HERE, "peer.py"),
-                                 "bulk", SERVER_IP, str(PORT), str(SEGMENTS * MSS)],
+                                 "bulk", SERVER_IP, str(PORT), str(case["segments"] * MSS), CONGESTION],
                                 capture_output=True, text=True, timeout=300)
         counters = nstat(CLIENT_NS)
-        time.sleep(0.3)
+        # The client's FIN and the server's last ACKs, then the capture's last packets.
+        time.sleep(1.0)
         dump.terminate()
         lost = [line for line in dump.communicate()[1].splitlines() if "dropped by kernel" in line]
         print(f"{name} run {run}: capture {lost}", file=sys.stderr)
@@ -217,13 +226,15 @@ def classify(pcap, client_out):
     last_ack = -1.0
     sent = set()
     out = []
+    numbered = 0  # relay.py's count: SYNs and segments with data
     for line in text.splitlines():
         seg = harness.segment(line)
         if seg is None:
             continue
         t, outgoing, _src, flags, seq, _end, ack, length = seg
-        if outgoing and flags == "S" and t0 is None:
-            t0 = t
+        if outgoing and flags == "S":
+            t0 = t if t0 is None else t0
+            numbered += 1
         if t0 is None:
             continue
         if not outgoing:
@@ -233,11 +244,12 @@ def classify(pcap, client_out):
             continue
         if seq is None or int(length) == 0:
             continue
+        numbered += 1
         if int(seq) in sent:
             kind = "r" if t - last_ack <= 0.010 else ("t" if int(seq) == una else "p")
             out.append((t - t0, kind))
         sent.add(int(seq))
-    return t0, out
+    return t0, out, numbered
 
 
 def summarize(stem, run):
@@ -247,12 +259,13 @@ def summarize(stem, run):
         counters = {k: int(v) for k, v in (line.split() for line in f if line.strip())}
     with open(f"{stem}.relay") as f:
         dropped = sum(1 for line in f if line.startswith("drop "))
-    t0, rtx = classify(f"{stem}.pcap", client_out)
+    t0, rtx, packets = classify(f"{stem}.pcap", client_out)
     done = dict(line.split()[:2] for line in client_out.splitlines()).get("done")
     first, largest, handshake, rtt = window_and_rtt(f"{stem}.pcap")
     row = {
         "run": run,
         "transfer_ms": f"{(float(done) - t0) * 1000:.0f}" if done else "",
+        "packets": packets,
         "dropped": dropped,
         "handshake_ms": f"{handshake:.1f}",
         "rtt_ms": f"{rtt:.1f}",
@@ -291,7 +304,7 @@ def scenario(name, case):
     what = "SACK, RACK-TLP and CUBIC (tcp_sack = 1)" if sack else "NewReno and CUBIC (tcp_sack = 0)"
     lines = [
         f'name = "linux-{name}"',
-        f'description = "{SEGMENTS} full segments over a {2 * case["delay_ms"]} ms path that drops the '
+        f'description = "{case["segments"]} full segments over a {2 * case["delay_ms"]} ms path that drops the '
         f'client\'s packets listed in {DROPS}; {what}."',
         'horizon = "300s"',
         "seed = 1",
@@ -305,7 +318,7 @@ def scenario(name, case):
         f"rack = {str(sack).lower()}",
         'congestion = "cubic"',
         "delayed_ack = true",
-        f'workload = {{ kind = "transfer", segments = {SEGMENTS} }}',
+        f'workload = {{ kind = "transfer", segments = {case["segments"]} }}',
         "",
         "[tcp.rto]",
         'profile = "linux"',
@@ -321,6 +334,8 @@ def scenario(name, case):
 
 
 def main():
+    # A stopped run still removes its namespaces and processes (the `finally` above).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     args = sys.argv[1:]
     if args[:1] == ["--make-drops"]:
         seed, rate, last, path = int(args[1]), float(args[2]), int(args[3]), args[4]

@@ -8,8 +8,9 @@
                                   --read-after-s an application that reads nothing
                                   for that long after accept
   peer.py client ADDR PORT SECONDS [--user-timeout-ms MS] [--interval-s S]
-  peer.py bulk ADDR PORT BYTES    write BYTES at once, as fast as the socket takes
-                                  them, and wait until the peer has acknowledged all
+  peer.py bulk ADDR PORT BYTES CC write BYTES at once, as fast as the socket takes
+                                  them, and wait until the peer has acknowledged all;
+                                  CC the congestion control (TCP_CONGESTION)
 
 The client connects, then writes 100 bytes every interval on an absolute schedule
 counted from when connect() returns (the scenario's `steady` workload: one segment
@@ -90,10 +91,13 @@ def client(addr, port, seconds, user_timeout_ms, interval):
     print(f"done {time.time():.6f}", flush=True)
 
 
-def bulk(addr, port, size):
+def bulk(addr, port, size, congestion):
     """The scenarios' `transfer` workload: the whole transfer written at once after the
     handshake. `done` is when the last byte is acknowledged, polled every millisecond."""
     s = socket.socket()
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, congestion.encode())
+    got = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).split(b"\0")[0].decode()
+    assert got == congestion, got
     s.connect((addr, port))
     print(f"connected {time.time():.6f}", flush=True)
     s.sendall(b"x" * size)
@@ -105,7 +109,7 @@ def bulk(addr, port, size):
 
 if __name__ == "__main__":
     if sys.argv[1] == "bulk":
-        bulk(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        bulk(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     elif sys.argv[1] == "server":
         args = sys.argv[2:]
         rb = int(args[args.index("--rcvbuf") + 1]) if "--rcvbuf" in args else 0
