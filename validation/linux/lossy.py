@@ -216,10 +216,10 @@ def window_and_rtt(pcap):
 
 def classify(pcap, client_out):
     """Each retransmission (a data segment whose sequence number was sent before), with
-    what drove it: `r` within 10 ms of an ACK (any, duplicate or SACK too: recovery, in
-    a bulk transfer ACKs come every millisecond while the window is open), else a timer:
-    `t` for the first unacknowledged segment (the RTO), `p` for another (a loss probe,
-    or RACK's reordering timer)."""
+    what drove it: `r` within 2 ms of an ACK (any, duplicate or SACK too: the ACK's own
+    processing sends it, tens of microseconds later in the capture), else a timer: `t`
+    for the first unacknowledged segment (the RTO, or RACK's reordering timer), `p` for
+    another (a loss probe, or RACK's reordering timer)."""
     text = subprocess.run(["tcpdump", "-r", pcap, "-n", "-tt", "-S"], check=True,
                           capture_output=True, text=True).stdout
     t0 = una = None
@@ -246,7 +246,7 @@ def classify(pcap, client_out):
             continue
         numbered += 1
         if int(seq) in sent:
-            kind = "r" if t - last_ack <= 0.010 else ("t" if int(seq) == una else "p")
+            kind = "r" if t - last_ack <= 0.002 else ("t" if int(seq) == una else "p")
             out.append((t - t0, kind))
         sent.add(int(seq))
     return t0, out, numbered
@@ -299,7 +299,7 @@ def scenario(name, case):
     the largest the kernel's server advertised over the runs."""
     rows = read_trace(name)
     window = max(int(r["window_max"]) for r in rows)
-    rtt = sorted(float(r["handshake_ms"]) for r in rows)[len(rows) // 2]
+    rtt = sorted(float(r["rtt_ms"]) for r in rows)[len(rows) // 2]
     sack = case["sysctls"]["net.ipv4.tcp_sack"] == "1"
     what = "SACK, RACK-TLP and CUBIC (tcp_sack = 1)" if sack else "NewReno and CUBIC (tcp_sack = 0)"
     lines = [
@@ -324,8 +324,9 @@ def scenario(name, case):
         'profile = "linux"',
         "",
         "[path]",
-        "# The runs' median handshake RTT (relay.py adds about 0.5 ms a way).",
-        f'base_rtt = "{rtt:.0f}ms"',
+        "# The runs' median RTT of segments sent once (relay.py adds about 0.25 ms a way;",
+        "# the handshake's, whose first packets wake the relay, wanders by up to 6 ms).",
+        f'base_rtt = "{rtt:.1f}ms"',
     ]
     for n in read_drops():
         lines += ["", "[[path.event]]", 'kind = "drop"', f"nth = {n}"]
