@@ -157,7 +157,6 @@ def run_once(name, case, run):
 
 WSCALE = re.compile(r"wscale (\d+)")
 WIN = re.compile(r"\bwin (\d+)")
-TSOPT = re.compile(r"TS val (\d+) ecr (\d+)")
 
 
 def window_and_rtt(pcap):
