@@ -57,7 +57,7 @@ COUNTERS = {
     "TcpExtTCPFastRetrans": "fast_retrans",
     "TcpExtTCPLostRetransmit": "lost_retransmit",
 }
-COLUMNS = (["run", "transfer_ms", "packets", "dropped", "handshake_ms", "rtt_ms", "window_first", "window_max"]
+COLUMNS = (["run", "transfer_ms", "packets", "dropped", "first_retransmitted", "handshake_ms", "rtt_ms", "window_first", "window_max"]
            + list(COUNTERS.values())
            + ["capture_timeouts", "capture_probes", "capture_retransmits", "retransmits"])
 
@@ -221,7 +221,7 @@ def classify(pcap, client_out):
     another (a loss probe, or RACK's reordering timer)."""
     text = subprocess.run(["tcpdump", "-r", pcap, "-n", "-tt", "-S"], check=True,
                           capture_output=True, text=True).stdout
-    t0 = una = None
+    t0 = una = first_lost = None
     last_ack = -1.0
     sent = set()
     out = []
@@ -233,6 +233,7 @@ def classify(pcap, client_out):
         t, outgoing, _src, flags, seq, _end, ack, length = seg
         if outgoing and flags == "S":
             t0 = t if t0 is None else t0
+            isn = int(seq)
             numbered += 1
         if t0 is None:
             continue
@@ -247,8 +248,10 @@ def classify(pcap, client_out):
         if int(seq) in sent:
             kind = "r" if t - last_ack <= 0.002 else ("t" if int(seq) == una else "p")
             out.append((t - t0, kind))
+            if first_lost is None:
+                first_lost = (int(seq) - isn - 1) // MSS
         sent.add(int(seq))
-    return t0, out, numbered
+    return t0, out, numbered, first_lost
 
 
 def summarize(stem, run):
@@ -258,7 +261,7 @@ def summarize(stem, run):
         counters = {k: int(v) for k, v in (line.split() for line in f if line.strip())}
     with open(f"{stem}.relay") as f:
         dropped = sum(1 for line in f if line.startswith("drop "))
-    t0, rtx, packets = classify(f"{stem}.pcap", client_out)
+    t0, rtx, packets, first_lost = classify(f"{stem}.pcap", client_out)
     done = dict(line.split()[:2] for line in client_out.splitlines()).get("done")
     first, largest, handshake, rtt = window_and_rtt(f"{stem}.pcap")
     row = {
@@ -266,6 +269,7 @@ def summarize(stem, run):
         "transfer_ms": f"{(float(done) - t0) * 1000:.0f}" if done else "",
         "packets": packets,
         "dropped": dropped,
+        "first_retransmitted": first_lost,
         "handshake_ms": f"{handshake:.1f}",
         "rtt_ms": f"{rtt:.1f}",
         "window_first": first,
