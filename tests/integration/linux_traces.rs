@@ -1,6 +1,7 @@
 //! The tcp world against this project's measurements of a Linux kernel
 //! (`validation/linux/`): for every committed trace, the equivalent scenario is run and
-//! its timer events are compared with the measured ones, gap by gap.
+//! its timer events are compared with the measured ones, gap by gap; for the lossy bulk
+//! transfers (`lossy-*`), its counts of timeouts and recoveries with the measured range.
 //!
 //! Slack: a Linux TCP timer is a timer-wheel timer (`kernel/time/timer.c`,
 //! `calc_wheel_index`): its expiry counts from the current jiffy (HZ 250, 4 ms, so up to
