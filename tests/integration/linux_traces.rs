@@ -1,6 +1,7 @@
 //! The tcp world against this project's measurements of a Linux kernel
 //! (`validation/linux/`): for every committed trace, the equivalent scenario is run and
-//! its timer events are compared with the measured ones, gap by gap.
+//! its timer events are compared with the measured ones, gap by gap; for the lossy bulk
+//! transfers (`lossy-*`), its counts of timeouts and recoveries with the measured range.
 //!
 //! Slack: a Linux TCP timer is a timer-wheel timer (`kernel/time/timer.c`,
 //! `calc_wheel_index`): its expiry counts from the current jiffy (HZ 250, 4 ms, so up to
@@ -231,6 +232,10 @@ const CASES: &[&str] = &[
     "blackout-no-timestamps",
     "blackout-rto-min-500ms",
     "blackout-timestamps",
+    "lossy-newreno-200ms",
+    "lossy-newreno-50ms",
+    "lossy-sack-200ms",
+    "lossy-sack-50ms",
     "retries2-4",
     "rtt-step",
     "syn-dropped-3",
@@ -358,4 +363,211 @@ fn synack_retries_2_reqsk_timer_handler() {
             && gone >= sim_gap - JIFFY_MS - MEASURE_MS,
         "request held until {seen}..{gone} ms after the last SYN-ACK, simulated {sim_gap} ms"
     );
+}
+
+/// Bulk transfers over a path that drops the client's packets listed in
+/// `validation/linux/drops/2pct-seed1.txt` (`[[path.event]] kind = "drop"` in the
+/// scenario, `relay.py --drop-client-nth` in the measurement), each measured over ten
+/// runs with the same list (`validation/linux/lossy.py`).
+const LOSSY: &[&str] = &["lossy-newreno-200ms", "lossy-newreno-50ms", "lossy-sack-200ms", "lossy-sack-50ms"];
+const DROPS: &str = "validation/linux/drops/2pct-seed1.txt";
+
+/// A lossy case's runs: one map of column to value per run.
+fn lossy_runs(case: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    let path = root().join(format!("validation/linux/traces/{case}.csv"));
+    let mut r = csv::Reader::from_path(&path).unwrap();
+    let head = r.headers().unwrap().clone();
+    r.records().map(|rec| head.iter().zip(rec.unwrap().iter()).map(|(h, v)| (h.into(), v.into())).collect()).collect()
+}
+
+/// The smallest and the largest a counter (or the sum of counters) took over the runs.
+fn measured_range(case: &str, columns: &[&str]) -> (u64, u64) {
+    let values: Vec<u64> =
+        lossy_runs(case).iter().map(|run| columns.iter().map(|c| run[*c].parse::<u64>().unwrap()).sum()).collect();
+    (*values.iter().min().unwrap(), *values.iter().max().unwrap())
+}
+
+/// What the kernel counts, from the model's trace: expiries of the retransmission timer
+/// (`TcpExtTCPTimeouts`, `tcp_retransmit_timer`), and entries into fast recovery
+/// (`TcpExtTCPSackRecovery` or `TcpExtTCPRenoRecovery`, `tcp_enter_recovery`): a
+/// `retransmit` with no recovery under way starts one, which lasts until the cumulative
+/// ACK reaches the highest segment sent when it started (`tp->high_seq`, left in
+/// `tcp_try_undo_recovery` / `tcp_end_cwnd_reduction` once `snd_una >= high_seq`). A
+/// timeout ends it and starts the loss state (`tcp_enter_loss`), in which
+/// retransmissions start no recovery until the ACK passes what was sent by then.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct LossCounts {
+    timeouts: u64,
+    recoveries: u64,
+    retransmissions: u64,
+    /// The first segment sent again (from 0), however: where the numbering of the drops
+    /// lines up with the kernel's, it is the first one dropped.
+    first_retransmitted: Option<u64>,
+}
+
+fn loss_counts<'a>(rows: impl IntoIterator<Item = (&'a str, Option<u64>)>) -> LossCounts {
+    let mut counts = LossCounts::default();
+    // One past the highest segment sent (SND.NXT), and the point the ACK must reach to
+    // end the recovery or loss state under way.
+    let mut next = 0;
+    let mut until: Option<u64> = None;
+    for (event, segment) in rows {
+        match (event, segment) {
+            ("send", Some(seq)) => next = next.max(seq + 1),
+            // A probe sends new data if it can, else the last segment again.
+            ("probe", Some(seq)) if seq >= next => next = seq + 1,
+            ("probe", Some(seq)) => {
+                counts.retransmissions += 1;
+                counts.first_retransmitted.get_or_insert(seq);
+            }
+            // The expiry comes first, then the retransmission it sends (its own row).
+            ("timeout", _) => {
+                counts.timeouts += 1;
+                until = Some(next);
+            }
+            ("retransmit", _) => {
+                counts.retransmissions += 1;
+                if let Some(seq) = segment {
+                    counts.first_retransmitted.get_or_insert(seq);
+                }
+                if until.is_none() {
+                    counts.recoveries += 1;
+                    until = Some(next);
+                }
+            }
+            ("ack", Some(ack)) if until.is_some_and(|u| ack >= u) => until = None,
+            _ => {}
+        }
+    }
+    counts
+}
+
+#[test]
+fn loss_counts_follow_tcp_enter_recovery_and_tcp_enter_loss() {
+    // Ten segments out; 3 lost: its retransmission starts a recovery, whose end is 10
+    // (high_seq = SND.NXT at entry). A second hole (5) before the ACK reaches 10 is the
+    // same recovery; the ACK of 10 ends it. A probe sends 10 (new data), then 11 goes out
+    // and is probed again; the RTO then retransmits 10: loss, not a recovery, even with
+    // the retransmission of 11 after it; the ACK of 12 ends it, and the retransmission of
+    // 12 afterwards starts a second recovery.
+    let mut rows: Vec<(&str, Option<u64>)> = (0..10).map(|s| ("send", Some(s))).collect();
+    rows.extend([("ack", Some(3)), ("retransmit", Some(3)), ("ack", Some(5)), ("retransmit", Some(5))]);
+    rows.extend([("ack", Some(9)), ("ack", Some(10)), ("probe", Some(10)), ("send", Some(11))]);
+    rows.extend([("probe", Some(11)), ("timeout", None), ("retransmit", Some(10)), ("ack", Some(11))]);
+    rows.extend([("retransmit", Some(11)), ("ack", Some(12)), ("send", Some(12)), ("send", Some(13))]);
+    rows.extend([("retransmit", Some(12))]);
+    assert_eq!(
+        loss_counts(rows),
+        LossCounts { timeouts: 1, recoveries: 2, retransmissions: 6, first_retransmitted: Some(3) }
+    );
+}
+
+fn simulated_loss_counts(case: &str) -> LossCounts {
+    let scenario = load_file(&root().join(format!("validation/linux/scenarios/{case}.toml"))).unwrap();
+    assert_eq!((scenario.replications, scenario.variants.len()), (1, 1), "{case}: one run");
+    let job = Job {
+        seeds: Seeds::new(scenario.seed),
+        replication: 0,
+        horizon: scenario.horizon,
+        budget: Budget::replication(scenario.max_events),
+    };
+    let result = scenario.variants[0].cells[0].spec.run(job).unwrap();
+    let rows: Vec<(String, Option<u64>)> =
+        result.trace.iter().filter(|row| row.client == 0).map(|row| (row.event.to_string(), row.segment)).collect();
+    loss_counts(rows.iter().map(|(e, s)| (e.as_str(), *s)))
+}
+
+/// The simulated timeouts and recoveries each within the range the kernel's runs
+/// measured, min to max: the kernel's own spread with the same drops is the only slack.
+fn check_lossy(case: &str) {
+    let timeouts = measured_range(case, &["timeouts"]);
+    let recoveries = measured_range(case, &["sack_recovery", "reno_recovery"]);
+    let retrans = measured_range(case, &["retrans_segs"]);
+    let s = simulated_loss_counts(case);
+    // Packet number n of the drop list is data segment n - 2 (the SYN is 1), in the model
+    // as in every run (`every_lossy_scenario_drops_the_measured_list…`).
+    assert_eq!(s.first_retransmitted, Some(drop_list()[0] - 2), "{case}: the first segment sent again");
+    eprintln!(
+        "{case}: measured timeouts {timeouts:?}, recoveries {recoveries:?}, retransmitted segments {retrans:?}; \
+         simulated {s:?}"
+    );
+    let within = |x: u64, (lo, hi): (u64, u64)| lo <= x && x <= hi;
+    assert!(
+        within(s.timeouts, timeouts) && within(s.recoveries, recoveries),
+        "{case}: simulated {} timeouts and {} recoveries, measured {timeouts:?} and {recoveries:?}",
+        s.timeouts,
+        s.recoveries
+    );
+}
+
+#[test]
+fn lossy_sack_200ms_rack_tlp_cubic() {
+    // tcp_sack = 1: RACK (tcp_rack_mark_lost) and loss probes (tcp_schedule_loss_probe).
+    check_lossy("lossy-sack-200ms");
+}
+
+#[test]
+fn lossy_sack_50ms_rack_tlp_cubic() {
+    check_lossy("lossy-sack-50ms");
+}
+
+#[test]
+fn lossy_newreno_200ms_tcp_sack_0() {
+    // tcp_sack = 0: three duplicate ACKs (tcp_time_to_recover with tp->reordering 3),
+    // NewReno's partial ACKs (tcp_try_undo_partial, RFC 6582); no RACK, no loss probes.
+    check_lossy("lossy-newreno-200ms");
+}
+
+#[test]
+fn lossy_newreno_50ms_tcp_sack_0() {
+    check_lossy("lossy-newreno-50ms");
+}
+
+/// The drops a scenario writes, in order.
+fn scenario_drops(case: &str) -> Vec<u64> {
+    let text = std::fs::read_to_string(root().join(format!("validation/linux/scenarios/{case}.toml"))).unwrap();
+    let mut drops = Vec::new();
+    let mut in_drop = false;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_drop = false;
+        } else if line == "kind = \"drop\"" {
+            in_drop = true;
+        } else if in_drop && let Some(n) = line.strip_prefix("nth = ") {
+            drops.push(n.parse().unwrap());
+        }
+    }
+    drops
+}
+
+/// The packet numbers the relay and the scenarios drop.
+fn drop_list() -> Vec<u64> {
+    let text = std::fs::read_to_string(root().join(DROPS)).unwrap();
+    text.lines()
+        .map(|l| l.split('#').next().unwrap().trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| l.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn every_lossy_scenario_drops_the_measured_list_and_every_case_ran_five_times() {
+    let list = drop_list();
+    // 2 % of packets 2..=2400 (the first is the SYN).
+    assert!((30..=70).contains(&list.len()) && list[0] >= 2, "{list:?}");
+    for case in LOSSY {
+        assert_eq!(scenario_drops(case), list, "{case}");
+        let runs = lossy_runs(case);
+        assert!(runs.len() >= 5, "{case}: {} runs", runs.len());
+        // Every run met the same list: the relay dropped each listed packet the client sent
+        // (SYNs and segments with data, counted in the capture as the model counts them).
+        for run in &runs {
+            let sent: u64 = run["packets"].parse().unwrap();
+            let reached = list.iter().filter(|&&n| n <= sent).count();
+            assert_eq!(run["dropped"].parse::<usize>().unwrap(), reached, "{case}: run {}", run["run"]);
+            // The first segment sent again is the first one dropped: data segment n - 2 for
+            // packet n (the SYN is 1, the handshake's pure ACK takes no number).
+            assert_eq!(run["first_retransmitted"], (list[0] - 2).to_string(), "{case}: run {}", run["run"]);
+        }
+    }
 }

@@ -8,6 +8,9 @@
                                   --read-after-s an application that reads nothing
                                   for that long after accept
   peer.py client ADDR PORT SECONDS [--user-timeout-ms MS] [--interval-s S]
+  peer.py bulk ADDR PORT BYTES CC write BYTES at once, as fast as the socket takes
+                                  them, and wait until the peer has acknowledged all;
+                                  CC the congestion control (TCP_CONGESTION)
 
 The client connects, then writes 100 bytes every interval on an absolute schedule
 counted from when connect() returns (the scenario's `steady` workload: one segment
@@ -16,10 +19,14 @@ write back. It prints what the capture cannot show, one line each, wall-clock se
 `connected T`, `error T ERRNO` (the moment the kernel gave up) or `done T`.
 """
 
+import fcntl
 import select
 import socket
+import struct
 import sys
 import time
+
+SIOCOUTQ = 0x5411  # bytes not yet acknowledged by the peer (sent or not)
 
 
 def server(port, rcvbuf, read_after_s):
@@ -84,8 +91,26 @@ def client(addr, port, seconds, user_timeout_ms, interval):
     print(f"done {time.time():.6f}", flush=True)
 
 
+def bulk(addr, port, size, congestion):
+    """The scenarios' `transfer` workload: the whole transfer written at once after the
+    handshake. `done` is when the last byte is acknowledged, polled every millisecond."""
+    s = socket.socket()
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, congestion.encode())
+    got = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).split(b"\0")[0].decode()
+    assert got == congestion, got
+    s.connect((addr, port))
+    print(f"connected {time.time():.6f}", flush=True)
+    s.sendall(b"x" * size)
+    while struct.unpack("i", fcntl.ioctl(s, SIOCOUTQ, b"\0" * 4))[0] > 0:
+        time.sleep(0.001)
+    print(f"done {time.time():.6f}", flush=True)
+    s.close()
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "server":
+    if sys.argv[1] == "bulk":
+        bulk(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    elif sys.argv[1] == "server":
         args = sys.argv[2:]
         rb = int(args[args.index("--rcvbuf") + 1]) if "--rcvbuf" in args else 0
         ra = float(args[args.index("--read-after-s") + 1]) if "--read-after-s" in args else 0.0

@@ -8,11 +8,16 @@ a scenario's time 0 (the first SYN) without any clock shared with the endpoints.
 
   relay.py --client-ns NS --server-ns NS --delay-ms 50
            [--delay-at SECONDS:MS ...] [--blackout START:DURATION ...]
-           [--drop-client-after-syn]
+           [--drop-client-after-syn] [--drop-client-nth FILE]
 
 A blackout drops every packet read during it, both ways (a duration of `inf` never
 ends). --drop-client-after-syn drops every packet from the client after its first
 SYN (its ACKs, data and SYNs sent again), so that only the server's timers run.
+--drop-client-nth drops the client's packets whose number is listed in FILE (one a
+line, `#` starts a comment). The numbering is the model's (`[[path.event]] kind =
+"drop"`, `nth`): from 1 at the first SYN, each SYN and each segment that carries data,
+first sent or sent again; a pure ACK or a bare FIN takes no number, since the model's
+sender sends neither.
 Prints `ready` once both TUN devices exist, then one line per schedule change.
 """
 
@@ -63,6 +68,26 @@ def is_first_syn(packet):
     return len(packet) > tcp + 13 and packet[tcp + 13] & 0x12 == 0x02
 
 
+def numbered(packet):
+    """Whether a client packet takes a number: a SYN, or a segment with data."""
+    if len(packet) < 40 or packet[0] >> 4 != 4 or packet[9] != 6:
+        return False
+    ihl = (packet[0] & 0x0F) * 4
+    total = struct.unpack("!H", packet[2:4])[0]
+    doff = (packet[ihl + 12] >> 4) * 4
+    return bool(packet[ihl + 13] & 0x02) or total - ihl - doff > 0
+
+
+def read_numbers(path):
+    numbers = set()
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                numbers.add(int(line))
+    return numbers
+
+
 def pair(text):
     a, b = text.split(":")
     return float(a), float(b)
@@ -78,7 +103,10 @@ def main():
     p.add_argument("--delay-at", type=pair, action="append", default=[])
     p.add_argument("--blackout", type=pair, action="append", default=[])
     p.add_argument("--drop-client-after-syn", action="store_true")
+    p.add_argument("--drop-client-nth")
     args = p.parse_args()
+    drop_nth = read_numbers(args.drop_client_nth) if args.drop_client_nth else set()
+    counted = 0
 
     client = open_tun(args.client_ns, args.client_dev)
     server = open_tun(args.server_ns, args.server_dev)
@@ -110,6 +138,11 @@ def main():
                     print(f"first_syn {time.time():.6f}", flush=True)
                 elif start is not None and fd == client and args.drop_client_after_syn:
                     continue
+                if start is not None and fd == client and numbered(packet):
+                    counted += 1
+                    if counted in drop_nth:
+                        print(f"drop {counted} at {now - start:.6f}", flush=True)
+                        continue
                 t = now - start if start is not None else -1.0
                 d = delay
                 for at, ms in delay_changes:
