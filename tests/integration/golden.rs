@@ -16,12 +16,14 @@ use super::common::{root, run, text};
 /// - summary: the RTO held 1 s for 1.2 s, 2 s for 2 s and 4 s for 0.1 s of the 3.3 s:
 ///   `rto_mean` 5.6/3.3 = 1.697 s; 1.2/3.3 = 36 % of the time at 1 s, 97 % at or below
 ///   2 s, so `rto_p50` is 2 s and `rto_p99` 4 s.
-/// - congestion columns: `cwnd` is the fixed window of 2 and `ca_state` `open` up to the
-///   first timeout, `ssthresh` empty throughout (no threshold is kept yet); the timeout
-///   at 1.2 s enters loss (`tcp_enter_loss`), shown from its retransmission's row; the
-///   window of 1 a timeout leaves (RFC 5681 section 3.1) is shown from the next row, at
-///   3.2 s, because the sender reports the retransmission before it shrinks the window;
-///   ACK 4 at 3.3 s takes it back to min(1 + 2, 2) = 2, and the finished row is `open`.
+/// - congestion columns (rfc6298: Reno as RFC 5681 writes it): `cwnd` is the initial
+///   window of 10 (RFC 6928) and stays there, since the receiver's window of 2 limits the
+///   flow and an ACK grows only a window that was used (RFC 7661, `tcp_is_cwnd_limited`:
+///   10 is not under twice the 2 in flight); `ca_state` `open` and `ssthresh` empty up to
+///   the first timeout. At 1.2 s RFC 5681 (4): ssthresh = max(FlightSize / 2, 2) =
+///   max(1, 2) = 2 and cwnd = LW = 1, shown from the retransmission's row, `loss`; the
+///   second timeout at 3.2 s holds ssthresh (section 3.1: the segment was already resent
+///   by the timer); ACK 4 at 3.3 s finishes the transfer before any growth, `open`.
 #[test]
 fn small_blackout_trace_matches_the_hand_checked_golden_file() {
     let tmp = tempfile::tempdir().unwrap();

@@ -3,30 +3,30 @@
 
 use super::common::{run_text, text};
 
-/// Two estimators over the same lossy path: every replication's losses are the same for
-/// both (common random numbers), so their needless retransmission counts rise and fall together.
+/// One estimator with two lower bounds over the same jittery path: every replication's
+/// delays are the same for both (common random numbers), and with no loss both send the
+/// same packets, so their mean RTOs rise and fall together with the SRTT.
 const CRN: &str = r#"
 name = "crn"
-description = "two estimators on the same lossy paths"
+description = "two lower bounds for one estimator on the same jittery paths"
 horizon = "20s"
 replications = 8
 
 [tcp]
 clients = 4
 workload = { kind = "steady", interval = "20ms" }
+rto = { profile = "linux", hz = 1000 }
 
 [path]
 base_rtt = "80ms"
 delay = { dist = "uniform", low = "0ms", high = "40ms" }
-loss = { model = "bernoulli", p = 0.03 }
 
 [[variant]]
-name = "rfc6298"
-tcp.rto.profile = "rfc6298"
+name = "rto-min-200ms"
 
 [[variant]]
-name = "linux"
-tcp.rto.profile = "linux"
+name = "rto-min-199ms"
+tcp.rto.min_rto = "199ms"
 "#;
 
 /// (mean, ci low, ci high) of `metric` for `variant` in summary.csv.
@@ -48,8 +48,8 @@ fn the_paired_interval_is_narrower_than_the_unpaired_one_under_common_random_num
     let section = md.split("## Paired differences").nth(1).expect("a paired section");
     let row = section
         .lines()
-        .find(|l| l.starts_with("| spurious_retransmissions | count | linux |"))
-        .unwrap_or_else(|| panic!("no row for spurious_retransmissions:\n{section}"));
+        .find(|l| l.starts_with("| rto_mean | s | rto-min-199ms |"))
+        .unwrap_or_else(|| panic!("no row for rto_mean:\n{section}"));
     let cells: Vec<&str> = row.split('|').map(str::trim).collect();
     // | metric | unit | variant | difference | interval | pairs | zero |
     let (lo, hi) = cells[5].split_once(" to ").unwrap();
@@ -57,8 +57,8 @@ fn the_paired_interval_is_narrower_than_the_unpaired_one_under_common_random_num
     assert_eq!(cells[6], "8", "{row}");
     let paired_width = hi - lo;
 
-    let (a, alo, ahi) = summary_ci(&dir, "rfc6298", "spurious_retransmissions");
-    let (b, blo, bhi) = summary_ci(&dir, "linux", "spurious_retransmissions");
+    let (a, alo, ahi) = summary_ci(&dir, "rto-min-200ms", "rto_mean");
+    let (b, blo, bhi) = summary_ci(&dir, "rto-min-199ms", "rto_mean");
     // The unpaired interval of b − a: the two half-widths combined as independent.
     let unpaired_width = ((ahi - alo).powi(2) + (bhi - blo).powi(2)).sqrt();
     assert!(

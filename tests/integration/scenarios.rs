@@ -83,12 +83,14 @@ fn rtt_step_linux_follows_faster_than_rfc6298_and_neither_times_out() {
 }
 
 #[test]
-fn karn_timestamps_track_the_rtt_best_and_karn_alone_worst() {
+fn karn_timestamps_track_the_rtt_best_and_karn_or_not_alike() {
     let (_t, dir) = run_scenario("tcp-karn", &[]);
     let s = summary(&dir);
     let err = |v| metric(&s, v, "srtt_abs_error");
-    assert!(err("rfc6298-timestamps") < err("rfc6298-no-karn"));
-    assert!(err("rfc6298-no-karn") < err("rfc6298-karn"));
+    // Timestamps sample every ACK, retransmitted or not: a third of the error of once-per-
+    // RTT sampling with or without Karn's rule, which the NewReno sender's repairs leave
+    // within each other's noise at this loss rate.
+    assert!(err("rfc6298-timestamps") < 0.5 * err("rfc6298-no-karn").min(err("rfc6298-karn")));
     // Timestamps make every ACK a sample: about three times as many.
     assert!(metric(&s, "rfc6298-timestamps", "rtt_samples") > 2.5 * metric(&s, "rfc6298-karn", "rtt_samples"));
     // Linux's tight timer (200 ms variance floor) still probes on top of its RTOs, but
@@ -112,8 +114,10 @@ fn rtt_above_initial_rto_times_out_once_and_the_backoff_sticks() {
         assert!(close(metric(&s, v, "max_rto"), 3.12), "{v}");
         assert!(close(metric(&s, v, "final_srtt"), 1.04), "{v}");
     }
-    // Without a handshake the spurious timeout hits data: go-back-N resends the window.
-    assert_eq!(metric(&s, "rfc6298-no-handshake", "spurious_retransmissions"), 11.0);
+    // Without a handshake the spurious timeout hits data: everything outstanding is
+    // marked lost (RFC 6298 (5.4), RFC 5681 3.1), and without F-RTO or SACK the ten
+    // segments are resent as the window reopens, each needlessly.
+    assert_eq!(metric(&s, "rfc6298-no-handshake", "spurious_retransmissions"), 10.0);
     // After the timeout the ACK that arrives 40 ms later is ambiguous (Karn): the RTO
     // stays backed off at 2 s until the first clean sample.
     let rows = trace(&dir, "rfc6298-no-handshake");

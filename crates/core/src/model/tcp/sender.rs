@@ -487,7 +487,15 @@ impl TcpSender {
     /// something outstanding and no recovery under way. `advancing` says the RTO would be
     /// restarted from now (an ACK of new data) rather than left running.
     fn schedule_probe(&mut self, now: SimTime, advancing: bool) -> bool {
-        if !self.params().tlp || self.state != State::Established || self.outstanding() == 0 || self.ca != Ca::Open {
+        // "if (... !tp->packets_out || !tcp_is_sack(tp) || (icsk->icsk_ca_state !=
+        // TCP_CA_Open && icsk->icsk_ca_state != TCP_CA_CWR)) return false;" (RFC 8985 7:
+        // TLP needs SACK); Disorder is not Open.
+        if !self.params().tlp
+            || !self.opts.sack
+            || self.state != State::Established
+            || self.outstanding() == 0
+            || self.cc_view().state != CaState::Open
+        {
             return false;
         }
         let until_rto = if advancing { self.rto.rto() } else { self.rto_due().saturating_since(now) };

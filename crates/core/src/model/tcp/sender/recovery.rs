@@ -4,7 +4,7 @@
 //! (RFC 6937's PRR under linux, cwnd = ssthresh under the RFCs), the timeout's
 //! `tcp_enter_loss`, and undo of a reduction DSACKs or timestamps show needless.
 
-use super::super::cc::{Ack as CcAck, Timeout};
+use super::super::cc::{Ack as CcAck, Round, Timeout};
 use super::super::frto::{self, LossAck, Verdict};
 use super::super::rack::{ReoWndInputs, linux_reo_timer};
 use super::*;
@@ -185,8 +185,12 @@ impl TcpSender {
                 let due = match self.ca {
                     Ca::Recovery { .. } => advanced,
                     Ca::Loss { .. } => false,
-                    // RFC 6582 (3.2 step 2): not while the ACK covers no more than `recover`.
-                    Ca::Open => self.dupacks >= self.reordering && self.recover.is_none_or(|r| self.snd_una > r),
+                    // RFC 6582 (3.2 step 2): not while the ACK covers no more than `recover`;
+                    // Linux guards with its hold in `tcp_try_undo_recovery` instead.
+                    Ca::Open => {
+                        self.dupacks >= self.reordering
+                            && (self.linux() || self.recover.is_none_or(|r| self.snd_una > r))
+                    }
                 };
                 if due && !head_lost {
                     self.sb.mark_lost(self.snd_una);
@@ -263,11 +267,17 @@ impl TcpSender {
     /// retransmissions.
     pub(super) fn recovery_on_ack(&mut self, now: SimTime, f: &AckFlags, out: &mut Vec<Action>) -> bool {
         // D: state exit when high_seq is acknowledged.
+        // tcp_try_undo_recovery: "Hold old state until something *above* high_seq is
+        // ACKed. NewReno bug avoidance."
+        // The held ACK ends the processing (`if (tcp_try_undo_recovery(sk)) return;`).
         if let Ca::Recovery { high } = self.ca
             && self.snd_una >= high
         {
             if !self.opts.sack {
                 self.dupacks = 0; // tcp_reset_reno_sack
+            }
+            if self.linux() && !self.opts.sack && self.snd_una == high {
+                return false;
             }
             self.end_recovery(f.tsecr);
         }
@@ -389,7 +399,8 @@ impl TcpSender {
                 acked: u32::try_from(f.delivered).unwrap_or(u32::MAX),
                 rtt: f.rtt,
                 usage,
-                round: None,
+                // HyStart's rounds (`hystart_update`) run on the sequence space.
+                round: Some(Round { snd_una: self.snd_una, snd_nxt: self.snd_max }),
             });
         }
     }
