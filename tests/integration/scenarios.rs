@@ -336,3 +336,25 @@ fn icmp_revert_linux_retransmits_within_300ms_of_the_links_return_when_the_route
         assert!(close(*got, want), "{rfc:?}");
     }
 }
+
+#[test]
+fn lossy_linux_rarely_times_out_where_rfc6298_newreno_does_and_the_tail_shows_it_most() {
+    let (_t, dir) = run_scenario("tcp-lossy-linux", &[]);
+    let s = summary(&dir);
+    let rto = |v| metric(&s, v, "timeouts");
+    // Bulk: RACK finds lost retransmissions and SACK spares needless ones, so Linux's
+    // timer almost never fires; RFC 6675 (SACK) halves NewReno's timeouts.
+    assert!(rto("bulk-linux") < 0.1, "{}", rto("bulk-linux"));
+    assert!(rto("bulk-rfc6298-sack") < 0.6 * rto("bulk-rfc6298-newreno"));
+    assert!(
+        metric(&s, "bulk-rfc6298-newreno", "spurious_retransmissions")
+            > 20.0 * metric(&s, "bulk-linux", "spurious_retransmissions")
+    );
+    let time = |v| metric(&s, v, "transfer_time");
+    assert!(time("bulk-linux") < time("bulk-rfc6298-newreno") && time("bulk-linux") < time("bulk-rfc6298-sack"));
+    // Request/response: every response is a tail; the loss probe (RFC 8985 7) repairs
+    // what the RFC senders wait a timeout for.
+    assert!(metric(&s, "rr-linux", "tail_loss_probes") > 10.0);
+    assert!(rto("rr-linux") < 0.1 * rto("rr-rfc6298-newreno"), "{} vs {}", rto("rr-linux"), rto("rr-rfc6298-newreno"));
+    assert!(rto("rr-rfc6298-sack") > 5.0 && rto("rr-rfc6298-newreno") > 5.0);
+}

@@ -2,18 +2,21 @@
 //! sequences so that every time can be checked on paper.
 
 use super::drive::{ack, dur_ms, fire, kinds, ms, new_sender, sender, sent as data, write};
-use super::sender::{ObservationKind, Supply, TcpSender};
+use super::sender::{ObservationKind, SenderOptions, Supply, TcpSender};
 use crate::engine::time::{SimDuration, SimTime};
-use crate::model::rto::RtoProfile;
+use crate::model::rto::{RtoConfig, RtoProfile};
 
 // ---- Tail loss probes -----------------------------------------------------------------
 
 #[test]
 fn rfc8985_7_2_pto_is_2_srtt_at_rtt_100ms_with_a_full_window() {
-    // RFC 6298 timer with TLP: ten segments out, the first ACK at 100 ms (timestamps give
-    // a 100 ms sample): SRTT 100 ms, RTO 1 s; PTO = 2·SRTT = 200 ms < RTO, from the ACK.
-    let mut s =
-        sender(RtoProfile::Rfc6298, &[("tlp", "true"), ("timestamps", "true")], 10, Supply::Transfer { segments: 10 });
+    // RFC 6298 timer with TLP (which needs SACK, RFC 8985 section 7): ten segments out,
+    // the first ACK at 100 ms (timestamps give a 100 ms sample): SRTT 100 ms, RTO 1 s;
+    // PTO = 2·SRTT = 200 ms < RTO, from the ACK.
+    let opts = SenderOptions { sack: true, ..SenderOptions::for_profile(RtoProfile::Rfc6298, false, 10, 1000) };
+    let params =
+        RtoConfig::with_pairs(RtoProfile::Rfc6298, &[("tlp", "true"), ("timestamps", "true")]).resolve().unwrap();
+    let mut s = TcpSender::new(opts, &params, Supply::Transfer { segments: 10 });
     s.start(ms(0), &mut Vec::new());
     ack(&mut s, ms(100), 1, ms(0));
     assert_eq!(s.snapshot().srtt, Some(dur_ms(100)));
