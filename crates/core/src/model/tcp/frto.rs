@@ -10,7 +10,7 @@
 //! undoes its loss recovery. A duplicate ACK instead means the loss was real (step 3a).
 //!
 //! What the undo restores is Linux's `tcp_try_undo_loss`: the congestion window, the
-//! segments marked lost (no more go-back-N retransmissions) and the give-up count
+//! segments marked lost (no more retransmissions of them) and the give-up count
 //! (`icsk_retransmits = 0`). It does not touch the RTO: in the kernel as in RFC 6298 (5.7
 //! note) only a valid RTT sample ends the backoff (`tcp_ack_update_rtt`), and the ACK of a
 //! never-retransmitted segment that detects the spurious timeout is such a sample. That

@@ -67,7 +67,7 @@ fn rfc8985_at_most_one_probe_per_tail_and_none_during_loss_recovery() {
     s.start(ms(0), &mut Vec::new());
     ack(&mut s, ms(100), 1, ms(0));
     fire(&mut s); // the probe at 304 ms
-    fire(&mut s); // the RTO at 604 ms: loss recovery, go-back-N
+    fire(&mut s); // the RTO at 604 ms: loss recovery, everything outstanding lost
     // The retransmission's ACK: in TCP_CA_Loss no probe is scheduled, the RTO runs.
     ack(&mut s, ms(704), 2, ms(604));
     let (_, out) = fire(&mut s);

@@ -6,10 +6,9 @@
 //! This module holds the two pure rules, the probe timeout and what an ACK does to an
 //! outstanding probe; the sender decides when to schedule and what to send.
 //!
-//! Not modelled: the SACK requirement (`tcp_is_sack`; every connection is treated as
-//! SACK-capable, as Linux peers are), the
-//! cwnd reduction when a probe repaired a loss (this sender has no congestion control
-//! beyond go-back-N), DSACK, and pacing delays.
+//! The sender schedules a probe only with SACK and in the Open state, as
+//! `tcp_schedule_loss_probe` does. Not modelled: the cwnd reduction when a probe repaired
+//! a loss (`tcp_process_tlp_ack`'s CWR), and pacing delays.
 
 use crate::engine::time::SimDuration;
 use crate::model::rto::linux::{jiffies_to_ns, jiffies_to_usecs, ns_to_jiffies, usecs_to_jiffies};

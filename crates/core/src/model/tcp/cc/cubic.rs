@@ -11,7 +11,8 @@
 //! [`hystart`]. It runs only on ACKs that carry a [`Round`]. After an RTO its round
 //! restarts at the next ACK rather than at the `snd_nxt` of the timeout.
 //!
-//! Left out: `initial_ssthresh` (0 by default) and undo (`tcp_undo_cwnd_reduction`).
+//! Left out: `initial_ssthresh` (0 by default). Undo restores the window as Reno's does
+//! (`cubictcp_undo_cwnd` is `tcp_reno_undo_cwnd`); W_max is not restored.
 
 pub mod hystart;
 mod root;

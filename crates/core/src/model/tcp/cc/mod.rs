@@ -13,9 +13,10 @@
 //! spell ([`Congestion::on_send_after_idle`]). It decides when a loss is a loss and when a
 //! recovery episode begins; this module only moves the window.
 //!
-//! Left out: Proportional Rate Reduction (RFC 6937) inside recovery (the window lands where
-//! PRR ends it, `tcp_end_cwnd_reduction`: cwnd = ssthresh), undo after a spurious
-//! retransmission (`tcp_undo_cwnd_reduction`), ECN's CWR, pacing, and `snd_cwnd_clamp` (no
+//! Proportional Rate Reduction (RFC 6937) inside recovery and the undo of a needless
+//! reduction are the sender's (`sender/recovery.rs`), which sets the window through
+//! [`Congestion::set_cwnd`] and [`Congestion::undo`]. Left out: ECN's CWR, pacing, and
+//! `snd_cwnd_clamp` (no
 //! route metric caps the window).
 
 pub mod cubic;

@@ -136,7 +136,7 @@ impl TcpSender {
     }
 
     /// `tcp_xmit_retransmit_queue`: a retransmission of the head of the queue (on an ACK:
-    /// fast retransmit, or go-back-N after a timeout) restarts the RTO from now with
+    /// fast retransmit, or a lost segment after a timeout) restarts the RTO from now with
     /// `icsk_rto` ("if (skb == rtx_head ...) rearm_timer = true"). Linux only: RFC 6298
     /// restarts the timer on an ACK of new data (5.3) and on expiry (5.6), not here.
     pub(super) fn rearm_on_head_retransmit(&mut self, seq: u64, now: SimTime) {
