@@ -30,3 +30,5 @@ mod drive;
 mod tests;
 #[cfg(test)]
 mod tests_kernel;
+#[cfg(test)]
+mod tests_recovery;

@@ -156,7 +156,8 @@ impl TcpSender {
             }
         }
         self.rack.on_recovery_end(undone);
-        self.episode.undo_marker = None;
+        // The marker stays: a DSACK that comes after the recovery can still show it
+        // needless (`tcp_try_undo_dsack` in Open and Disorder).
         self.reopen();
     }
 
@@ -301,19 +302,19 @@ impl TcpSender {
                 }
                 self.identify_loss(now, f.advanced);
                 if self.ca == Ca::Open {
-                    self.open_state(now, f);
+                    self.open_state(now, f, out);
                 }
                 false
             }
             Ca::Open => {
-                self.open_state(now, f);
+                self.open_state(now, f, out);
                 false
             }
         }
     }
 
     /// The default branch of `tcp_fastretrans_alert`: Open or Disorder.
-    fn open_state(&mut self, now: SimTime, f: &AckFlags) {
+    fn open_state(&mut self, now: SimTime, f: &AckFlags, out: &mut Vec<Action>) {
         if self.linux() && self.episode.undo_marker.is_some() && self.episode.undo_retrans == 0 {
             self.rack.on_dsack_undo();
             self.undo_reduction(false);
@@ -329,6 +330,14 @@ impl TcpSender {
         if self.opts.loss_detection() == LossDetection::DupThresh && !self.sb.is_lost(self.snd_una) {
             // RFC 6675 section 5 step 4.3: retransmit HighACK + 1.
             self.sb.mark_lost(self.snd_una);
+        }
+        // The RFCs' fast retransmit goes whatever the window says (RFC 5681 3.2 step 4,
+        // RFC 6582 step 2, RFC 6675 step 4.3); Linux's PRR forces it with its first
+        // `sndcnt` instead.
+        if !self.linux()
+            && let Some(seq) = self.sb.first_lost()
+        {
+            self.retransmit(seq, now, out);
         }
     }
 
