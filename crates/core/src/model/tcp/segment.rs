@@ -38,17 +38,37 @@ pub enum Segment {
 /// The blocks of a SACK option (RFC 2018 section 3), first block first: each the half-open
 /// range `[start, end)` of segments received above the cumulative ACK, or, first, a DSACK
 /// (RFC 2883) naming a duplicate. At most four fit in the option (three beside timestamps).
+///
+/// Kept compact, as every ACK in flight carries one: the blocks are stored as 32-bit
+/// offsets and lengths from the lowest start. A block that cannot be (more than 2^32
+/// segments from the lowest, or longer) is left out, as a receiver's option space would
+/// never hold it usefully.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Sack {
-    blocks: [(u64, u64); Sack::MAX_BLOCKS],
+    base: u64,
+    blocks: [(u32, u32); Sack::MAX_BLOCKS],
     len: u8,
+}
+
+/// A SACK option's blocks as absolute ranges, first block first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SackBlocks {
+    items: [(u64, u64); Sack::MAX_BLOCKS],
+    len: usize,
+}
+
+impl std::ops::Deref for SackBlocks {
+    type Target = [(u64, u64)];
+    fn deref(&self) -> &[(u64, u64)] {
+        &self.items[..self.len]
+    }
 }
 
 impl Sack {
     /// RFC 2018 section 3: 40 bytes of options hold at most 4 blocks.
     pub const MAX_BLOCKS: usize = 4;
     /// No SACK option.
-    pub const NONE: Sack = Sack { blocks: [(0, 0); Sack::MAX_BLOCKS], len: 0 };
+    pub const NONE: Sack = Sack { base: 0, blocks: [(0, 0); Sack::MAX_BLOCKS], len: 0 };
 
     /// One block of one segment.
     pub fn one(seq: u64) -> Sack {
@@ -57,16 +77,26 @@ impl Sack {
 
     /// The first `MAX_BLOCKS` of `blocks`.
     pub fn from_blocks(blocks: &[(u64, u64)]) -> Sack {
-        let mut s = Sack::NONE;
-        for &b in blocks.iter().take(Sack::MAX_BLOCKS) {
-            s.blocks[usize::from(s.len)] = b;
-            s.len += 1;
+        let blocks = &blocks[..blocks.len().min(Sack::MAX_BLOCKS)];
+        let base = blocks.iter().map(|&(s, _)| s).min().unwrap_or(0);
+        let mut sack = Sack { base, ..Sack::NONE };
+        for &(start, end) in blocks {
+            let (Ok(off), Ok(len)) = (u32::try_from(start - base), u32::try_from(end.saturating_sub(start))) else {
+                continue;
+            };
+            sack.blocks[usize::from(sack.len)] = (off, len);
+            sack.len += 1;
         }
-        s
+        sack
     }
 
-    pub fn blocks(&self) -> &[(u64, u64)] {
-        &self.blocks[..usize::from(self.len)]
+    pub fn blocks(&self) -> SackBlocks {
+        let mut out = SackBlocks { items: [(0, 0); Sack::MAX_BLOCKS], len: usize::from(self.len) };
+        for (o, &(off, len)) in out.items.iter_mut().zip(&self.blocks[..out.len]) {
+            let start = self.base + u64::from(off);
+            *o = (start, start + u64::from(len));
+        }
+        out
     }
 
     pub fn is_empty(&self) -> bool {

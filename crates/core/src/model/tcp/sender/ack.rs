@@ -86,7 +86,8 @@ impl TcpSender {
         let prior_fack = self.sb.high_sack().unwrap_or(self.snd_una);
         // tcp_ack_update_window: a changed window is FLAG_WIN_UPDATE, never a duplicate.
         let win_update = self.update_window(ack, window);
-        let blocks: &[(u64, u64)] = if self.opts.sack { sack.blocks() } else { &[] };
+        let listed = sack.blocks();
+        let blocks: &[(u64, u64)] = if self.opts.sack { &listed } else { &[] };
         let high = match self.ca {
             Ca::Loss { high, .. } => high,
             _ => 0,
