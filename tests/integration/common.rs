@@ -184,3 +184,23 @@ pub fn limit_memory(cmd: &mut Command, bytes: u64) -> &mut Command {
     };
     cmd
 }
+
+/// The packetdrill chapter's table and a test module agree: every test the table names
+/// under `module::` is a test in `file`, and every test there but `helpers` is named.
+pub fn chapter_names_exactly_the_replays(module: &str, file: &str, helpers: &[&str]) {
+    let root = root();
+    let chapter = std::fs::read_to_string(root.join("docs/packetdrill.md")).unwrap();
+    let source = std::fs::read_to_string(root.join(file)).unwrap();
+    let prefix = format!("`{module}::");
+    let named: std::collections::BTreeSet<&str> =
+        chapter.split(prefix.as_str()).skip(1).map(|rest| rest.split('`').next().unwrap()).collect();
+    let tests: std::collections::BTreeSet<&str> = source
+        .split("#[test]\n")
+        .skip(1)
+        // An `#[ignore = "…"]` line may stand between the attribute and the function.
+        .map(|rest| rest.split("fn ").nth(1).unwrap().split('(').next().unwrap())
+        .filter(|name| !helpers.contains(name))
+        .collect();
+    assert!(!tests.is_empty(), "no replaying test found in {file}");
+    assert_eq!(named, tests, "docs/packetdrill.md and {file} disagree");
+}

@@ -479,23 +479,9 @@ fn trace_times_are_read_to_the_nanosecond() {
 /// test here, and every replaying test is named there, so neither can drift from the other.
 #[test]
 fn the_chapter_names_every_replaying_test_and_only_those() {
-    let root = super::common::root();
-    let chapter = std::fs::read_to_string(root.join("docs/packetdrill.md")).unwrap();
-    let source = std::fs::read_to_string(root.join("tests/integration/packetdrill.rs")).unwrap();
-    let named: std::collections::BTreeSet<&str> =
-        chapter.split("`packetdrill::").skip(1).map(|rest| rest.split('`').next().unwrap()).collect();
-    let tests: std::collections::BTreeSet<&str> = source
-        .split("#[test]\n")
-        .skip(1)
-        // An `#[ignore = "…"]` line may stand between the attribute and the function.
-        .map(|rest| rest.split("fn ").nth(1).unwrap().split('(').next().unwrap())
-        .filter(|name| {
-            !matches!(
-                *name,
-                "trace_times_are_read_to_the_nanosecond" | "the_chapter_names_every_replaying_test_and_only_those"
-            )
-        })
-        .collect();
-    assert!(!tests.is_empty(), "no replaying test found in the source");
-    assert_eq!(named, tests, "docs/packetdrill.md and tests/integration/packetdrill.rs disagree");
+    super::common::chapter_names_exactly_the_replays(
+        "packetdrill",
+        "tests/integration/packetdrill.rs",
+        &["trace_times_are_read_to_the_nanosecond", "the_chapter_names_every_replaying_test_and_only_those"],
+    );
 }

@@ -357,22 +357,9 @@ fn the_helpers_number_packets_as_the_path_does() {
 /// gives under this module is a test here, and every replaying test is named there.
 #[test]
 fn the_chapter_names_every_recovery_test_and_only_those() {
-    let root = super::common::root();
-    let chapter = std::fs::read_to_string(root.join("docs/packetdrill.md")).unwrap();
-    let source = std::fs::read_to_string(root.join("tests/integration/packetdrill_recovery.rs")).unwrap();
-    let named: std::collections::BTreeSet<&str> =
-        chapter.split("`packetdrill_recovery::").skip(1).map(|rest| rest.split('`').next().unwrap()).collect();
-    let tests: std::collections::BTreeSet<&str> = source
-        .split("#[test]\n")
-        .skip(1)
-        .map(|rest| rest.split("fn ").nth(1).unwrap().split('(').next().unwrap())
-        .filter(|name| {
-            !matches!(
-                *name,
-                "the_helpers_number_packets_as_the_path_does" | "the_chapter_names_every_recovery_test_and_only_those"
-            )
-        })
-        .collect();
-    assert!(!tests.is_empty(), "no replaying test found in the source");
-    assert_eq!(named, tests, "docs/packetdrill.md and tests/integration/packetdrill_recovery.rs disagree");
+    super::common::chapter_names_exactly_the_replays(
+        "packetdrill_recovery",
+        "tests/integration/packetdrill_recovery.rs",
+        &["the_helpers_number_packets_as_the_path_does", "the_chapter_names_every_recovery_test_and_only_those"],
+    );
 }
