@@ -1,0 +1,1 @@
+//! `ss -ti` snapshots (to be written).
