@@ -3,6 +3,7 @@
 fixtures for reading a capture and deriving the retransmission timer from it.
 
   capture.py [CASE ...]                 every case when none is named; needs root
+  capture.py --summary [CASE ...]       the README table's rows from the committed files
   capture.py client ADDR PORT SECONDS INTERVAL_S POLL_S CSV
                                         (run by the above inside the client's namespace)
 
@@ -228,8 +229,36 @@ def run_case(name, case):
 NS_PREFIX = os.environ["BSV_NS"]
 
 
+def summary(name, case):
+    """One README table row: the file, what tcpdump reads back from it, the polls'
+    range of rto and backoff, and the client's retransmissions (tcpi_total_retrans)."""
+    ext = "pcapng" if case["fmt"] == "pcapng" else "pcap"
+    path = os.path.join(OUT, f"{name}.{ext}")
+    lines = subprocess.run(["tcpdump", "-r", path, "-n"], check=True, capture_output=True,
+                           text=True).stdout.splitlines()
+    with open(os.path.join(OUT, f"{name}.tcpinfo.csv")) as f:
+        head = f.readline().strip().split(",")
+        rows = [dict(zip(head, map(int, line.split(",")))) for line in f]
+    rtos = sorted({r["rto_us"] // 1000 for r in rows})
+    ts = "on" if rows[0]["options"] & 1 else "off"  # TCPI_OPT_TIMESTAMPS
+    path_text = f"{2 * case['delay_ms']} ms RTT"
+    for d in case.get("delay_at", []):
+        at, ms = d.split(":")
+        path_text += f", {2 * int(ms)} ms from {at} s"
+    for b in case.get("blackout", []):
+        at, length = b.split(":")
+        path_text += f", dark {at}–{float(at) + float(length):g} s"
+    return (f"| `{name}.{ext}` | {case['fmt']} | {path_text} | timestamps {ts} | {len(lines)} | "
+            f"{os.path.getsize(path)} | {len(rows)} | {rtos[0]}–{rtos[-1]} ms | "
+            f"{max(r['backoff'] for r in rows)} | {rows[-1]['total_retrans']} |")
+
+
 def main():
     args = sys.argv[1:]
+    if args[:1] == ["--summary"]:
+        for name in args[1:] or list(CASES):
+            print(summary(name, CASES[name]))
+        return
     if args[:1] == ["client"]:
         addr, port, seconds, interval, poll, path = args[1:7]
         client(addr, int(port), float(seconds), float(interval), float(poll), path)
