@@ -17,6 +17,7 @@ captures/<case>.tcpinfo.csv, and removes the namespaces.
 """
 
 import os
+import re
 import select
 import socket
 import struct
@@ -41,7 +42,9 @@ POLL_S = 0.02
 SECONDS = 25
 
 # delay_ms: the relay's one-way delay; delay_at / blackout: relay.py's schedule,
-# seconds from the first SYN; fmt: pcap (microseconds), pcap-nano or pcapng (nanoseconds).
+# seconds from the first SYN; fmt: pcap (microseconds), pcap-nano or pcapng (nanoseconds);
+# iface: where tcpdump listens (the client's TUN device unless named); seconds: how long
+# the client writes.
 CASES = {
     "steady-100ms": dict(delay_ms=50, fmt="pcap"),
     "steady-100ms-no-timestamps": dict(delay_ms=50, sysctls={"net.ipv4.tcp_timestamps": "0"}, fmt="pcap-nano"),
@@ -49,6 +52,8 @@ CASES = {
     "blackout-3s": dict(delay_ms=50, blackout=["10:3"], fmt="pcap"),
     "blackout-3s-no-timestamps": dict(delay_ms=50, blackout=["10:3"], sysctls={"net.ipv4.tcp_timestamps": "0"},
                                       fmt="pcap"),
+    # Captured on `any`: the Linux cooked link type (LINUX_SLL2) instead of raw IP.
+    "steady-100ms-sll2": dict(delay_ms=50, iface="any", seconds=10, fmt="pcap"),
 }
 
 # struct tcp_info (include/uapi/linux/tcp.h), up to tcpi_data_segs_out: 8 u8 (the last
@@ -193,7 +198,7 @@ def run_case(name, case):
             sh("ip", "-n", n, "addr", "add", f"{me}/32", "peer", f"{peer}/32", "dev", dev)
             sh("ip", "-n", n, "link", "set", dev, "up")
         precision = [] if case["fmt"] == "pcap" else ["--time-stamp-precision=nano"]
-        dump = subprocess.Popen(["ip", "netns", "exec", CLIENT_NS, "tcpdump", "-i", CLIENT_DEV, "-n",
+        dump = subprocess.Popen(["ip", "netns", "exec", CLIENT_NS, "tcpdump", "-i", case.get("iface", CLIENT_DEV), "-n",
                                  "-s", str(SNAPLEN), *precision, "--immediate-mode", "-U", "-w", raw, "tcp"],
                                 stderr=subprocess.PIPE, text=True)
         procs.append(dump)
@@ -204,8 +209,8 @@ def run_case(name, case):
         procs.append(server)
         time.sleep(0.5)
         out = subprocess.run(["ip", "netns", "exec", CLIENT_NS, sys.executable, os.path.abspath(__file__),
-                              "client", SERVER_IP, str(PORT), str(SECONDS), str(INTERVAL_S), str(POLL_S),
-                              csv_path], capture_output=True, text=True, timeout=SECONDS + 60)
+                              "client", SERVER_IP, str(PORT), str(case.get("seconds", SECONDS)), str(INTERVAL_S), str(POLL_S),
+                              csv_path], capture_output=True, text=True, timeout=case.get("seconds", SECONDS) + 60)
         time.sleep(0.5)
         dump.terminate()
         lost = [line for line in dump.communicate()[1].splitlines() if "dropped by kernel" in line]
@@ -234,8 +239,9 @@ def summary(name, case):
     range of rto and backoff, and the client's retransmissions (tcpi_total_retrans)."""
     ext = "pcapng" if case["fmt"] == "pcapng" else "pcap"
     path = os.path.join(OUT, f"{name}.{ext}")
-    lines = subprocess.run(["tcpdump", "-r", path, "-n"], check=True, capture_output=True,
-                           text=True).stdout.splitlines()
+    read = subprocess.run(["tcpdump", "-r", path, "-n"], check=True, capture_output=True, text=True)
+    lines = read.stdout.splitlines()
+    link = re.search(r"link-type (\S+)", read.stderr).group(1)
     with open(os.path.join(OUT, f"{name}.tcpinfo.csv")) as f:
         head = f.readline().strip().split(",")
         rows = [dict(zip(head, map(int, line.split(",")))) for line in f]
@@ -248,7 +254,7 @@ def summary(name, case):
     for b in case.get("blackout", []):
         at, length = b.split(":")
         path_text += f", dark {at}–{float(at) + float(length):g} s"
-    return (f"| `{name}.{ext}` | {case['fmt']} | {path_text} | timestamps {ts} | {len(lines)} | "
+    return (f"| `{name}.{ext}` | {case['fmt']} | {link} | {path_text} | timestamps {ts} | {len(lines)} | "
             f"{os.path.getsize(path)} | {len(rows)} | {rtos[0]}–{rtos[-1]} ms | "
             f"{max(r['backoff'] for r in rows)} | {rows[-1]['total_retrans']} |")
 
