@@ -34,6 +34,7 @@ from harness import CLIENT_DEV, CLIENT_IP, PORT, SERVER_DEV, SERVER_IP, sh, ns  
 HERE = harness.HERE
 OUT = os.path.join(HERE, "captures")
 CLIENT_NS, SERVER_NS = harness.CLIENT_NS, harness.SERVER_NS
+NS_PREFIX = harness.NS_PREFIX
 SNAPLEN = 128
 # This kernel defaults to BBR; CUBIC is set on the socket, as lossy.py does.
 CONGESTION = "cubic"
@@ -230,8 +231,6 @@ def run_case(name, case):
                 p.wait()
         harness.teardown()
 
-
-NS_PREFIX = os.environ["BSV_NS"]
 
 
 def summary(name, case):
