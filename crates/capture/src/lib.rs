@@ -3,3 +3,7 @@
 //! retransmissions and timer values that the estimators of `backoffsim-core` can replay.
 
 pub mod ss;
+pub mod flow;
+pub mod reader;
+pub mod sender_view;
+pub mod synth;
