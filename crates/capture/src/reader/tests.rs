@@ -120,9 +120,7 @@ fn a_file_with_the_wrong_magic_is_refused_with_what_was_expected() {
 #[test]
 fn a_bad_pcapng_block_is_an_error_not_a_panic() {
     let mut bytes = synth::pcapng(&[(DataLink::ETHERNET, 6)], &[(0, Packet::new(1, A, B, 1, 0))]);
-    // The enhanced packet block's interface id (after type and length) names no interface.
-    let epb = bytes.len() - (bytes.len() - 0);
-    let _ = epb;
+    // The enhanced packet block (type 6) gets an interface id that names no interface.
     let at = bytes.windows(4).rposition(|w| w == [6, 0, 0, 0]).unwrap();
     bytes[at + 8] = 7;
     let f = write(&bytes);
