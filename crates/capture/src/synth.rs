@@ -6,7 +6,7 @@ use std::io::Write;
 use std::net::IpAddr;
 use std::time::Duration;
 
-use pcap_file::DataLink;
+pub use pcap_file::DataLink;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::pcapng::PcapNgWriter;
 use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
@@ -131,12 +131,26 @@ impl Packet {
 
 /// A classic pcap file (microsecond timestamps) of `packets` on `link`.
 pub fn pcap(link: DataLink, packets: &[Packet]) -> Vec<u8> {
+    let frames: Vec<(u64, Vec<u8>, u32)> = packets
+        .iter()
+        .map(|p| {
+            let data = p.frame(link);
+            // The length on the wire counts what the snap length cut.
+            let cut = u32::from(p.len - p.snap.unwrap_or(p.len).min(p.len));
+            let orig = data.len() as u32 + cut;
+            (p.time_us, data, orig)
+        })
+        .collect();
+    pcap_frames(link, &frames)
+}
+
+/// A classic pcap file of raw frames `(time_us, bytes, length on the wire)`: for what
+/// [`Packet`] cannot say (other protocols, broken headers).
+pub fn pcap_frames(link: DataLink, frames: &[(u64, Vec<u8>, u32)]) -> Vec<u8> {
     let header = PcapHeader { datalink: link, ..PcapHeader::default() };
     let mut w = PcapWriter::with_header(Vec::new(), header).expect("writing to memory");
-    for p in packets {
-        let data = p.frame(link);
-        let orig = data.len() as u32 + u32::from(p.len - p.snap.unwrap_or(p.len).min(p.len));
-        w.write_packet(&PcapPacket::new(Duration::from_micros(p.time_us), orig, &data)).expect("writing to memory");
+    for (time_us, data, orig) in frames {
+        w.write_packet(&PcapPacket::new(Duration::from_micros(*time_us), *orig, data)).expect("writing to memory");
     }
     w.into_writer()
 }

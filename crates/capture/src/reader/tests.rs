@@ -82,14 +82,12 @@ fn pcapng_reads_each_interfaces_link_type_and_timestamp_resolution() {
 
 #[test]
 fn a_packet_that_is_not_tcp_is_skipped_and_counted() {
-    let mut bytes = synth::pcap(DataLink::ETHERNET, &three()[..1]);
-    // An ARP frame: EtherType 0x0806.
-    let mut frame = vec![0xff; 6];
-    frame.extend_from_slice(&[2, 0, 0, 0, 0, 1, 0x08, 0x06]);
-    frame.extend_from_slice(&[0; 28]);
-    let mut w = pcap_file::pcap::PcapWriter::with_header(Vec::new(), Default::default()).unwrap();
-    w.write_packet(&pcap_file::pcap::PcapPacket::new(std::time::Duration::ZERO, 42, &frame)).unwrap();
-    bytes.extend_from_slice(&w.into_writer()[24..]);
+    // A TCP segment, then an ARP frame (EtherType 0x0806).
+    let tcp = three()[0].frame(DataLink::ETHERNET);
+    let mut arp = vec![0xff; 6];
+    arp.extend_from_slice(&[2, 0, 0, 0, 0, 1, 0x08, 0x06]);
+    arp.extend_from_slice(&[0; 28]);
+    let bytes = synth::pcap_frames(DataLink::ETHERNET, &[(0, tcp.clone(), tcp.len() as u32), (1, arp, 42)]);
     let (segs, skipped) = read_all(write(&bytes).path());
     assert_eq!((segs.len(), skipped), (1, 1));
 }
