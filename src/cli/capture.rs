@@ -21,7 +21,9 @@ fn usage(e: CaptureError) -> CliError {
 
 /// `A:PORT-B:PORT`, either end first.
 fn parse_flow(text: &str) -> Result<FlowKey, CliError> {
-    let bad = |why: String| CliError::Usage(format!("--flow `{text}`: {why}: expected A:PORT-B:PORT, e.g. 10.0.0.1:40000-10.0.0.2:443"));
+    let bad = |why: String| {
+        CliError::Usage(format!("--flow `{text}`: {why}: expected A:PORT-B:PORT, e.g. 10.0.0.1:40000-10.0.0.2:443"))
+    };
     let (a, b) = text.split_once('-').ok_or_else(|| bad("no `-` between the two ends".into()))?;
     let a: Endpoint = a.parse().map_err(bad)?;
     let b: Endpoint = b.parse().map_err(bad)?;

@@ -56,7 +56,8 @@ fn one_connection_on_ethernet_gives_its_samples_and_its_timeout() {
 
 #[test]
 fn linux_cooked_captures_and_a_sequence_wrap_give_the_same_rows() {
-    for (link, isn) in [(DataLink::LINUX_SLL, 1000), (DataLink::LINUX_SLL2, u32::MAX - 1200), (DataLink::RAW, u32::MAX)] {
+    for (link, isn) in [(DataLink::LINUX_SLL, 1000), (DataLink::LINUX_SLL2, u32::MAX - 1200), (DataLink::RAW, u32::MAX)]
+    {
         let o = capture(&synth::pcap(link, &exchange(C, S, isn)), &[]);
         assert!(o.status.success(), "{link:?}: {}", text(&o.stderr));
         assert_eq!(text(&o.stdout), EXCHANGE, "{link:?}, ISN {isn}");
@@ -68,7 +69,10 @@ fn ipv6_in_pcapng_gives_the_same_rows() {
     let c6 = (IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1)), 40000);
     let s6 = (IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 2)), 443);
     let packets: Vec<(u32, Packet)> = exchange(c6, s6, 7).into_iter().map(|p| (0, p)).collect();
-    let o = capture(&synth::pcapng(&[(DataLink::ETHERNET, 9)], &packets), &["--flow", "[2001:db8::2]:443-[2001:db8::1]:40000"]);
+    let o = capture(
+        &synth::pcapng(&[(DataLink::ETHERNET, 9)], &packets),
+        &["--flow", "[2001:db8::2]:443-[2001:db8::1]:40000"],
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(text(&o.stdout), EXCHANGE);
 }
@@ -123,7 +127,11 @@ fn a_capture_without_tcp_says_so() {
     let w = synth::pcap_frames(DataLink::RAW, &[(0, ip, len)]);
     let o = capture(&w, &[]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("no TCP segment") && text(&o.stderr).contains("1 other packets skipped"), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("no TCP segment") && text(&o.stderr).contains("1 other packets skipped"),
+        "{}",
+        text(&o.stderr)
+    );
 }
 
 #[test]

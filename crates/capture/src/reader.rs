@@ -14,15 +14,17 @@ use std::path::{Path, PathBuf};
 use etherparse::{EtherType, LaxNetSlice, LaxSlicedPacket, TcpOptionElement, TransportSlice};
 use pcap_file::DataLink;
 use pcap_file::pcap::PcapReader;
-use pcap_file::pcapng::{Block, PcapNgReader};
 use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionOption;
+use pcap_file::pcapng::{Block, PcapNgReader};
 
 /// A failure reading a capture, naming the file and where in it.
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
     #[error("{file}: cannot read: {source}")]
     Open { file: PathBuf, source: std::io::Error },
-    #[error("{file}: not a capture: the file starts with {magic}, expected pcap (a1b2c3d4, a1b23c4d, either byte order) or pcapng (0a0d0d0a)")]
+    #[error(
+        "{file}: not a capture: the file starts with {magic}, expected pcap (a1b2c3d4, a1b23c4d, either byte order) or pcapng (0a0d0d0a)"
+    )]
     Magic { file: PathBuf, magic: String },
     #[error("{file}: bad {format} header: {message}")]
     Header { file: PathBuf, format: &'static str, message: String },
@@ -90,20 +92,28 @@ const PCAPNG_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
 impl Capture {
     pub fn open(path: &Path) -> Result<Capture, CaptureError> {
         let file = path.to_path_buf();
-        let open = |file: &PathBuf| File::open(file).map_err(|source| CaptureError::Open { file: file.clone(), source });
+        let open =
+            |file: &PathBuf| File::open(file).map_err(|source| CaptureError::Open { file: file.clone(), source });
         let mut magic = [0u8; 4];
         let mut head = open(&file)?;
-        let got = read_up_to(&mut head, &mut magic).map_err(|source| CaptureError::Open { file: file.clone(), source })?;
+        let got =
+            read_up_to(&mut head, &mut magic).map_err(|source| CaptureError::Open { file: file.clone(), source })?;
         let input = BufReader::new(open(&file)?);
         let format = if got == 4 && PCAP_MAGICS.contains(&magic) {
-            let reader = PcapReader::new(input)
-                .map_err(|e| CaptureError::Header { file: file.clone(), format: "pcap", message: e.to_string() })?;
+            let reader = PcapReader::new(input).map_err(|e| CaptureError::Header {
+                file: file.clone(),
+                format: "pcap",
+                message: e.to_string(),
+            })?;
             let header = reader.header();
             let nanos = header.ts_resolution == pcap_file::TsResolution::NanoSecond;
             Format::Pcap { link: header.datalink, reader, nanos }
         } else if got == 4 && magic == PCAPNG_MAGIC {
-            let reader = PcapNgReader::new(input)
-                .map_err(|e| CaptureError::Header { file: file.clone(), format: "pcapng", message: e.to_string() })?;
+            let reader = PcapNgReader::new(input).map_err(|e| CaptureError::Header {
+                file: file.clone(),
+                format: "pcapng",
+                message: e.to_string(),
+            })?;
             Format::PcapNg { reader, interfaces: Vec::new() }
         } else {
             let magic = if got == 0 {
@@ -240,7 +250,12 @@ fn parse(link: DataLink, data: &[u8]) -> Option<Segment> {
         LaxNetSlice::Ipv6(ip) => {
             let h = ip.header();
             let start = h.slice().as_ptr() as usize;
-            (IpAddr::from(h.source_addr()), IpAddr::from(h.destination_addr()), start, 40 + usize::from(h.payload_length()))
+            (
+                IpAddr::from(h.source_addr()),
+                IpAddr::from(h.destination_addr()),
+                start,
+                40 + usize::from(h.payload_length()),
+            )
         }
         LaxNetSlice::Arp(_) => return None,
     };

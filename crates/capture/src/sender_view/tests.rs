@@ -65,7 +65,7 @@ fn exchange(isn: u32, peer: u32) -> Vec<Segment> {
         seg(1200, true, i(1001), peer + 1, 1000),
         seg(1300, false, peer + 1, i(1001), 0),
         seg(2300, true, i(1001), peer + 1, 1000), // 1 s after the ACK: the RTO
-        seg(2400, false, peer + 1, i(2001), 0), // acks a retransmitted segment: no sample
+        seg(2400, false, peer + 1, i(2001), 0),   // acks a retransmitted segment: no sample
         seg(2500, true, i(2001), peer + 1, 1000),
         seg(2500, true, i(3001), peer + 1, 1000),
         seg(2600, false, peer + 1, i(3001), 0), // times the segment sent at 2.5 s
@@ -142,11 +142,14 @@ fn linux_samples_every_ack_and_falls_back_to_the_echo_in_whole_milliseconds() {
         ts(seg(600, true, 201, 51, 100), 600, 11),
         ts(seg(620, false, 51, 301, 0), 12, 600),
     ];
-    let segs: Vec<Segment> = segs.into_iter().map(|mut s| {
-        // Sub-millisecond send times, so ticks and nanoseconds differ.
-        s.time_ns += 400_000;
-        s
-    }).collect();
+    let segs: Vec<Segment> = segs
+        .into_iter()
+        .map(|mut s| {
+            // Sub-millisecond send times, so ticks and nanoseconds differ.
+            s.time_ns += 400_000;
+            s
+        })
+        .collect();
     let (csv, summary) = run(RtoProfile::Linux, &segs);
     let rows: Vec<&str> = csv.lines().collect();
     // Handshake 20 ms; then 20 ms and 21 ms (every ACK, from its oldest segment).
