@@ -50,12 +50,16 @@ pub fn capture(file: &Path, flow: Option<&str>, params: &RtoParams) -> Result<()
     }
     let chosen: Flow = match wanted {
         Some(key) => flows.flows.get(&key).cloned().ok_or_else(|| {
+            let has = match flows.flows.values().collect::<Vec<_>>().as_slice() {
+                [] => "no TCP connection at all".to_string(),
+                [only] => format!("one, {}-{}", only.sender, only.receiver()),
+                all => format!("{}; leave out --flow to list them", all.len()),
+            };
             CliError::Usage(format!(
-                "{}: no TCP connection between {} and {} (the file has {}; leave out --flow to list them)",
+                "{}: no TCP connection between {} and {} (the file has {has})",
                 file.display(),
                 key.0,
-                key.1,
-                count(flows.flows.len()),
+                key.1
             ))
         })?,
         None => match flows.flows.len() {
@@ -87,13 +91,6 @@ pub fn capture(file: &Path, flow: Option<&str>, params: &RtoParams) -> Result<()
     }
     view.finish().map_err(CliError::from_stdout)?;
     Ok(())
-}
-
-fn count(n: usize) -> String {
-    match n {
-        1 => "one connection".into(),
-        n => format!("{n} connections"),
-    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! the bytes captured. Packets that are not TCP over IP are skipped and counted.
 
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::Read;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
@@ -63,8 +63,8 @@ impl Segment {
 }
 
 enum Format {
-    Pcap { reader: PcapReader<BufReader<File>>, link: DataLink, nanos: bool },
-    PcapNg { reader: PcapNgReader<BufReader<File>>, interfaces: Vec<Interface> },
+    Pcap { reader: PcapReader<File>, link: DataLink, nanos: bool },
+    PcapNg { reader: PcapNgReader<File>, interfaces: Vec<Interface> },
 }
 
 /// What an interface description block says about the packets on it.
@@ -83,7 +83,7 @@ pub struct Capture {
     pub skipped: u64,
 }
 
-const TRUNCATED: &str = "the file ends inside it (truncated, or still being written?)";
+const TRUNCATED: &str = "the file ends inside it (truncated, still being written, or a record over 8 MB)";
 
 const PCAP_MAGICS: [[u8; 4]; 4] =
     [[0xd4, 0xc3, 0xb2, 0xa1], [0xa1, 0xb2, 0xc3, 0xd4], [0x4d, 0x3c, 0xb2, 0xa1], [0xa1, 0xb2, 0x3c, 0x4d]];
@@ -98,7 +98,8 @@ impl Capture {
         let mut head = open(&file)?;
         let got =
             read_up_to(&mut head, &mut magic).map_err(|source| CaptureError::Open { file: file.clone(), source })?;
-        let input = BufReader::new(open(&file)?);
+        // pcap-file reads through a buffer of its own, of a fixed 8 MB.
+        let input = open(&file)?;
         let format = if got == 4 && PCAP_MAGICS.contains(&magic) {
             let reader = PcapReader::new(input).map_err(|e| CaptureError::Header {
                 file: file.clone(),

@@ -27,6 +27,9 @@ use backoffsim_core::replay::{Event, Replayer};
 use crate::flow::{Endpoint, FlowKey, Unwrap, source};
 use crate::reader::Segment;
 
+/// The most TSvals kept waiting for their echo: at one a millisecond, a minute's worth.
+const TSVALS_MAX: usize = 1 << 16;
+
 /// A data segment not yet acknowledged.
 #[derive(Clone, Copy, Debug)]
 struct Sent {
@@ -116,6 +119,11 @@ impl<W: Write> SenderView<W> {
         if let Some((val, _)) = s.timestamps
             && self.tsvals.back().is_none_or(|&(v, _)| v != val)
         {
+            // A peer that never echoes (or a middlebox that rewrites the option) must
+            // not make the list grow with the file.
+            if self.tsvals.len() == TSVALS_MAX {
+                self.tsvals.pop_front();
+            }
             self.tsvals.push_back((val, s.time_ns));
         }
         if s.syn {
