@@ -126,3 +126,45 @@ fn a_bad_pcapng_block_is_an_error_not_a_panic() {
     let err = cap.next_segment().unwrap().unwrap_err().to_string();
     assert!(err.contains("interface 7"), "{err}");
 }
+
+/// pcapng §4.2 `if_tsresol`: bit 7 clear, 10^-n seconds; set, 2^-n; absent, 10^-6.
+#[test]
+fn timestamp_resolution_follows_if_tsresol() {
+    assert_eq!(units_per_sec(&[]), 1_000_000);
+    assert_eq!(units_per_sec(&[InterfaceDescriptionOption::IfTsResol(9)]), 1_000_000_000);
+    assert_eq!(units_per_sec(&[InterfaceDescriptionOption::IfTsResol(0x80 | 10)]), 1024);
+    assert_eq!(units_per_sec(&[InterfaceDescriptionOption::IfTsResol(0x7f)]), u64::MAX);
+}
+
+/// Whatever byte is damaged, reading ends in segments or a typed error, never a panic.
+#[test]
+fn a_damaged_byte_anywhere_never_panics() {
+    let pcap = synth::pcap(DataLink::ETHERNET, &three());
+    let ng = synth::pcapng(&[(DataLink::LINUX_SLL, 6)], &three().into_iter().map(|p| (0, p)).collect::<Vec<_>>());
+    for bytes in [pcap, ng] {
+        let (mut refused, mut read) = (0, 0);
+        for at in 0..bytes.len() {
+            for value in [0x00, 0xff, 0x7f] {
+                let mut damaged = bytes.clone();
+                damaged[at] = value;
+                let f = write(&damaged);
+                let Ok(mut cap) = Capture::open(f.path()) else {
+                    refused += 1;
+                    continue;
+                };
+                let mut n = 0;
+                while let Some(s) = cap.next_segment() {
+                    n += 1;
+                    if s.is_err() {
+                        refused += 1;
+                        break;
+                    }
+                    assert!(n <= 3, "byte {at} = {value:#x}: more segments than packets");
+                }
+                read += 1;
+            }
+        }
+        // Damage to the headers is caught; damage to a payload byte is read through.
+        assert!(refused > 0 && read > 0, "refused {refused}, read {read}");
+    }
+}
