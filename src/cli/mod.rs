@@ -2,6 +2,7 @@
 //! calls and returns a `CliError` that `main` turns into an exit code.
 
 mod aligned;
+pub mod capture;
 pub mod check;
 pub mod compare;
 pub mod completions;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Subcommand;
 
 use super::CliError;
-use backoffsim_core::model::rto::{RtoConfig, RtoProfile};
+use backoffsim_core::model::rto::{RtoConfig, RtoParams, RtoProfile};
 use backoffsim_core::replay::{ReplayError, replay};
 use backoffsim_core::scenario::sets::{self, Set};
 
@@ -25,20 +25,33 @@ pub enum RtoCommand {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
     },
+    /// Read a TCP connection from a packet capture (pcap or pcapng) and replay, from its
+    /// data sender's side, the RTT samples and retransmissions it shows through an
+    /// estimator, printing the estimator's state after each as CSV (the columns of
+    /// `rto replay`, event `retransmit` added for retransmissions the timer did not drive).
+    ///
+    /// With several connections in the file and no `--flow`, lists them and exits 2.
+    Capture {
+        /// The capture: pcap or pcapng, on Ethernet, Linux cooked (v1, v2) or raw IP.
+        file: PathBuf,
+        /// The connection, by its two ends in either order: `10.0.0.1:40000-10.0.0.2:443`,
+        /// `[2001:db8::1]:40000-[2001:db8::2]:443`.
+        #[arg(long, value_name = "A:PORT-B:PORT")]
+        flow: Option<String>,
+        /// The estimator profile: `rfc6298` or `linux`; it also picks how RTT is sampled
+        /// (one timed segment, or every ACK with the echo on a 1 ms clock).
+        #[arg(long, default_value = "rfc6298")]
+        profile: String,
+        /// Override an estimator constant by its scenario name, e.g. `--set min_rto=200ms`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+    },
 }
 
 pub fn rto(command: RtoCommand) -> Result<(), CliError> {
     match command {
         RtoCommand::Replay { file, profile, sets } => {
-            let base = format!("profile = \"{}\"", parse_profile(&profile)?);
-            let sets = Set::parse_all(&sets).map_err(CliError::Usage)?;
-            refuse_sender_keys(&sets)?;
-            let config: RtoConfig = sets::apply(sets::base(&base), &sets).map_err(|e| CliError::Usage(e.join("\n")))?;
-            let params = config.resolve().map_err(|errors| {
-                let lines: Vec<String> =
-                    errors.into_iter().map(|e| format!("--set {}: {}", e.key, e.message)).collect();
-                CliError::Usage(lines.join("\n"))
-            })?;
+            let params = params(&profile, &sets, ("a replay", "a replay drives the estimator alone"))?;
             let input: Box<dyn std::io::Read> = if file.as_os_str() == "-" {
                 Box::new(std::io::stdin().lock())
             } else {
@@ -53,7 +66,23 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
                 other => CliError::Usage(format!("{}: {other}", file.display())),
             })
         }
+        RtoCommand::Capture { file, flow, profile, sets } => {
+            let params = params(&profile, &sets, ("a capture", "a capture shows what the sender did"))?;
+            super::capture::capture(&file, flow.as_deref(), &params)
+        }
     }
+}
+
+/// The estimator's parameters from `--profile` and `--set`.
+fn params(profile: &str, sets: &[String], why: (&str, &str)) -> Result<RtoParams, CliError> {
+    let base = format!("profile = \"{}\"", parse_profile(profile)?);
+    let sets = Set::parse_all(sets).map_err(CliError::Usage)?;
+    refuse_sender_keys(&sets, why)?;
+    let config: RtoConfig = sets::apply(sets::base(&base), &sets).map_err(|e| CliError::Usage(e.join("\n")))?;
+    config.resolve().map_err(|errors| {
+        let lines: Vec<String> = errors.into_iter().map(|e| format!("--set {}: {}", e.key, e.message)).collect();
+        CliError::Usage(lines.join("\n"))
+    })
 }
 
 /// Keys the TCP sender reads, not the estimator: a replay feeds samples and expiries
@@ -61,14 +90,14 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
 const SENDER_KEYS: &[&str] =
     &["karn", "timestamps", "sample_every_ack", "syn_retries", "retries2", "tlp", "frto", "user_timeout"];
 
-fn refuse_sender_keys(sets: &[Set]) -> Result<(), CliError> {
+fn refuse_sender_keys(sets: &[Set], (what, why): (&str, &str)) -> Result<(), CliError> {
     let lines: Vec<String> = sets
         .iter()
         .filter(|s| SENDER_KEYS.contains(&s.key.as_str()))
         .map(|s| {
             format!(
-                "--set {}: has no effect on a replay: the TCP sender reads it (which segments to sample, when \
-                 to probe or give up), and a replay drives the estimator alone",
+                "--set {}: has no effect on {what}: the TCP sender reads it (which segments to sample, when \
+                 to probe or give up), and {why}",
                 s.key
             )
         })

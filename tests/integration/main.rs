@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod calls;
+mod capture;
 mod catalogue;
 mod cells;
 mod cli;

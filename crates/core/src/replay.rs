@@ -57,22 +57,91 @@ pub enum ReplayError {
 /// numbers, some tens of bytes: 64 KiB is a thousand times that and still a bound.
 pub const LINE_MAX_BYTES: usize = 64 << 10;
 
+/// One row of a replay: what happened to the connection at its time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Event {
-    Sample,
+pub enum Event {
+    /// An RTT sample, with the sequence numbers at its ACK when known.
+    Sample(SimDuration, Option<SeqInfo>),
+    /// An established-phase timer expiry.
     Timeout,
+    /// An expiry in SYN-SENT.
     SynTimeout,
+    /// The handshake completed ([`RtoEstimator::on_established`]).
     Established,
+    /// A retransmission the timer did not drive (a fast retransmit, a probe): shown in the
+    /// output, the estimator unchanged.
+    Retransmit,
 }
 
 impl Event {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
-            Event::Sample => "sample",
+            Event::Sample(..) => "sample",
             Event::Timeout => "timeout",
             Event::SynTimeout => "syn_timeout",
             Event::Established => "established",
+            Event::Retransmit => "retransmit",
         }
+    }
+}
+
+/// An estimator fed one event at a time, writing its state after each as a row of the
+/// replay's output. What `replay` does for a CSV, for a program that has the events
+/// already (a capture's reader).
+pub struct Replayer<W: Write> {
+    est: RtoEstimator,
+    out: W,
+    linux: bool,
+    row: String,
+}
+
+impl<W: Write> Replayer<W> {
+    /// Writes the header.
+    pub fn new(output: W, params: &RtoParams) -> io::Result<Self> {
+        let linux = params.profile == RtoProfile::Linux;
+        let mut out = output;
+        out.write_all(b"time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs")?;
+        out.write_all(if linux { b",mdev_s,mdev_max_s\n" } else { b"\n" })?;
+        Ok(Replayer { est: RtoEstimator::new(params), out, linux, row: String::new() })
+    }
+
+    /// The timeout the estimator would arm now, backoff included.
+    pub fn rto(&self) -> SimDuration {
+        self.est.rto()
+    }
+
+    /// Applies `event` at `now` and writes the row.
+    pub fn event(&mut self, now: SimTime, event: Event) -> io::Result<()> {
+        let rtt = match event {
+            Event::Sample(rtt, seq) => {
+                self.est.on_sample(now, rtt, seq);
+                Some(rtt)
+            }
+            Event::Timeout => {
+                self.est.on_timeout(Phase::Established);
+                None
+            }
+            Event::SynTimeout => {
+                self.est.on_timeout(Phase::SynSent);
+                None
+            }
+            Event::Established => {
+                self.est.on_established();
+                None
+            }
+            Event::Retransmit => None,
+        };
+        self.row.clear();
+        write_row(&mut self.row, now, event, rtt, &self.est.snapshot(), self.linux);
+        self.out.write_all(self.row.as_bytes())
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
     }
 }
 
@@ -184,14 +253,8 @@ pub fn replay<R: Read, W: Write>(input: R, output: W, params: &RtoParams) -> Res
         return Err(ReplayError::Header("the input is empty: expected a header `time_s,event,rtt_s`".into()));
     };
     let cols = columns(&header)?;
-    let linux = params.profile == RtoProfile::Linux;
-    let mut out = BufWriter::new(output);
-    out.write_all(b"time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs")?;
-    out.write_all(if linux { b",mdev_s,mdev_max_s\n" } else { b"\n" })?;
-
-    let mut est = RtoEstimator::new(params);
+    let mut out = Replayer::new(BufWriter::new(output), params)?;
     let mut last: Option<(SimTime, String)> = None;
-    let mut row = String::new();
     loop {
         // Out before waiting for more input: what has been read is shown as it comes.
         if lines.drained() {
@@ -223,7 +286,7 @@ pub fn replay<R: Read, W: Write>(input: R, output: W, params: &RtoParams) -> Res
         last = Some((now, time_text.to_string()));
 
         let event = match cell(cols.event) {
-            "sample" => Event::Sample,
+            "sample" => Event::Sample(SimDuration(0), None),
             "timeout" => Event::Timeout,
             "syn_timeout" => Event::SynTimeout,
             "established" => Event::Established,
@@ -237,7 +300,7 @@ pub fn replay<R: Read, W: Write>(input: R, output: W, params: &RtoParams) -> Res
         };
 
         let rtt_text = cell(cols.rtt);
-        let rtt = if event == Event::Sample {
+        let rtt = if matches!(event, Event::Sample(..)) {
             if rtt_text.is_empty() {
                 return Err(field(line, "rtt_s", "is empty: a sample needs an RTT in seconds".into()));
             }
@@ -253,17 +316,11 @@ pub fn replay<R: Read, W: Write>(input: R, output: W, params: &RtoParams) -> Res
             Some((u, n)) => sequence(line, cell(u), cell(n))?,
         };
 
-        match (event, rtt) {
-            (Event::Sample, Some(rtt)) => est.on_sample(now, rtt, seq),
-            (Event::Timeout, _) => est.on_timeout(Phase::Established),
-            (Event::SynTimeout, _) => est.on_timeout(Phase::SynSent),
-            (Event::Established, _) => est.on_established(),
-            (Event::Sample, None) => {} // not reachable: a sample row without an RTT was refused above
-        }
-
-        row.clear();
-        write_row(&mut row, now, event, rtt, &est.snapshot(), linux);
-        out.write_all(row.as_bytes())?;
+        let event = match (event, rtt) {
+            (Event::Sample(..), Some(rtt)) => Event::Sample(rtt, seq),
+            (other, _) => other,
+        };
+        out.event(now, event)?;
     }
     out.flush()?;
     Ok(())

@@ -203,3 +203,25 @@ proptest! {
         let _ = replay(&input[..], std::io::sink(), &p);
     }
 }
+
+/// A retransmission the timer did not drive is shown but changes nothing: only
+/// expiries back off (RFC 6298 5.5) and only samples move SRTT (2.3).
+#[test]
+fn replayer_shows_a_retransmit_without_touching_the_estimator() {
+    let params = RtoConfig { profile: RtoProfile::Rfc6298, ..RtoConfig::default() }.resolve().unwrap();
+    let mut r = Replayer::new(Vec::new(), &params).unwrap();
+    let ms = |n: u64| SimTime(n * 1_000_000);
+    r.event(ms(100), Event::Sample(SimDuration::from_millis(100), None)).unwrap();
+    let before = r.rto();
+    r.event(ms(150), Event::Retransmit).unwrap();
+    assert_eq!(r.rto(), before);
+    r.event(ms(1150), Event::Timeout).unwrap();
+    assert_eq!(r.rto(), SimDuration(before.as_nanos() * 2));
+    assert_eq!(
+        String::from_utf8(r.into_inner()).unwrap(),
+        "time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs\n\
+         0.100000,sample,0.100000,0.100000,0.050000,1.000000,0\n\
+         0.150000,retransmit,,0.100000,0.050000,1.000000,0\n\
+         1.150000,timeout,,0.100000,0.050000,2.000000,1\n"
+    );
+}

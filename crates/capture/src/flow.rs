@@ -1,0 +1,168 @@
+//! Packets grouped into TCP connections, both directions of one connection together.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::IpAddr;
+
+use crate::reader::Segment;
+
+/// One end of a connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Endpoint {
+    pub addr: IpAddr,
+    pub port: u16,
+}
+
+impl fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.addr {
+            IpAddr::V4(a) => write!(f, "{a}:{}", self.port),
+            IpAddr::V6(a) => write!(f, "[{a}]:{}", self.port),
+        }
+    }
+}
+
+impl std::str::FromStr for Endpoint {
+    type Err = String;
+    /// `10.0.0.1:443` or `[2001:db8::1]:443`.
+    fn from_str(s: &str) -> Result<Endpoint, String> {
+        let (addr, port) = s.rsplit_once(':').ok_or_else(|| format!("`{s}` has no `:PORT`"))?;
+        let addr = addr.strip_prefix('[').and_then(|a| a.strip_suffix(']')).unwrap_or(addr);
+        let addr: IpAddr = addr.parse().map_err(|_| format!("`{addr}` is not an IPv4 or IPv6 address"))?;
+        let port: u16 = port.parse().map_err(|_| format!("`{port}` is not a port (0 to 65535)"))?;
+        Ok(Endpoint { addr, port })
+    }
+}
+
+/// A connection's two ends, the lower first, so that both directions share one key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FlowKey(pub Endpoint, pub Endpoint);
+
+impl FlowKey {
+    pub fn of(a: Endpoint, b: Endpoint) -> FlowKey {
+        if a <= b { FlowKey(a, b) } else { FlowKey(b, a) }
+    }
+    pub fn of_segment(s: &Segment) -> FlowKey {
+        FlowKey::of(source(s), destination(s))
+    }
+}
+
+pub fn source(s: &Segment) -> Endpoint {
+    Endpoint { addr: s.src.0, port: s.src.1 }
+}
+pub fn destination(s: &Segment) -> Endpoint {
+    Endpoint { addr: s.dst.0, port: s.dst.1 }
+}
+
+/// What one direction of a connection carried.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Direction {
+    pub packets: u64,
+    /// Payload bytes, retransmissions included.
+    pub bytes: u64,
+    /// Data segments whose sequence range had been sent before, wholly or in part.
+    pub retransmissions: u64,
+    /// Sequence numbers relative to the first seen, widened past the 32-bit wrap.
+    seq: Option<Unwrap>,
+    /// The highest end sent so far, relative.
+    high: u64,
+}
+
+/// Widens 32-bit sequence numbers to 64 bits relative to the first one seen, assuming
+/// consecutive numbers are less than 2^31 apart (RFC 9293 §3.4's comparison).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unwrap {
+    base: u32,
+    last: u64,
+}
+
+impl Unwrap {
+    pub fn new(base: u32) -> Unwrap {
+        Unwrap { base, last: 0 }
+    }
+    /// The relative position of `seq`, nearest the last one returned.
+    pub fn at(&mut self, seq: u32) -> u64 {
+        let rel = seq.wrapping_sub(self.base);
+        let low = self.last as u32;
+        let delta = rel.wrapping_sub(low) as i32;
+        let pos = (self.last as i64 + i64::from(delta)).max(0) as u64;
+        self.last = self.last.max(pos);
+        pos
+    }
+}
+
+impl Direction {
+    /// Counts `s`; whether its data had been sent before.
+    pub fn add(&mut self, s: &Segment) -> bool {
+        self.packets += 1;
+        self.bytes += u64::from(s.len);
+        let unwrap = self.seq.get_or_insert_with(|| Unwrap::new(s.seq));
+        let start = unwrap.at(s.seq);
+        let end = start + u64::from(s.seq_len());
+        let again = s.len > 0 && start < self.high;
+        if again {
+            self.retransmissions += 1;
+        }
+        self.high = self.high.max(end);
+        again
+    }
+}
+
+/// One connection: its sender (who sent the first SYN, or else the first data) and what
+/// each direction carried.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Flow {
+    pub key: FlowKey,
+    /// The data sender, once known; until then the first packet's source.
+    pub sender: Endpoint,
+    sender_known: bool,
+    pub first_ns: u64,
+    /// `[from key.0, from key.1]`.
+    pub dirs: [Direction; 2],
+}
+
+impl Flow {
+    pub fn receiver(&self) -> Endpoint {
+        if self.sender == self.key.0 { self.key.1 } else { self.key.0 }
+    }
+    pub fn packets(&self) -> u64 {
+        self.dirs[0].packets + self.dirs[1].packets
+    }
+    pub fn bytes(&self) -> u64 {
+        self.dirs[0].bytes + self.dirs[1].bytes
+    }
+    /// Retransmissions from the sender, then from the receiver.
+    pub fn retransmissions(&self) -> (u64, u64) {
+        let s = usize::from(self.sender != self.key.0);
+        (self.dirs[s].retransmissions, self.dirs[1 - s].retransmissions)
+    }
+}
+
+/// All connections in a capture, in a stable order (by key).
+#[derive(Debug, Default)]
+pub struct Flows {
+    pub flows: BTreeMap<FlowKey, Flow>,
+}
+
+impl Flows {
+    pub fn add(&mut self, s: &Segment) {
+        let key = FlowKey::of_segment(s);
+        let src = source(s);
+        let flow = self.flows.entry(key).or_insert_with(|| Flow {
+            key,
+            sender: src,
+            sender_known: false,
+            first_ns: s.time_ns,
+            dirs: Default::default(),
+        });
+        let syn_only = s.syn && !s.ack_flag;
+        if !flow.sender_known && (syn_only || s.len > 0) {
+            flow.sender = src;
+            flow.sender_known = true;
+        }
+        flow.dirs[usize::from(src != key.0)].add(s);
+    }
+}
+
+#[cfg(test)]
+mod tests;

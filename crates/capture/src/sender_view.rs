@@ -1,0 +1,278 @@
+//! One connection seen from its data sender: the RTT samples it could take, its
+//! retransmissions and which of them the timer drove, replayed through an estimator.
+//!
+//! Sampling follows the simulator's TCP sender (`model/tcp/sender/ack.rs`, `sample_for`):
+//!
+//! - `rfc6298`: with timestamps on both sides, every ACK of new data is a sample, from
+//!   the first send of the segment whose TSval the ACK echoes (RFC 7323 §4.1). Without,
+//!   one segment is timed at a time and sampled by the first ACK covering its end, unless
+//!   it was retransmitted meanwhile (RFC 6298 §3, Karn).
+//! - `linux`: every ACK of new data, from the oldest newly acknowledged segment's send
+//!   time when none of them was retransmitted (`tcp_clean_rtx_queue`,
+//!   FLAG_RETRANS_DATA_ACKED); otherwise from the echoed TSval on a 1 ms clock
+//!   (`tcp_ack_update_rtt`, at least one tick), or no sample.
+//!
+//! A retransmission of the first unacknowledged byte after at least the estimator's
+//! current RTO of silence (since the timer was last armed) is a `timeout`; any other
+//! retransmission is a `retransmit`. A repeated SYN is a `syn_timeout`: in SYN-SENT only
+//! the timer retransmits.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{self, Write};
+
+use backoffsim_core::engine::time::{SimDuration, SimTime};
+use backoffsim_core::model::rto::{RtoParams, RtoProfile, SeqInfo};
+use backoffsim_core::replay::{Event, Replayer};
+
+use crate::flow::{Endpoint, FlowKey, Unwrap, source};
+use crate::reader::Segment;
+
+/// The most TSvals kept waiting for their echo: at one a millisecond, a minute's worth.
+const TSVALS_MAX: usize = 1 << 16;
+
+/// A data segment not yet acknowledged.
+#[derive(Clone, Copy, Debug)]
+struct Sent {
+    end: u64,
+    first_ns: u64,
+    retransmitted: bool,
+}
+
+/// What the sender view counted, besides the rows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub samples: u64,
+    pub timeouts: u64,
+    pub retransmits: u64,
+    pub syn_timeouts: u64,
+}
+
+/// Feeds a connection's segments, in capture order, to an estimator.
+pub struct SenderView<W: Write> {
+    sender: Endpoint,
+    key: FlowKey,
+    linux: bool,
+    origin_ns: u64,
+    out: Replayer<W>,
+    seq: Option<Unwrap>,
+    ack: Option<Unwrap>,
+    syn_ns: Option<u64>,
+    syn_sent: u32,
+    established: bool,
+    una: u64,
+    nxt: u64,
+    outstanding: BTreeMap<u64, Sent>,
+    /// The segment timed for an RFC 6298 sample: (end, send time).
+    timed: Option<(u64, u64)>,
+    /// (TSval, first send time) of the sender's segments not yet echoed, in send order.
+    tsvals: VecDeque<(u32, u64)>,
+    /// Whether the receiver echoes timestamps (its segments carry the option).
+    peer_ts: bool,
+    timer_ns: u64,
+    pub summary: Summary,
+}
+
+impl<W: Write> SenderView<W> {
+    /// `origin_ns` is the flow's first packet: output times are relative to it.
+    pub fn new(sender: Endpoint, receiver: Endpoint, origin_ns: u64, params: &RtoParams, out: W) -> io::Result<Self> {
+        Ok(SenderView {
+            sender,
+            key: FlowKey::of(sender, receiver),
+            linux: params.profile == RtoProfile::Linux,
+            origin_ns,
+            out: Replayer::new(out, params)?,
+            seq: None,
+            ack: None,
+            syn_ns: None,
+            syn_sent: 0,
+            established: false,
+            una: 0,
+            nxt: 0,
+            outstanding: BTreeMap::new(),
+            timed: None,
+            tsvals: VecDeque::new(),
+            peer_ts: false,
+            timer_ns: origin_ns,
+            summary: Summary::default(),
+        })
+    }
+
+    fn at(&self, ns: u64) -> SimTime {
+        SimTime(ns.saturating_sub(self.origin_ns))
+    }
+
+    /// Takes the next segment of the capture; segments of other flows are ignored.
+    pub fn add(&mut self, s: &Segment) -> io::Result<()> {
+        if FlowKey::of_segment(s) != self.key || s.rst {
+            return Ok(());
+        }
+        if source(s) == self.sender { self.sent(s) } else { self.received(s) }
+    }
+
+    fn sent(&mut self, s: &Segment) -> io::Result<()> {
+        let unwrap = self.seq.get_or_insert_with(|| Unwrap::new(s.seq));
+        let start = unwrap.at(s.seq);
+        let end = start + u64::from(s.seq_len());
+        if self.ack.is_none() {
+            self.ack = Some(Unwrap::new(s.seq));
+        }
+        if let Some((val, _)) = s.timestamps
+            && self.tsvals.back().is_none_or(|&(v, _)| v != val)
+        {
+            // A peer that never echoes (or a middlebox that rewrites the option) must
+            // not make the list grow with the file.
+            if self.tsvals.len() == TSVALS_MAX {
+                self.tsvals.pop_front();
+            }
+            self.tsvals.push_back((val, s.time_ns));
+        }
+        if s.syn {
+            self.syn_sent += 1;
+            if self.syn_sent == 1 {
+                self.syn_ns = Some(s.time_ns);
+                self.timer_ns = s.time_ns;
+                self.nxt = end;
+                return Ok(());
+            }
+            self.summary.syn_timeouts += 1;
+            self.timer_ns = s.time_ns;
+            return self.out.event(self.at(s.time_ns), Event::SynTimeout);
+        }
+        if s.seq_len() == 0 {
+            return Ok(());
+        }
+        if start >= self.nxt {
+            // New data; the timer starts if nothing was in flight (RFC 6298 §5.1).
+            if self.outstanding.is_empty() {
+                self.timer_ns = s.time_ns;
+            }
+            self.outstanding.insert(start, Sent { end, first_ns: s.time_ns, retransmitted: false });
+            self.nxt = self.nxt.max(end);
+            if self.timed.is_none() {
+                self.timed = Some((end, s.time_ns));
+            }
+            return Ok(());
+        }
+        // Sent before: mark what it covers, then decide what drove it.
+        for (_, seg) in self.outstanding.range_mut(..end) {
+            if seg.end > start {
+                seg.retransmitted = true;
+            }
+        }
+        if self.timed.is_some_and(|(t_end, _)| start < t_end) {
+            self.timed = None; // Karn: the timed segment's ACK is now ambiguous
+        }
+        self.nxt = self.nxt.max(end);
+        let silence = s.time_ns.saturating_sub(self.timer_ns);
+        let head = start <= self.una;
+        if head && silence >= self.out.rto().as_nanos() {
+            self.summary.timeouts += 1;
+            self.timer_ns = s.time_ns;
+            self.out.event(self.at(s.time_ns), Event::Timeout)
+        } else {
+            self.summary.retransmits += 1;
+            self.out.event(self.at(s.time_ns), Event::Retransmit)
+        }
+    }
+
+    fn received(&mut self, s: &Segment) -> io::Result<()> {
+        if s.timestamps.is_some() {
+            self.peer_ts = true;
+        }
+        if !s.ack_flag {
+            return Ok(());
+        }
+        let Some(unwrap) = self.ack.as_mut() else { return Ok(()) };
+        let ack = unwrap.at(s.ack);
+        let now = s.time_ns;
+        if !self.established && s.syn && ack >= 1 && self.syn_ns.is_some() {
+            self.established = true;
+            self.una = ack;
+            let rtt = match (self.ts_rtt(now, s), self.syn_ns) {
+                (Some(rtt), _) => Some(rtt),
+                (None, Some(first)) if self.syn_sent == 1 => Some(SimDuration(now - first)),
+                _ => None, // RFC 6298 §3: the SYN was sent again, so this SYN-ACK is ambiguous
+            };
+            if let Some(rtt) = rtt {
+                self.sample(now, rtt)?;
+            }
+            self.timer_ns = now;
+            return self.out.event(self.at(now), Event::Established);
+        }
+        if ack <= self.una {
+            return Ok(());
+        }
+        self.una = ack;
+        // What this ACK newly covers, oldest first.
+        let mut oldest: Option<u64> = None;
+        let mut retrans_acked = false;
+        while let Some((&start, &seg)) = self.outstanding.first_key_value() {
+            if seg.end > ack {
+                if start < ack {
+                    // Partly acknowledged: the rest stays outstanding from the ACK.
+                    self.outstanding.remove(&start);
+                    self.outstanding.insert(ack, seg);
+                    retrans_acked |= seg.retransmitted;
+                    oldest.get_or_insert(seg.first_ns);
+                }
+                break;
+            }
+            self.outstanding.remove(&start);
+            retrans_acked |= seg.retransmitted;
+            oldest.get_or_insert(seg.first_ns);
+        }
+        let ts = self.ts_rtt(now, s);
+        let rtt = if self.linux {
+            match oldest {
+                Some(t) if !retrans_acked => Some(SimDuration(now - t)),
+                _ => ts,
+            }
+        } else if ts.is_some() {
+            ts
+        } else {
+            match self.timed {
+                Some((end, sent)) if end <= ack => {
+                    self.timed = None;
+                    Some(SimDuration(now - sent))
+                }
+                _ => None,
+            }
+        };
+        if let Some(rtt) = rtt {
+            self.sample(now, rtt)?;
+        }
+        // RFC 6298 §5.3: an ACK of new data restarts the timer.
+        self.timer_ns = now;
+        Ok(())
+    }
+
+    /// The RTT the echoed TSval gives, when both sides use timestamps: from the first
+    /// send carrying it; on linux in whole milliseconds, at least one.
+    fn ts_rtt(&mut self, now: u64, s: &Segment) -> Option<SimDuration> {
+        let (_, ecr) = s.timestamps?;
+        let pos = self.tsvals.iter().position(|&(v, _)| v == ecr)?;
+        // Older values will not be echoed again by an ACK of new data.
+        self.tsvals.drain(..pos);
+        let sent = self.tsvals.front()?.1;
+        Some(if self.linux {
+            let ticks = (now / 1_000_000).saturating_sub(sent / 1_000_000);
+            SimDuration::from_millis(ticks.max(1))
+        } else {
+            SimDuration(now.saturating_sub(sent))
+        })
+    }
+
+    fn sample(&mut self, now: u64, rtt: SimDuration) -> io::Result<()> {
+        self.summary.samples += 1;
+        let seq = self.linux.then_some(SeqInfo { snd_una: self.una, snd_nxt: self.nxt });
+        self.out.event(self.at(now), Event::Sample(rtt, seq))
+    }
+
+    pub fn finish(mut self) -> io::Result<(W, Summary)> {
+        self.out.flush()?;
+        Ok((self.out.into_inner(), self.summary))
+    }
+}
+
+#[cfg(test)]
+mod tests;

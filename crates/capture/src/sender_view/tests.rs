@@ -1,0 +1,165 @@
+use std::net::{IpAddr, Ipv4Addr};
+
+use backoffsim_core::model::rto::RtoConfig;
+
+use super::*;
+
+const C: (IpAddr, u16) = (IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)), 40000);
+const S: (IpAddr, u16) = (IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)), 443);
+
+fn params(profile: RtoProfile) -> RtoParams {
+    RtoConfig { profile, ..RtoConfig::default() }.resolve().unwrap()
+}
+
+/// A segment at `ms` milliseconds.
+fn seg(ms: u64, from_client: bool, seq: u32, ack: u32, len: u32) -> Segment {
+    let (src, dst) = if from_client { (C, S) } else { (S, C) };
+    Segment {
+        time_ns: ms * 1_000_000,
+        number: 0,
+        src,
+        dst,
+        seq,
+        ack,
+        syn: false,
+        ack_flag: true,
+        fin: false,
+        rst: false,
+        len,
+        timestamps: None,
+    }
+}
+
+/// The client's SYN has no ACK flag; the server's SYN-ACK has.
+fn syn(mut s: Segment) -> Segment {
+    s.syn = true;
+    s.ack_flag = s.src == S;
+    s
+}
+
+fn ts(mut s: Segment, val: u32, ecr: u32) -> Segment {
+    s.timestamps = Some((val, ecr));
+    s
+}
+
+fn run(profile: RtoProfile, segs: &[Segment]) -> (String, Summary) {
+    let ep = |(addr, port): (IpAddr, u16)| Endpoint { addr, port };
+    let mut view = SenderView::new(ep(C), ep(S), segs[0].time_ns, &params(profile), Vec::new()).unwrap();
+    for s in segs {
+        view.add(s).unwrap();
+    }
+    let (out, summary) = view.finish().unwrap();
+    (String::from_utf8(out).unwrap(), summary)
+}
+
+/// The handshake, two segments timed one at a time (RFC 6298 §3), an expiry after a full
+/// RTO of silence (§5.4–5.6: backoff), then a retransmission 100 ms after an ACK: not
+/// the timer's doing.
+fn exchange(isn: u32, peer: u32) -> Vec<Segment> {
+    let i = |d: u32| isn.wrapping_add(d);
+    vec![
+        syn(seg(1000, true, isn, 0, 0)),
+        syn(seg(1100, false, peer, i(1), 0)),
+        seg(1100, true, i(1), peer + 1, 0),
+        seg(1200, true, i(1), peer + 1, 1000),
+        seg(1200, true, i(1001), peer + 1, 1000),
+        seg(1300, false, peer + 1, i(1001), 0),
+        seg(2300, true, i(1001), peer + 1, 1000), // 1 s after the ACK: the RTO
+        seg(2400, false, peer + 1, i(2001), 0),   // acks a retransmitted segment: no sample
+        seg(2500, true, i(2001), peer + 1, 1000),
+        seg(2500, true, i(3001), peer + 1, 1000),
+        seg(2600, false, peer + 1, i(3001), 0), // times the segment sent at 2.5 s
+        seg(2700, true, i(3001), peer + 1, 1000), // 100 ms after an ACK
+    ]
+}
+
+const EXCHANGE_RFC6298: &str = "\
+time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs
+0.100000,sample,0.100000,0.100000,0.050000,1.000000,0
+0.100000,established,,0.100000,0.050000,1.000000,0
+0.300000,sample,0.100000,0.100000,0.037500,1.000000,0
+1.300000,timeout,,0.100000,0.037500,2.000000,1
+1.600000,sample,0.100000,0.100000,0.028125,1.000000,0
+1.700000,retransmit,,0.100000,0.028125,1.000000,0
+";
+
+#[test]
+fn rfc6298_karn_samples_a_timeout_and_a_retransmit_from_a_hand_written_exchange() {
+    let (csv, summary) = run(RtoProfile::Rfc6298, &exchange(1000, 5000));
+    assert_eq!(csv, EXCHANGE_RFC6298);
+    assert_eq!(summary, Summary { samples: 3, timeouts: 1, retransmits: 1, syn_timeouts: 0 });
+}
+
+/// RFC 9293 §3.4: the same exchange with the sequence numbers wrapping mid-way.
+#[test]
+fn the_same_exchange_across_the_sequence_wrap_gives_the_same_rows() {
+    assert_eq!(run(RtoProfile::Rfc6298, &exchange(u32::MAX - 1500, 5000)).0, EXCHANGE_RFC6298);
+    assert_eq!(run(RtoProfile::Rfc6298, &exchange(u32::MAX, 5000)).0, EXCHANGE_RFC6298);
+}
+
+/// RFC 6298 §3 (Karn) and §5.7: a SYN sent again leaves no sample, and the RTO is 3 s
+/// once data starts.
+#[test]
+fn a_syn_sent_again_is_a_syn_timeout_and_its_syn_ack_no_sample() {
+    let segs = [syn(seg(0, true, 7, 0, 0)), syn(seg(1000, true, 7, 0, 0)), syn(seg(1150, false, 90, 8, 0))];
+    let (csv, summary) = run(RtoProfile::Rfc6298, &segs);
+    assert_eq!(
+        csv,
+        "time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs\n\
+         1.000000,syn_timeout,,,,2.000000,1\n\
+         1.150000,established,,,,3.000000,1\n"
+    );
+    assert_eq!(summary.syn_timeouts, 1);
+}
+
+/// RFC 7323 §4.1: with timestamps the echo names the copy, so a SYN sent twice still
+/// gives a sample, from the send whose TSval came back.
+#[test]
+fn with_timestamps_the_echo_times_a_syn_sent_twice() {
+    let segs = [
+        ts(syn(seg(0, true, 7, 0, 0)), 100, 0),
+        ts(syn(seg(1000, true, 7, 0, 0)), 1100, 0),
+        ts(syn(seg(1040, false, 90, 8, 0)), 555, 1100),
+    ];
+    let (csv, _) = run(RtoProfile::Rfc6298, &segs);
+    assert!(csv.contains("\n1.040000,sample,0.040000,"), "{csv}");
+}
+
+/// Linux tcp_ack_update_rtt: an ACK covering a retransmitted segment is timed by its
+/// TSecr on the 1 ms clock (whole ticks, at least one); otherwise by the oldest newly
+/// acknowledged segment's send time, on every ACK.
+#[test]
+fn linux_samples_every_ack_and_falls_back_to_the_echo_in_whole_milliseconds() {
+    let segs = [
+        ts(syn(seg(0, true, 0, 0, 0)), 1, 0),
+        ts(syn(seg(20, false, 50, 1, 0)), 9, 1),
+        ts(seg(20, true, 1, 51, 0), 21, 9),
+        ts(seg(30, true, 1, 51, 100), 31, 9),
+        ts(seg(31, true, 101, 51, 100), 32, 9),
+        ts(seg(50, false, 51, 101, 0), 10, 31),
+        ts(seg(52, false, 51, 201, 0), 11, 32),
+        ts(seg(300, true, 201, 51, 100), 300, 11),
+        ts(seg(600, true, 201, 51, 100), 600, 11),
+        ts(seg(620, false, 51, 301, 0), 12, 600),
+    ];
+    let segs: Vec<Segment> = segs
+        .into_iter()
+        .map(|mut s| {
+            // Sub-millisecond send times, so ticks and nanoseconds differ.
+            s.time_ns += 400_000;
+            s
+        })
+        .collect();
+    let (csv, summary) = run(RtoProfile::Linux, &segs);
+    let rows: Vec<&str> = csv.lines().collect();
+    // Handshake 20 ms; then 20 ms and 21 ms (every ACK, from its oldest segment).
+    assert!(rows[1].starts_with("0.020000,sample,0.020000,"), "{csv}");
+    assert!(rows[3].starts_with("0.050000,sample,0.020000,"), "{csv}");
+    assert!(rows[4].starts_with("0.052000,sample,0.021000,"), "{csv}");
+    // The segment sent at 0.3 s and again at 0.6 s: whichever the timer drove, its ACK
+    // is timed from the echoed 0.6 s send in whole milliseconds.
+    assert!(rows[5].starts_with("0.600000,timeout,"), "{csv}");
+    assert!(rows[6].starts_with("0.620000,sample,0.020000,"), "{csv}");
+    assert_eq!(rows.len(), 7, "{csv}");
+    assert_eq!(summary.samples, 4);
+}
