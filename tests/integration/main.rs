@@ -4,6 +4,7 @@
 mod bad_input;
 mod calls;
 mod capture;
+mod capture_kernel;
 mod catalogue;
 mod cells;
 mod cli;
