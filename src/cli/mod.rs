@@ -16,6 +16,7 @@ pub mod presets;
 pub mod rto;
 pub mod run;
 mod signals;
+pub mod ss_log;
 pub mod table;
 
 use std::path::PathBuf;

@@ -46,6 +46,16 @@ pub enum RtoCommand {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
     },
+    /// Read a log of `ss -ti` snapshots (each poll after a line holding the time in
+    /// seconds, as `date +%s.%N` prints it) and print the kernel's own RTO, SRTT, RTTVAR,
+    /// backoff and window for each connection in each poll as CSV.
+    Ss {
+        /// The log: what `while sleep 0.05; do date +%s.%N; ss -tin; done` writes.
+        file: PathBuf,
+        /// Only this connection, by its two ends as `ss` prints them, in either order.
+        #[arg(long, value_name = "A:PORT-B:PORT")]
+        flow: Option<String>,
+    },
 }
 
 pub fn rto(command: RtoCommand) -> Result<(), CliError> {
@@ -70,6 +80,7 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
             let params = params(&profile, &sets, ("a capture", "a capture shows what the sender did"))?;
             super::capture::capture(&file, flow.as_deref(), &params)
         }
+        RtoCommand::Ss { file, flow } => super::ss_log::ss(&file, flow.as_deref()),
     }
 }
 

@@ -43,6 +43,7 @@ mod rto_replay;
 mod scenario_input;
 mod scenarios;
 mod shards;
+mod ss_log;
 mod sweep;
 mod tcp_linux;
 mod terminal;
