@@ -48,6 +48,7 @@ pub fn capture(file: &Path, flow: Option<&str>, params: &RtoParams) -> Result<()
     while let Some(seg) = cap.next_segment() {
         flows.add(&seg.map_err(usage)?);
     }
+    flows.settle();
     let chosen: Flow = match wanted {
         Some(key) => flows.flows.get(&key).cloned().ok_or_else(|| {
             let has = match flows.flows.values().collect::<Vec<_>>().as_slice() {

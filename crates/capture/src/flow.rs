@@ -108,8 +108,10 @@ impl Direction {
     }
 }
 
-/// One connection: its sender (who sent the first SYN, or else the first data) and what
-/// each direction carried.
+/// One connection: its data sender and what each direction carried. The sender is first
+/// the side that sent the first SYN, or else the first data; [`Flows::settle`] then makes
+/// it the side that carried more payload, so that a download is read from the server's
+/// side, whose timer moved the data.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Flow {
     pub key: FlowKey,
@@ -145,6 +147,17 @@ pub struct Flows {
 }
 
 impl Flows {
+    /// Once every packet is added: each flow's sender becomes the side that carried more
+    /// payload bytes, the opening side keeping it on a tie.
+    pub fn settle(&mut self) {
+        for flow in self.flows.values_mut() {
+            let mine = usize::from(flow.sender != flow.key.0);
+            if flow.dirs[1 - mine].bytes > flow.dirs[mine].bytes {
+                flow.sender = flow.receiver();
+            }
+        }
+    }
+
     pub fn add(&mut self, s: &Segment) {
         let key = FlowKey::of_segment(s);
         let src = source(s);

@@ -88,3 +88,26 @@ fn endpoints_parse_and_print_both_families() {
     assert!("10.0.0.1:99999".parse::<Endpoint>().unwrap_err().contains("not a port"));
     assert!("host:1".parse::<Endpoint>().unwrap_err().contains("not an IPv4 or IPv6"));
 }
+
+#[test]
+fn settled_the_sender_is_the_side_that_carried_more_data_so_a_download_reads_from_the_server() {
+    // The client opens and sends a 100-byte request; the server answers with 3,000 bytes.
+    let (c, s) = (ep(9, 50000), ep(1, 80));
+    let mut flows = Flows::default();
+    flows.add(&seg(1, c, s, 0, 0, true, false));
+    flows.add(&seg(2, s, c, 0, 0, true, true));
+    flows.add(&seg(3, c, s, 1, 100, false, true));
+    flows.add(&seg(4, s, c, 1, 1500, false, true));
+    flows.add(&seg(5, s, c, 1501, 1500, false, true));
+    assert_eq!(flows.flows.values().next().unwrap().sender.to_string(), "10.0.0.9:50000");
+    flows.settle();
+    let flow = flows.flows.values().next().unwrap();
+    assert_eq!((flow.sender.to_string(), flow.receiver().to_string()), ("10.0.0.1:80".into(), "10.0.0.9:50000".into()));
+    // A tie keeps the side that opened.
+    let mut even = Flows::default();
+    even.add(&seg(1, c, s, 0, 0, true, false));
+    even.add(&seg(2, c, s, 1, 100, false, true));
+    even.add(&seg(3, s, c, 1, 100, false, true));
+    even.settle();
+    assert_eq!(even.flows.values().next().unwrap().sender.to_string(), "10.0.0.9:50000");
+}
