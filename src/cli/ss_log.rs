@@ -5,31 +5,27 @@ use std::io::Write;
 use std::path::Path;
 
 use backoffsim_capture::ss::{Snapshot, read_snapshots};
-use backoffsim_core::engine::time::SimDuration;
+use backoffsim_core::metrics::trace::{opt_secs, secs};
 
 use super::CliError;
 
 const HEADER: &str = "time_s,local,peer,state,rto_s,srtt_s,rttvar_s,backoff,cwnd,ssthresh,retrans,total_retrans";
-
-fn secs(d: Option<SimDuration>) -> String {
-    d.map(|d| format!("{}.{:09}", d.as_nanos() / 1_000_000_000, d.as_nanos() % 1_000_000_000)).unwrap_or_default()
-}
 
 fn count(v: Option<u32>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
 }
 
 fn row(s: &Snapshot) -> String {
-    let time = s.time_ns.map(|t| format!("{}.{:09}", t / 1_000_000_000, t % 1_000_000_000)).unwrap_or_default();
+    let time = s.time_ns.map(secs).unwrap_or_default();
     let (now, total) = s.retrans.map_or((None, None), |(a, b)| (Some(a), Some(b)));
     format!(
         "{time},{},{},{},{},{},{},{},{},{},{},{}",
         s.local,
         s.peer,
         s.state,
-        secs(s.rto),
-        secs(s.srtt),
-        secs(s.rttvar),
+        opt_secs(s.rto),
+        opt_secs(s.srtt),
+        opt_secs(s.rttvar),
         count(s.backoff),
         count(s.cwnd),
         count(s.ssthresh),

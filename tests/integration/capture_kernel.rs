@@ -14,7 +14,7 @@ use std::path::Path;
 
 use backoffsim_capture::reader::Capture;
 
-use super::common::{root, run, text};
+use super::common::{nanos, root, run, text};
 
 /// One jiffy at the kernel's HZ 250, in nanoseconds.
 const JIFFY_NS: u64 = 4_000_000;
@@ -27,12 +27,6 @@ const FIXTURES: &[&str] = &[
     "blackout-3s-no-timestamps.pcap",
     "steady-100ms-sll2.pcap",
 ];
-
-fn nanos(seconds: &str) -> u64 {
-    let (s, frac) = seconds.split_once('.').unwrap_or((seconds, ""));
-    let frac = format!("{frac:0<9}");
-    s.parse::<u64>().unwrap() * 1_000_000_000 + frac[..9].parse::<u64>().unwrap()
-}
 
 /// The command's rows as (time since the first packet, RTO), in nanoseconds.
 fn model(file: &Path) -> Vec<(u64, u64)> {

@@ -204,3 +204,33 @@ pub fn chapter_names_exactly_the_replays(module: &str, file: &str, helpers: &[&s
     assert!(!tests.is_empty(), "no replaying test found in {file}");
     assert_eq!(named, tests, "docs/packetdrill.md and {file} disagree");
 }
+
+/// `time_s` as written ("1.020000000") in whole nanoseconds, so a comparison is exact.
+pub fn nanos(time_s: &str) -> u64 {
+    let (s, frac) = time_s.split_once('.').unwrap_or((time_s, "0"));
+    let frac = format!("{frac:0<9}");
+    s.parse::<u64>().unwrap() * 1_000_000_000 + frac[..9].parse::<u64>().unwrap()
+}
+
+/// One trace row: when (ns), what, and the segment it concerns (empty for the SYN).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub ns: u64,
+    pub event: String,
+    pub segment: String,
+}
+
+/// Runs `scenario` (its whole text) and returns the traced connection's rows of its
+/// variant `base`.
+pub fn run_for_rows(scenario: &str) -> Vec<Row> {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("pd.toml");
+    std::fs::write(&file, scenario).unwrap();
+    let out = tmp.path().join("out");
+    let o = run(&["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "scenario:\n{scenario}\nstdout: {}\nstderr: {}", text(&o.stdout), text(&o.stderr));
+    trace(&out, "base")
+        .into_iter()
+        .map(|r| Row { ns: nanos(&r["time_s"]), event: r["event"].clone(), segment: r["segment"].clone() })
+        .collect()
+}

@@ -11,46 +11,15 @@
 //! RTT later. Times are counted from the first SYN, where packetdrill counts from the
 //! script's start (they differ by the few ms the script spends before `connect`).
 
-use std::path::Path;
-
-use super::common::{run, text, trace};
+use super::common::{Row, nanos, run_for_rows};
 
 /// Runs `body` (a `[tcp]` and `[path]` section) as a one-connection scenario and
 /// returns the traced connection's rows.
 fn replay(horizon: &str, body: &str) -> Vec<Row> {
-    let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("pd.toml");
-    let scenario = format!(
+    run_for_rows(&format!(
         "name = \"pd\"\ndescription = \"a packetdrill script's network\"\nhorizon = \"{horizon}\"\nseed = 1\n\
          replications = 1\n{body}"
-    );
-    std::fs::write(&file, scenario).unwrap();
-    let out = tmp.path().join("out");
-    let o = run(&["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
-    assert!(o.status.success(), "stdout: {}\nstderr: {}", text(&o.stdout), text(&o.stderr));
-    rows(&out)
-}
-
-/// One trace row: when (ns), what, and the segment it concerns (empty for the SYN).
-#[derive(Debug, Clone, PartialEq)]
-struct Row {
-    ns: u64,
-    event: String,
-    segment: String,
-}
-
-fn rows(dir: &Path) -> Vec<Row> {
-    trace(dir, "base")
-        .into_iter()
-        .map(|r| Row { ns: nanos(&r["time_s"]), event: r["event"].clone(), segment: r["segment"].clone() })
-        .collect()
-}
-
-/// `time_s` as written ("1.020000000") in whole nanoseconds, so a comparison is exact.
-fn nanos(time_s: &str) -> u64 {
-    let (s, frac) = time_s.split_once('.').unwrap_or((time_s, "0"));
-    let frac = format!("{frac:0<9}");
-    s.parse::<u64>().unwrap() * 1_000_000_000 + frac[..9].parse::<u64>().unwrap()
+    ))
 }
 
 const MS: u64 = 1_000_000;

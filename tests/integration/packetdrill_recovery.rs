@@ -21,17 +21,7 @@
 //! congestion window alone limits the flight, and `hz = 1000` so a jiffy is a millisecond
 //! and the kernel's rounding to jiffies leaves whole milliseconds.
 
-use std::path::Path;
-
-use super::common::{run, text, trace};
-
-/// One trace row: when (ns), what, and the segment it concerns (empty for the SYN).
-#[derive(Debug, Clone, PartialEq)]
-struct Row {
-    ns: u64,
-    event: String,
-    segment: String,
-}
+use super::common::{Row, nanos, run_for_rows};
 
 const MS: u64 = 1_000_000;
 
@@ -61,27 +51,7 @@ fn replay(rtt_ms: u64, detection: Detection, workload: &str, events: &str) -> Ve
          [tcp.rto]\nprofile = \"linux\"\ntimestamps = false\nhz = 1000\n\
          [path]\nbase_rtt = \"{rtt_ms}ms\"\n{events}"
     );
-    let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("pd.toml");
-    std::fs::write(&file, &scenario).unwrap();
-    let out = tmp.path().join("out");
-    let o = run(&["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
-    assert!(o.status.success(), "scenario:\n{scenario}\nstdout: {}\nstderr: {}", text(&o.stdout), text(&o.stderr));
-    rows(&out)
-}
-
-fn rows(dir: &Path) -> Vec<Row> {
-    trace(dir, "base")
-        .into_iter()
-        .map(|r| Row { ns: nanos(&r["time_s"]), event: r["event"].clone(), segment: r["segment"].clone() })
-        .collect()
-}
-
-/// `time_s` as written ("1.020000000") in whole nanoseconds, so a comparison is exact.
-fn nanos(time_s: &str) -> u64 {
-    let (s, frac) = time_s.split_once('.').unwrap_or((time_s, "0"));
-    let frac = format!("{frac:0<9}");
-    s.parse::<u64>().unwrap() * 1_000_000_000 + frac[..9].parse::<u64>().unwrap()
+    run_for_rows(&scenario)
 }
 
 /// Forward packets `nth` to `nth + count − 1` are lost.

@@ -425,8 +425,14 @@ impl TcpSender {
         if self.opts.sack {
             return pipe;
         }
+        pipe.saturating_sub(self.dupacks.min(self.reno_sacked_max()))
+    }
+
+    /// `tcp_limit_reno_sacked`: duplicate ACKs stand for at most the outstanding segments
+    /// less the holes (the lost ones, at least one).
+    pub(super) fn reno_sacked_max(&self) -> u64 {
         let holes = self.sb.lost_out().max(1).min(self.outstanding());
-        pipe.saturating_sub(self.dupacks.min(self.outstanding() - holes))
+        self.outstanding() - holes
     }
 
     /// The congestion window in segments.

@@ -200,7 +200,7 @@ impl TcpSender {
             let probe_pending = self.probe_pending();
             let impatient = !self.linux()
                 && self.opts.loss_detection() == LossDetection::NewReno
-                && matches!(self.ca, Ca::Recovery { .. })
+                && self.in_recovery()
                 && self.episode.partial_acks > 1;
             if !impatient && !self.schedule_probe(now, true) {
                 self.rearm_rto(now, probe_pending);
@@ -253,14 +253,13 @@ impl TcpSender {
     /// `tcp_add_reno_sack` with `tcp_limit_reno_sacked`: a duplicate ACK stands for a
     /// segment that left the network, short of the holes.
     fn add_reno_sack(&mut self) {
-        let holes = self.sb.lost_out().max(1).min(self.outstanding());
-        self.dupacks = (self.dupacks + 1).min(self.outstanding() - holes);
+        self.dupacks = (self.dupacks + 1).min(self.reno_sacked_max());
     }
 
     /// `tcp_remove_reno_sacks`: a cumulative ACK of `acked` segments takes back the
     /// duplicates it explains, all but one.
     fn remove_reno_sacks(&mut self, acked: u64) {
-        if !matches!(self.ca, Ca::Recovery { .. }) {
+        if !self.in_recovery() {
             self.dupacks = 0;
         } else if acked > 0 {
             self.dupacks = self.dupacks.saturating_sub(acked - 1);

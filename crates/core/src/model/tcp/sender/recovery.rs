@@ -31,7 +31,7 @@ pub(super) struct AckFlags {
 }
 
 impl TcpSender {
-    fn in_recovery(&self) -> bool {
+    pub(super) fn in_recovery(&self) -> bool {
         matches!(self.ca, Ca::Recovery { .. })
     }
 
@@ -67,6 +67,21 @@ impl TcpSender {
             self.cc.undo(self.episode.prior_cwnd, self.episode.prior_ssthresh);
         }
         self.episode.undo_marker = None;
+    }
+
+    /// `tcp_try_undo_dsack` (linux): DSACKs showed every retransmission of the episode
+    /// needless, in recovery or after it.
+    fn try_undo_dsack(&mut self) {
+        if self.linux() && self.episode.undo_marker.is_some() && self.episode.undo_retrans == 0 {
+            self.rack.on_dsack_undo();
+            self.undo_reduction(false);
+        }
+    }
+
+    /// The reordering timer, `wait` from now as Linux rounds it (`tcp_rack_mark_lost`).
+    fn arm_reorder(&mut self, now: SimTime, wait: SimDuration) {
+        let hz = self.params().hz.unwrap_or(1000);
+        self.timer = Some((now + linux_reo_timer(wait, hz), TimerKind::Reorder));
     }
 
     /// `tcp_timeout_mark_lost` and `tcp_enter_loss` (with RFC 5681 (4) and RFC 6675 5.1
@@ -217,8 +232,7 @@ impl TcpSender {
         let reo_wnd = self.reo_wnd();
         let Some(found) = self.rack.mark_lost(&mut self.sb, now, reo_wnd) else { return };
         if let Some(wait) = found.timeout {
-            let hz = self.params().hz.unwrap_or(1000);
-            self.timer = Some((now + linux_reo_timer(wait, hz), TimerKind::Reorder));
+            self.arm_reorder(now, wait);
         }
     }
 
@@ -239,8 +253,7 @@ impl TcpSender {
         if let Some(wait) = found.timeout
             && self.timer.is_none()
         {
-            let hz = self.params().hz.unwrap_or(1000);
-            self.timer = Some((now + linux_reo_timer(wait, hz), TimerKind::Reorder));
+            self.arm_reorder(now, wait);
         }
         if !matches!(self.timer, Some((_, TimerKind::Rto | TimerKind::Reorder))) {
             self.rearm_rto(now, false);
@@ -253,14 +266,9 @@ impl TcpSender {
         if !self.opts.fast_retransmit {
             return false;
         }
-        if self.sb.lost_out() > 0 {
-            return true;
-        }
-        match self.opts.loss_detection() {
-            LossDetection::Rack => false,
-            LossDetection::DupThresh => self.dupacks >= self.reordering,
-            LossDetection::NewReno => false,
-        }
+        // Without RACK and SACK losses the scoreboard has not marked yet, DupAcks decide.
+        self.sb.lost_out() > 0
+            || (self.opts.loss_detection() == LossDetection::DupThresh && self.dupacks >= self.reordering)
     }
 
     /// The congestion state machine on one ACK (`tcp_fastretrans_alert`,
@@ -287,11 +295,7 @@ impl TcpSender {
                 if f.advanced {
                     self.episode.partial_acks += 1;
                 }
-                if self.linux() && self.episode.undo_marker.is_some() && self.episode.undo_retrans == 0 {
-                    // tcp_try_undo_dsack, then tcp_try_to_open.
-                    self.rack.on_dsack_undo();
-                    self.undo_reduction(false);
-                }
+                self.try_undo_dsack();
                 self.identify_loss(now, f.advanced);
                 false
             }
@@ -315,10 +319,7 @@ impl TcpSender {
 
     /// The default branch of `tcp_fastretrans_alert`: Open or Disorder.
     fn open_state(&mut self, now: SimTime, f: &AckFlags, out: &mut Vec<Action>) {
-        if self.linux() && self.episode.undo_marker.is_some() && self.episode.undo_retrans == 0 {
-            self.rack.on_dsack_undo();
-            self.undo_reduction(false);
-        }
+        self.try_undo_dsack();
         self.identify_loss(now, f.advanced);
         if !self.time_to_recover() {
             if self.sb.retrans_out() == 0 {

@@ -101,7 +101,7 @@ impl TcpSender {
         debug_assert_eq!(seq, self.snd_max);
         self.snd_max += 1;
         self.last_send = Some(now);
-        if matches!(self.ca, Ca::Recovery { .. }) {
+        if self.in_recovery() {
             self.episode.prr_out += 1;
         }
         let p = self.params();
@@ -155,7 +155,7 @@ impl TcpSender {
         self.retrans_stamp.get_or_insert(now);
         // "if (tp->undo_retrans < 0) tp->undo_retrans = 0; tp->undo_retrans += segs"
         self.episode.undo_retrans = self.episode.undo_retrans.max(0) + 1;
-        if matches!(self.ca, Ca::Recovery { .. }) {
+        if self.in_recovery() {
             self.episode.prr_out += 1;
         }
         out.push(Action::Transmit(Segment::Data { seq, tsval: now, retransmit: true }));
