@@ -266,7 +266,7 @@ impl TcpSender {
         if !self.opts.fast_retransmit {
             return false;
         }
-        // Without RACK and SACK losses the scoreboard has not marked yet, DupAcks decide.
+        // RFC 6675 also starts recovery on DupThresh duplicate ACKs (section 5 step 3).
         self.sb.lost_out() > 0
             || (self.opts.loss_detection() == LossDetection::DupThresh && self.dupacks >= self.reordering)
     }
