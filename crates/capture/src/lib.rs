@@ -6,4 +6,5 @@ pub mod flow;
 pub mod reader;
 pub mod sender_view;
 pub mod ss;
+pub mod stall;
 pub mod synth;

@@ -16,16 +16,21 @@
 //! current RTO of silence (since the timer was last armed) is a `timeout`; any other
 //! retransmission is a `retransmit`. A repeated SYN is a `syn_timeout`: in SYN-SENT only
 //! the timer retransmits.
+//!
+//! Besides the rows, an [`Observer`] hears of each row with the estimator's state and of
+//! each [`Stall`]: head retransmissions with nothing heard from the receiver since the
+//! timer was armed, with what the profile's timer would have done in the same silence.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Write};
 
 use backoffsim_core::engine::time::{SimDuration, SimTime};
-use backoffsim_core::model::rto::{RtoParams, RtoProfile, SeqInfo};
+use backoffsim_core::model::rto::{Phase, RtoParams, RtoProfile, RtoSnapshot, SeqInfo};
 use backoffsim_core::replay::{Event, Replayer};
 
 use crate::flow::{Endpoint, FlowKey, Unwrap, source};
 use crate::reader::Segment;
+use crate::stall::{Open, Stall};
 
 /// The most TSvals kept waiting for their echo: at one a millisecond, a minute's worth.
 const TSVALS_MAX: usize = 1 << 16;
@@ -45,10 +50,22 @@ pub struct Summary {
     pub timeouts: u64,
     pub retransmits: u64,
     pub syn_timeouts: u64,
+    pub stalls: u64,
 }
 
+/// What a caller that wants more than the CSV rows hears, as the connection is read.
+pub trait Observer {
+    /// A row as written, with the estimator's state after it.
+    fn row(&mut self, _at: SimTime, _event: Event, _state: &RtoSnapshot) {}
+    /// A stall, once it has ended (or the capture has).
+    fn stall(&mut self, _stall: &Stall) {}
+}
+
+/// Hears nothing: the rows alone.
+impl Observer for () {}
+
 /// Feeds a connection's segments, in capture order, to an estimator.
-pub struct SenderView<W: Write> {
+pub struct SenderView<W: Write, O: Observer = ()> {
     sender: Endpoint,
     key: FlowKey,
     linux: bool,
@@ -69,12 +86,31 @@ pub struct SenderView<W: Write> {
     /// Whether the receiver echoes timestamps (its segments carry the option).
     peer_ts: bool,
     timer_ns: u64,
+    /// The last segment from the receiver, and the last of the connection.
+    heard_ns: u64,
+    last_ns: u64,
+    stall: Option<Open>,
+    observer: O,
     pub summary: Summary,
 }
 
 impl<W: Write> SenderView<W> {
     /// `origin_ns` is the flow's first packet: output times are relative to it.
     pub fn new(sender: Endpoint, receiver: Endpoint, origin_ns: u64, params: &RtoParams, out: W) -> io::Result<Self> {
+        SenderView::observed(sender, receiver, origin_ns, params, out, ())
+    }
+}
+
+impl<W: Write, O: Observer> SenderView<W, O> {
+    /// As [`SenderView::new`], telling `observer` of each row and stall.
+    pub fn observed(
+        sender: Endpoint,
+        receiver: Endpoint,
+        origin_ns: u64,
+        params: &RtoParams,
+        out: W,
+        observer: O,
+    ) -> io::Result<Self> {
         Ok(SenderView {
             sender,
             key: FlowKey::of(sender, receiver),
@@ -93,8 +129,43 @@ impl<W: Write> SenderView<W> {
             tsvals: VecDeque::new(),
             peer_ts: false,
             timer_ns: origin_ns,
+            heard_ns: 0,
+            last_ns: origin_ns,
+            stall: None,
+            observer,
             summary: Summary::default(),
         })
+    }
+
+    /// Writes the row and tells the observer.
+    fn emit(&mut self, ns: u64, event: Event) -> io::Result<()> {
+        let at = self.at(ns);
+        self.out.event(at, event)?;
+        self.observer.row(at, event, &self.out.estimator().snapshot());
+        Ok(())
+    }
+
+    /// A retransmission of the head: it opens a stall when nothing was heard since the
+    /// timer was armed, and adds to the open one while nothing is heard.
+    fn head_resent(&mut self, ns: u64, phase: Phase) {
+        if self.stall.as_ref().is_some_and(|s| s.phase() != phase) {
+            self.close_stall(None);
+        }
+        if self.stall.is_none() && self.heard_ns <= self.timer_ns {
+            self.stall = Some(Open::new(phase, self.at(self.timer_ns), self.out.estimator().clone()));
+        }
+        let at = self.at(ns);
+        if let Some(stall) = self.stall.as_mut() {
+            stall.retransmitted(at);
+        }
+    }
+
+    fn close_stall(&mut self, recovered: Option<u64>) {
+        if let Some(open) = self.stall.take() {
+            let stall = open.close(recovered.map(|ns| self.at(ns)), self.at(self.last_ns));
+            self.summary.stalls += 1;
+            self.observer.stall(&stall);
+        }
     }
 
     fn at(&self, ns: u64) -> SimTime {
@@ -103,7 +174,13 @@ impl<W: Write> SenderView<W> {
 
     /// Takes the next segment of the capture; segments of other flows are ignored.
     pub fn add(&mut self, s: &Segment) -> io::Result<()> {
-        if FlowKey::of_segment(s) != self.key || s.rst {
+        if FlowKey::of_segment(s) != self.key {
+            return Ok(());
+        }
+        self.last_ns = self.last_ns.max(s.time_ns);
+        if s.rst {
+            // Nothing recovers after a reset.
+            self.close_stall(None);
             return Ok(());
         }
         if source(s) == self.sender { self.sent(s) } else { self.received(s) }
@@ -135,8 +212,9 @@ impl<W: Write> SenderView<W> {
                 return Ok(());
             }
             self.summary.syn_timeouts += 1;
+            self.head_resent(s.time_ns, Phase::SynSent);
             self.timer_ns = s.time_ns;
-            return self.out.event(self.at(s.time_ns), Event::SynTimeout);
+            return self.emit(s.time_ns, Event::SynTimeout);
         }
         if s.seq_len() == 0 {
             return Ok(());
@@ -165,17 +243,21 @@ impl<W: Write> SenderView<W> {
         self.nxt = self.nxt.max(end);
         let silence = s.time_ns.saturating_sub(self.timer_ns);
         let head = start <= self.una;
+        if head {
+            self.head_resent(s.time_ns, Phase::Established);
+        }
         if head && silence >= self.out.rto().as_nanos() {
             self.summary.timeouts += 1;
             self.timer_ns = s.time_ns;
-            self.out.event(self.at(s.time_ns), Event::Timeout)
+            self.emit(s.time_ns, Event::Timeout)
         } else {
             self.summary.retransmits += 1;
-            self.out.event(self.at(s.time_ns), Event::Retransmit)
+            self.emit(s.time_ns, Event::Retransmit)
         }
     }
 
     fn received(&mut self, s: &Segment) -> io::Result<()> {
+        self.heard_ns = s.time_ns;
         if s.timestamps.is_some() {
             self.peer_ts = true;
         }
@@ -197,12 +279,14 @@ impl<W: Write> SenderView<W> {
                 self.sample(now, rtt)?;
             }
             self.timer_ns = now;
-            return self.out.event(self.at(now), Event::Established);
+            self.close_stall(Some(now));
+            return self.emit(now, Event::Established);
         }
         if ack <= self.una {
             return Ok(());
         }
         self.una = ack;
+        self.close_stall(Some(now));
         // What this ACK newly covers, oldest first.
         let mut oldest: Option<u64> = None;
         let mut retrans_acked = false;
@@ -265,12 +349,15 @@ impl<W: Write> SenderView<W> {
     fn sample(&mut self, now: u64, rtt: SimDuration) -> io::Result<()> {
         self.summary.samples += 1;
         let seq = self.linux.then_some(SeqInfo { snd_una: self.una, snd_nxt: self.nxt });
-        self.out.event(self.at(now), Event::Sample(rtt, seq))
+        self.emit(now, Event::Sample(rtt, seq))
     }
 
-    pub fn finish(mut self) -> io::Result<(W, Summary)> {
+    /// Ends the reading: a stall still open ends unrecovered at the connection's last
+    /// packet. Returns the output, the observer and the counts.
+    pub fn finish(mut self) -> io::Result<(W, O, Summary)> {
+        self.close_stall(None);
         self.out.flush()?;
-        Ok((self.out.into_inner(), self.summary))
+        Ok((self.out.into_inner(), self.observer, self.summary))
     }
 }
 

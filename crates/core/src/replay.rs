@@ -110,6 +110,11 @@ impl<W: Write> Replayer<W> {
         self.est.rto()
     }
 
+    /// The estimator as it stands, for a caller that asks what it would do next.
+    pub fn estimator(&self) -> &RtoEstimator {
+        &self.est
+    }
+
     /// Applies `event` at `now` and writes the row.
     pub fn event(&mut self, now: SimTime, event: Event) -> io::Result<()> {
         let rtt = match event {

@@ -2,6 +2,8 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use backoffsim_core::model::rto::RtoConfig;
 
+use crate::stall::Stall;
+
 use super::*;
 
 const C: (IpAddr, u16) = (IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)), 40000);
@@ -48,7 +50,7 @@ fn run(profile: RtoProfile, segs: &[Segment]) -> (String, Summary) {
     for s in segs {
         view.add(s).unwrap();
     }
-    let (out, summary) = view.finish().unwrap();
+    let (out, (), summary) = view.finish().unwrap();
     (String::from_utf8(out).unwrap(), summary)
 }
 
@@ -87,7 +89,69 @@ time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs
 fn rfc6298_karn_samples_a_timeout_and_a_retransmit_from_a_hand_written_exchange() {
     let (csv, summary) = run(RtoProfile::Rfc6298, &exchange(1000, 5000));
     assert_eq!(csv, EXCHANGE_RFC6298);
-    assert_eq!(summary, Summary { samples: 3, timeouts: 1, retransmits: 1, syn_timeouts: 0 });
+    assert_eq!(summary, Summary { samples: 3, timeouts: 1, retransmits: 1, syn_timeouts: 0, stalls: 2 });
+}
+
+/// Hears the stalls.
+#[derive(Default)]
+struct Stalls(Vec<Stall>);
+
+impl Observer for Stalls {
+    fn stall(&mut self, stall: &Stall) {
+        self.0.push(stall.clone());
+    }
+}
+
+fn stalls(profile: RtoProfile, segs: &[Segment]) -> Vec<Stall> {
+    let ep = |(addr, port): (IpAddr, u16)| Endpoint { addr, port };
+    let mut view =
+        SenderView::observed(ep(C), ep(S), segs[0].time_ns, &params(profile), io::sink(), Stalls::default()).unwrap();
+    for s in segs {
+        view.add(s).unwrap();
+    }
+    view.finish().unwrap().1.0
+}
+
+fn at_ms(ms: u64) -> SimTime {
+    SimTime(ms * 1_000_000)
+}
+
+/// The exchange's two silences: the RTO at 1.3 s, armed by the ACK at 0.3 s and ended by
+/// the ACK at 1.4 s, which the profile's own timer (RFC 6298 §5.4: armed for 1 s) repeats;
+/// and the head sent again 100 ms after the last ACK with nothing heard since (a timer's
+/// doing, if not this profile's), still open when the capture ends.
+#[test]
+fn the_exchange_stalls_twice_and_the_profile_repeats_the_first() {
+    let s = stalls(RtoProfile::Rfc6298, &exchange(1000, 5000));
+    assert_eq!(s.len(), 2);
+    assert_eq!((s[0].phase, s[0].armed, s[0].sent.as_slice()), (Phase::Established, at_ms(300), &[at_ms(1300)][..]));
+    assert_eq!(s[0].recovered, Some(at_ms(1400)));
+    assert_eq!(s[0].what_if.expiries, [at_ms(1300)]);
+    assert_eq!(s[0].what_if.recovered, Some((at_ms(1400), at_ms(1400))));
+    assert_eq!((s[1].armed, s[1].recovered), (at_ms(1600), None));
+    assert_eq!(s[1].what_if.expiries, [at_ms(2600)], "one expiry, past the capture's end at 1.7 s");
+}
+
+/// A SYN sent again is a stall in SYN-SENT, ended by the SYN-ACK; a retransmission
+/// after a duplicate ACK arrived is a fast retransmit, not a stall.
+#[test]
+fn a_syn_sent_again_stalls_and_a_fast_retransmit_does_not() {
+    let segs = vec![
+        syn(seg(0, true, 100, 0, 0)),
+        syn(seg(1000, true, 100, 0, 0)),
+        syn(seg(1050, false, 900, 101, 0)),
+        seg(1050, true, 101, 901, 0),
+        seg(1100, true, 101, 901, 1000),
+        seg(1100, true, 1101, 901, 1000),
+        seg(1150, false, 901, 101, 0), // a duplicate ACK: the first segment was lost
+        seg(1151, true, 101, 901, 1000),
+        seg(1200, false, 901, 2101, 0),
+    ];
+    let s = stalls(RtoProfile::Linux, &segs);
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert_eq!((s[0].phase, s[0].armed, s[0].recovered), (Phase::SynSent, at_ms(0), Some(at_ms(1050))));
+    // Linux `TCP_TIMEOUT_INIT`: the SYN's timer is 1 s.
+    assert_eq!(s[0].what_if.expiries, [at_ms(1000)]);
 }
 
 /// RFC 9293 §3.4: the same exchange with the sequence numbers wrapping mid-way.

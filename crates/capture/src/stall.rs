@@ -1,0 +1,184 @@
+//! Stalls: the sender retransmitting the head of its data with nothing heard from the
+//! receiver since its timer was armed, until an ACK moves past it. Only a timer can
+//! drive such a retransmission (a fast retransmit answers an incoming ACK), so what the
+//! capture shows there is the sender's own timer at work, and the question worth asking
+//! is what another timer would have done in the same silence.
+//!
+//! For each stall the capture gives when the timer was armed, the retransmissions sent
+//! and the ACK that ended it. The profile's estimator, as it stood when the stall began,
+//! gives its own expiries: armed + RTO, then each backed-off RTO after the one before
+//! (RFC 6298 §5.5; Linux `tcp_retransmit_timer`). When the path came back the capture
+//! cannot say exactly: after the last retransmission that was lost and by the one that
+//! got through. So the profile's recovery is a span: its first expiry after the former,
+//! and its first at or after the latter, each plus the time the real ACK took to come
+//! back.
+
+use backoffsim_core::engine::time::{SimDuration, SimTime};
+use backoffsim_core::model::rto::{Phase, RtoEstimator};
+
+/// How far apart an expiry and a measured retransmission may be and still count as the
+/// same moment: a kernel's timer fires up to a tick late (10 ms at HZ = 100, the
+/// coarsest common setting), and the estimator's arithmetic differs by microseconds.
+pub const SLACK: SimDuration = SimDuration(10_000_000);
+
+/// The most retransmissions, and expiries, a stall keeps the times of; the rest are
+/// counted. A stall's first ones are what a reader compares.
+pub const MARKS_MAX: usize = 64;
+
+/// The most expiries computed for one stall: a what-if of `max_rto = 1ms` over an hour's
+/// silence must still end.
+const EXPIRIES_MAX: u64 = 1 << 20;
+
+/// One stall, measured and as the profile would have run it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stall {
+    /// `SynSent` for SYNs sent again, `Established` for data.
+    pub phase: Phase,
+    /// When the timer was last armed before the first retransmission.
+    pub armed: SimTime,
+    /// The retransmissions of the head during the stall: the first [`MARKS_MAX`].
+    pub sent: Vec<SimTime>,
+    /// How many there were in all.
+    pub retransmissions: u64,
+    /// The ACK that moved past the head; `None` if the capture ends (or the connection
+    /// is reset) first.
+    pub recovered: Option<SimTime>,
+    /// The profile's timer in the same stall.
+    pub what_if: WhatIf,
+}
+
+/// The profile's timer over a stall.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WhatIf {
+    /// Its expiries from the arming until it would have recovered (the capture's end for
+    /// a stall without recovery): the first [`MARKS_MAX`].
+    pub expiries: Vec<SimTime>,
+    /// How many expiries that is in all.
+    pub count: u64,
+    /// When it would have recovered: the earliest and the latest the capture allows.
+    pub recovered: Option<(SimTime, SimTime)>,
+}
+
+impl Stall {
+    /// How long the sender was stalled, arming to recovery.
+    pub fn stalled(&self) -> Option<SimDuration> {
+        self.recovered.map(|r| r.saturating_since(self.armed))
+    }
+
+    /// The same for the profile's timer: (earliest, latest).
+    pub fn stalled_what_if(&self) -> Option<(SimDuration, SimDuration)> {
+        self.what_if.recovered.map(|(a, b)| (a.saturating_since(self.armed), b.saturating_since(self.armed)))
+    }
+}
+
+/// A stall still going: what it started with and the retransmissions so far.
+#[derive(Clone, Debug)]
+pub(crate) struct Open {
+    phase: Phase,
+    armed: SimTime,
+    /// The estimator as it was before the first retransmission's expiry.
+    est: RtoEstimator,
+    sent: Vec<SimTime>,
+    retransmissions: u64,
+    /// The last retransmission and the one before it (the arming for the first).
+    last: SimTime,
+    before_last: SimTime,
+}
+
+impl Open {
+    pub(crate) fn new(phase: Phase, armed: SimTime, est: RtoEstimator) -> Open {
+        Open { phase, armed, est, sent: Vec::new(), retransmissions: 0, last: armed, before_last: armed }
+    }
+
+    pub(crate) fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    pub(crate) fn retransmitted(&mut self, at: SimTime) {
+        if self.sent.len() < MARKS_MAX {
+            self.sent.push(at);
+        }
+        self.retransmissions += 1;
+        self.before_last = self.last;
+        self.last = at;
+    }
+
+    /// The stall ended by an ACK at `recovered`, or unrecovered when the capture ended
+    /// at `end`.
+    pub(crate) fn close(self, recovered: Option<SimTime>, end: SimTime) -> Stall {
+        let what_if = self.what_if(recovered, end);
+        Stall {
+            phase: self.phase,
+            armed: self.armed,
+            sent: self.sent,
+            retransmissions: self.retransmissions,
+            recovered,
+            what_if,
+        }
+    }
+
+    fn what_if(&self, recovered: Option<SimTime>, end: SimTime) -> WhatIf {
+        // The path was certainly back by the last retransmission (its ACK came) and
+        // certainly not before the one before it, which was lost.
+        let (after, by) = (self.before_last, self.last);
+        let first = self.retransmissions <= 1;
+        let mut est = self.est.clone();
+        let mut expiries = Vec::new();
+        let mut count = 0;
+        let mut earliest = None;
+        let mut latest = None;
+        let mut at = self.armed + est.rto();
+        while count < EXPIRIES_MAX {
+            if expiries.len() < MARKS_MAX {
+                expiries.push(at);
+            }
+            count += 1;
+            // The next moment that decides something: the path possibly back, the path
+            // surely back, the capture's end.
+            let threshold = if recovered.is_some() {
+                // The original send may have been all that was lost: then any expiry
+                // after it gets through.
+                let past_loss = if first { at > after } else { at > after + SLACK };
+                if earliest.is_none() && past_loss {
+                    earliest = Some(at);
+                }
+                if at + SLACK >= by {
+                    latest = Some(at);
+                    break;
+                }
+                if earliest.is_none() {
+                    after + if first { SimDuration(1) } else { SLACK }
+                } else {
+                    SimTime(by.as_nanos().saturating_sub(SLACK.as_nanos()))
+                }
+            } else if at >= end {
+                break;
+            } else {
+                end
+            };
+            let before = est.rto();
+            est.on_timeout(self.phase);
+            let step = est.rto().max(SimDuration(1));
+            if step == before && expiries.len() >= MARKS_MAX && self.phase == Phase::Established {
+                // The backoff is at its ceiling and no more times are kept: count the
+                // expiries short of the threshold without stepping through each.
+                let skip = (threshold.as_nanos().saturating_sub(at.as_nanos() + 1) / step.as_nanos())
+                    .min(EXPIRIES_MAX - count);
+                at += SimDuration(step.as_nanos() * skip);
+                count += skip;
+            }
+            at += step;
+        }
+        let recovered = match (recovered, earliest.min(latest).or(latest), latest) {
+            (Some(ack), Some(a), Some(b)) => {
+                let back = ack.saturating_since(by);
+                Some((a + back, b + back))
+            }
+            _ => None,
+        };
+        WhatIf { expiries, count, recovered }
+    }
+}
+
+#[cfg(test)]
+mod tests;
