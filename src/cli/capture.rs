@@ -10,10 +10,13 @@ use std::path::Path;
 
 use backoffsim_capture::flow::{Endpoint, Flow, FlowKey, Flows};
 use backoffsim_capture::reader::{Capture, CaptureError};
-use backoffsim_capture::sender_view::SenderView;
+use backoffsim_capture::sender_view::{Observer, SenderView};
 use backoffsim_core::model::rto::RtoParams;
+use backoffsim_core::run::destination::Destination;
 
 use super::CliError;
+
+mod out;
 
 fn usage(e: CaptureError) -> CliError {
     CliError::Usage(e.to_string())
@@ -41,12 +44,33 @@ fn write_list(out: &mut impl Write, flows: &Flows) -> std::io::Result<()> {
     Ok(())
 }
 
-pub fn capture(file: &Path, flow: Option<&str>, params: &RtoParams) -> Result<(), CliError> {
-    let wanted = flow.map(parse_flow).transpose()?;
+/// What `rto capture` was asked: the file, the connection, the estimator and where the
+/// files go (stdout when `out` is `None`).
+pub struct Request<'a> {
+    pub file: &'a Path,
+    pub flow: Option<&'a str>,
+    pub params: &'a RtoParams,
+    /// The command line's `--profile` and `--set`s, as the report repeats them.
+    pub asked: String,
+    pub out: Option<&'a Path>,
+    pub quiet: bool,
+}
+
+pub fn capture(req: &Request<'_>) -> Result<(), CliError> {
+    let wanted = req.flow.map(parse_flow).transpose()?;
+    // Claimed before any work, as `run` claims its own.
+    let dest = req.out.map(super::run::claim).transpose()?;
+    if dest.is_some() {
+        super::signals::install().map_err(CliError::Failed)?;
+    }
+    let file = req.file;
     let mut flows = Flows::default();
     let mut cap = Capture::open(file).map_err(usage)?;
+    let mut read = 0u64;
     while let Some(seg) = cap.next_segment() {
         flows.add(&seg.map_err(usage)?);
+        read += 1;
+        stop_if_asked(read, dest.as_ref())?;
     }
     flows.settle();
     let chosen: Flow = match wanted {
@@ -82,16 +106,47 @@ pub fn capture(file: &Path, flow: Option<&str>, params: &RtoParams) -> Result<()
             }
         },
     };
-
-    let stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    let mut view = SenderView::new(chosen.sender, chosen.receiver(), chosen.first_ns, params, stdout)
-        .map_err(CliError::from_stdout)?;
-    let mut cap = Capture::open(file).map_err(usage)?;
-    while let Some(seg) = cap.next_segment() {
-        view.add(&seg.map_err(usage)?).map_err(CliError::from_stdout)?;
+    match dest {
+        Some(dest) => out::write(req, &chosen, &dest),
+        None => {
+            let stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            let mut view = SenderView::new(chosen.sender, chosen.receiver(), chosen.first_ns, req.params, stdout)
+                .map_err(CliError::from_stdout)?;
+            replay(file, &mut view, None)?.map_err(CliError::from_stdout)?;
+            view.finish().map_err(CliError::from_stdout)?;
+            Ok(())
+        }
     }
-    view.finish().map_err(CliError::from_stdout)?;
-    Ok(())
+}
+
+/// The second pass: every segment of `file` through `view`. The outer error is the
+/// file's (or a stop); the inner one the output's.
+fn replay<W: Write, O: Observer>(
+    file: &Path,
+    view: &mut SenderView<W, O>,
+    dest: Option<&Destination>,
+) -> Result<std::io::Result<()>, CliError> {
+    let mut cap = Capture::open(file).map_err(usage)?;
+    let mut read = 0u64;
+    while let Some(seg) = cap.next_segment() {
+        if let Err(e) = view.add(&seg.map_err(usage)?) {
+            return Ok(Err(e));
+        }
+        read += 1;
+        stop_if_asked(read, dest)?;
+    }
+    Ok(Ok(()))
+}
+
+/// Every few thousand packets, a look at the stop flag (only set when files are written:
+/// without `--out` Ctrl-C ends the command as it ends any filter).
+fn stop_if_asked(read: u64, dest: Option<&Destination>) -> Result<(), CliError> {
+    match dest {
+        Some(d) if read % 4096 == 0 && backoffsim_core::run::interrupt::requested() => {
+            Err(CliError::Interrupted(d.path().display().to_string()))
+        }
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

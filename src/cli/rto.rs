@@ -42,9 +42,18 @@ pub enum RtoCommand {
         /// (one timed segment, or every ACK with the echo on a 1 ms clock).
         #[arg(long, default_value = "rfc6298")]
         profile: String,
-        /// Override an estimator constant by its scenario name, e.g. `--set min_rto=200ms`.
+        /// Override an estimator constant by its scenario name, e.g. `--set min_rto=200ms`:
+        /// what another timer would have done in the same silences.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
+        /// Write `trace.csv`, `stalls.csv` (each stall measured against the profile's
+        /// timer), the RTO figure `rto.png`/`rto.svg` and `report.md` into this directory
+        /// instead of printing the rows.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// No note on stderr of what was written.
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Read a log of `ss -ti` snapshots (each poll after a line holding the time in
     /// seconds, as `date +%s.%N` prints it) and print the kernel's own RTO, SRTT, RTTVAR,
@@ -76,9 +85,22 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
                 other => CliError::Usage(format!("{}: {other}", file.display())),
             })
         }
-        RtoCommand::Capture { file, flow, profile, sets } => {
+        RtoCommand::Capture { file, flow, profile, sets, out, quiet } => {
             let params = params(&profile, &sets, ("a capture", "a capture shows what the sender did"))?;
-            super::capture::capture(&file, flow.as_deref(), &params)
+            let mut asked = format!("profile {profile}");
+            for s in &sets {
+                asked.push_str(", ");
+                asked.push_str(s);
+            }
+            let req = super::capture::Request {
+                file: &file,
+                flow: flow.as_deref(),
+                params: &params,
+                asked,
+                out: out.as_deref(),
+                quiet,
+            };
+            super::capture::capture(&req)
         }
         RtoCommand::Ss { file, flow } => super::ss_log::ss(&file, flow.as_deref()),
     }

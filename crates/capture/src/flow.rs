@@ -119,6 +119,8 @@ pub struct Flow {
     pub sender: Endpoint,
     sender_known: bool,
     pub first_ns: u64,
+    /// The latest packet's time (a capture's clock may step back).
+    pub last_ns: u64,
     /// `[from key.0, from key.1]`.
     pub dirs: [Direction; 2],
 }
@@ -166,8 +168,10 @@ impl Flows {
             sender: src,
             sender_known: false,
             first_ns: s.time_ns,
+            last_ns: s.time_ns,
             dirs: Default::default(),
         });
+        flow.last_ns = flow.last_ns.max(s.time_ns);
         let syn_only = s.syn && !s.ack_flag;
         if !flow.sender_known && (syn_only || s.len > 0) {
             flow.sender = src;

@@ -86,8 +86,10 @@ pub struct SenderView<W: Write, O: Observer = ()> {
     /// Whether the receiver echoes timestamps (its segments carry the option).
     peer_ts: bool,
     timer_ns: u64,
-    /// The last segment from the receiver, and the last of the connection.
+    /// The last segment from the receiver, the last new data sent, and the last packet of
+    /// the connection.
     heard_ns: u64,
+    new_data_ns: u64,
     last_ns: u64,
     stall: Option<Open>,
     observer: O,
@@ -130,6 +132,7 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             peer_ts: false,
             timer_ns: origin_ns,
             heard_ns: 0,
+            new_data_ns: 0,
             last_ns: origin_ns,
             stall: None,
             observer,
@@ -152,7 +155,12 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             self.close_stall(None);
         }
         if self.stall.is_none() && self.heard_ns <= self.timer_ns {
-            self.stall = Some(Open::new(phase, self.at(self.timer_ns), self.out.estimator().clone()));
+            // RFC 6298 §5.1 and §5.3: the timer runs from the ACK, or from the send that
+            // found it stopped. Linux restarts it at each new segment sent while a loss
+            // probe is pending (`tcp_event_new_data_sent` calls `tcp_rearm_rto`) and after
+            // the probe (`tcp_send_loss_probe`): from the last data sent in the silence.
+            let armed = if self.linux { self.timer_ns.max(self.new_data_ns) } else { self.timer_ns };
+            self.stall = Some(Open::new(phase, self.at(armed), self.out.estimator().clone()));
         }
         let at = self.at(ns);
         if let Some(stall) = self.stall.as_mut() {
@@ -224,6 +232,7 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             if self.outstanding.is_empty() {
                 self.timer_ns = s.time_ns;
             }
+            self.new_data_ns = s.time_ns;
             self.outstanding.insert(start, Sent { end, first_ns: s.time_ns, retransmitted: false });
             self.nxt = self.nxt.max(end);
             if self.timed.is_none() {

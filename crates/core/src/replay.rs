@@ -238,7 +238,7 @@ fn seconds(line: u64, column: &'static str, text: &str) -> Result<SimDuration, R
 /// Seconds for the output CSV: six decimals, rounded half up to the microsecond, from
 /// integers. Not the simulator's nine (`metrics::trace::secs`): a replay's input is a
 /// capture, whose times and samples are microseconds at best.
-fn csv_secs(out: &mut String, d: SimDuration) {
+pub fn csv_secs(out: &mut String, d: SimDuration) {
     let us = (u128::from(d.as_nanos()) + 500) / 1000;
     // Writing into a String cannot fail.
     let _ = write!(out, "{}.{:06}", us / 1_000_000, us % 1_000_000);

@@ -5,8 +5,9 @@
 //!
 //! - results (`run`, `merge`): `manifest.json`, whose `files` lists every file;
 //! - a shard's part (`run --shard`): `part.json`, `scenario.toml` and `results.bin`;
-//! - a comparison (`compare`): `report.md`, `report.html`, and the plots the report
-//!   shows (`NAME.png`, drawn as `NAME.svg` too).
+//! - a comparison (`compare`) or a capture's replay (`rto capture --out`): `report.md`,
+//!   `report.html`, the plots the report shows (`NAME.png`, drawn as `NAME.svg` too) and
+//!   the CSV files it links (`[NAME.csv](NAME.csv)`).
 //!
 //! A directory with anything else in it is refused, as are `.`, an ancestor of the
 //! working directory and a symbolic link, before any work is done.
@@ -138,21 +139,25 @@ fn inventory(dir: &Path, entries: &BTreeSet<String>) -> BTreeSet<String> {
         && let Ok(md) = fs::read_to_string(dir.join("report.md"))
     {
         let mut ours: BTreeSet<String> = ["report.md", "report.html"].into_iter().map(String::from).collect();
-        for stem in plots_shown(&md) {
+        for stem in linked(&md, ".png") {
             ours.insert(format!("{stem}.png"));
             ours.insert(format!("{stem}.svg"));
+        }
+        for stem in linked(&md, ".csv") {
+            ours.insert(format!("{stem}.csv"));
         }
         return ours;
     }
     BTreeSet::new()
 }
 
-/// The plots a report shows, as the stems of its `![title](NAME.png)` images.
-fn plots_shown(md: &str) -> Vec<&str> {
+/// The files of one kind a report shows or links, as the stems of its `](NAME.png)` or
+/// `](NAME.csv)` targets: plain names only, never a path out of the directory.
+fn linked<'a>(md: &'a str, suffix: &str) -> Vec<&'a str> {
     md.match_indices("](")
         .filter_map(|(i, _)| {
             let rest = &md[i + 2..];
-            let stem = rest[..rest.find(')')?].strip_suffix(".png")?;
+            let stem = rest[..rest.find(')')?].strip_suffix(suffix)?;
             stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_').then_some(stem)
         })
         .filter(|s| !s.is_empty())
@@ -211,6 +216,22 @@ mod tests {
         assert!(foreign(tmp.path()).unwrap().is_empty());
         fs::write(tmp.path().join("diagram.png"), "mine").unwrap();
         assert_eq!(foreign(tmp.path()).unwrap(), ["diagram.png"]);
+    }
+
+    #[test]
+    fn a_captures_replay_is_its_report_plots_and_the_csv_files_it_links() {
+        let md = "![RTO trace](rto.png)\n- [trace.csv](trace.csv)\n- [stalls.csv](stalls.csv)\n\
+                  - [elsewhere](../thesis.csv)\n";
+        let tmp = dir_with(&[
+            ("report.md", md),
+            ("rto.png", ""),
+            ("rto.svg", ""),
+            ("trace.csv", ""),
+            ("stalls.csv", ""),
+        ]);
+        assert!(foreign(tmp.path()).unwrap().is_empty());
+        fs::write(tmp.path().join("notes.csv"), "mine").unwrap();
+        assert_eq!(foreign(tmp.path()).unwrap(), ["notes.csv"]);
     }
 
     #[test]

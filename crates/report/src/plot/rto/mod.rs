@@ -15,10 +15,12 @@ use plotters::style::FontStyle;
 use plotters::style::text_anchor;
 
 mod caption;
+mod capture;
 mod cwnd;
 mod draw;
 mod timers;
 
+pub use capture::CaptureTrace;
 use timers::{Ending, Row};
 
 use super::{
@@ -109,6 +111,9 @@ struct Panel {
     retransmits: Vec<f64>,
     /// Tail loss probes sent.
     probes: Vec<f64>,
+    /// A captured connection's timer-driven retransmissions, at the time the sender
+    /// waited before each.
+    waited: Vec<(f64, f64)>,
     /// Where F-RTO found the last timeout spurious and undid it, at the RTO then.
     undone: Vec<(f64, f64)>,
     /// When the connection was aborted (it may be before the window), and why.

@@ -1,0 +1,295 @@
+//! `rto capture --out DIR`: the replay's rows as `trace.csv`, each stall measured against
+//! the profile's timer as `stalls.csv`, the RTO figure (`rto.png`, `rto.svg`) and a short
+//! `report.md`, made whole in a staging directory and swapped in at the end, as `run`'s
+//! results are. The figure is gathered while the capture is read, in memory that does not
+//! grow with it (`CaptureTrace`); the report keeps the longest stalls only.
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+
+use backoffsim_capture::flow::Flow;
+use backoffsim_capture::sender_view::{Observer, SenderView, Summary};
+use backoffsim_capture::stall::Stall;
+use backoffsim_core::engine::time::{SimDuration, SimTime};
+use backoffsim_core::metrics::trace::TraceEvent;
+use backoffsim_core::model::rto::{Phase, RtoSnapshot};
+use backoffsim_core::replay::{Event, csv_secs};
+use backoffsim_core::run::destination::Destination;
+use backoffsim_report::plot::Format;
+use backoffsim_report::plot::rto::CaptureTrace;
+
+use super::{CliError, Request, replay};
+
+/// How many stalls the report lists, the longest first; `stalls.csv` has them all.
+const REPORT_STALLS: usize = 20;
+
+const STALLS_HEADER: &str = "stall,phase,armed_s,retransmissions,retransmitted_after_s,recovered_after_s,\
+profile_expiries,profile_expired_after_s,profile_recovered_after_s,profile_recovered_by_s\n";
+
+/// Hears the replay: draws the figure, writes `stalls.csv`, keeps the longest stalls.
+struct Gather<W: Write> {
+    trace: CaptureTrace,
+    stalls: W,
+    /// The first failure to write `stalls.csv`: the observer cannot return it.
+    error: Option<io::Error>,
+    count: u64,
+    recovered: u64,
+    /// (how long, its number, the stall), longest first, at most [`REPORT_STALLS`].
+    longest: Vec<(SimDuration, u64, Stall)>,
+    end: SimTime,
+    line: String,
+}
+
+fn secs(d: SimDuration) -> String {
+    let mut s = String::new();
+    csv_secs(&mut s, d);
+    s
+}
+
+fn at(t: SimTime) -> f64 {
+    t.as_secs_f64()
+}
+
+/// Offsets from `from`, `;`-joined.
+fn offsets(from: SimTime, times: &[SimTime]) -> String {
+    times.iter().map(|t| secs(t.saturating_since(from))).collect::<Vec<_>>().join(";")
+}
+
+fn phase_name(p: Phase) -> &'static str {
+    match p {
+        Phase::SynSent => "syn_sent",
+        Phase::Established => "established",
+    }
+}
+
+impl<W: Write> Observer for Gather<W> {
+    fn row(&mut self, t: SimTime, event: Event, state: &RtoSnapshot) {
+        let (kind, sample) = match event {
+            Event::Sample(rtt, _) => (TraceEvent::Sample, Some(rtt.as_secs_f64())),
+            Event::Timeout | Event::SynTimeout => (TraceEvent::Timeout, None),
+            Event::Established => (TraceEvent::Established, None),
+            Event::Retransmit => (TraceEvent::Retransmit, None),
+        };
+        self.trace.row(at(t), kind, sample, state.srtt.map(|d| d.as_secs_f64()), state.rto.as_secs_f64());
+    }
+
+    fn stall(&mut self, s: &Stall) {
+        self.count += 1;
+        let mut before = s.armed;
+        for &t in &s.sent {
+            self.trace.waited(at(t), t.saturating_since(before).as_secs_f64());
+            before = t;
+        }
+        let mut before = s.armed;
+        for &e in &s.what_if.expiries {
+            self.trace.expiry(at(e), e.saturating_since(before).as_secs_f64());
+            before = e;
+        }
+        let stalled = s.stalled();
+        if stalled.is_some() {
+            self.recovered += 1;
+        }
+        let what_if = s.stalled_what_if();
+        self.line.clear();
+        let _ = writeln!(
+            self.line,
+            "{},{},{},{},{},{},{},{},{},{}",
+            self.count,
+            phase_name(s.phase),
+            secs(SimDuration(s.armed.as_nanos())),
+            s.retransmissions,
+            offsets(s.armed, &s.sent),
+            stalled.map(secs).unwrap_or_default(),
+            s.what_if.count,
+            offsets(s.armed, &s.what_if.expiries),
+            what_if.map(|w| secs(w.0)).unwrap_or_default(),
+            what_if.map(|w| secs(w.1)).unwrap_or_default(),
+        );
+        if self.error.is_none()
+            && let Err(e) = self.stalls.write_all(self.line.as_bytes())
+        {
+            self.error = Some(e);
+        }
+        // An unrecovered stall lasted at least to the capture's end.
+        let length = stalled.unwrap_or_else(|| self.end.saturating_since(s.armed));
+        let place = self.longest.partition_point(|(d, _, _)| *d >= length);
+        if place < REPORT_STALLS {
+            self.longest.insert(place, (length, self.count, s.clone()));
+            self.longest.truncate(REPORT_STALLS);
+        }
+    }
+}
+
+pub(super) fn write(req: &Request<'_>, flow: &Flow, dest: &Destination) -> Result<(), CliError> {
+    let failed = |e: io::Error| {
+        if backoffsim_core::run::interrupt::requested() {
+            CliError::Interrupted(dest.path().display().to_string())
+        } else {
+            CliError::Failed(format!("cannot write to {}: {e}", dest.path().display()))
+        }
+    };
+    let staging = dest.stage().map_err(failed)?;
+    let span = SimDuration(flow.last_ns.saturating_sub(flow.first_ns));
+    let trace_csv = BufWriter::new(File::create(staging.path("trace.csv")).map_err(failed)?);
+    let mut stalls_csv = BufWriter::new(File::create(staging.path("stalls.csv")).map_err(failed)?);
+    stalls_csv.write_all(STALLS_HEADER.as_bytes()).map_err(failed)?;
+    let gather = Gather {
+        trace: CaptureTrace::new(span.as_secs_f64()),
+        stalls: stalls_csv,
+        error: None,
+        count: 0,
+        recovered: 0,
+        longest: Vec::new(),
+        end: SimTime(span.as_nanos()),
+        line: String::new(),
+    };
+    let mut view =
+        SenderView::observed(flow.sender, flow.receiver(), flow.first_ns, req.params, trace_csv, gather)
+            .map_err(failed)?;
+    replay(req.file, &mut view, Some(dest))?.map_err(failed)?;
+    let (trace_csv, mut gather, summary) = view.finish().map_err(failed)?;
+    trace_csv.into_inner().map_err(|e| failed(e.into_error()))?.sync_all().map_err(failed)?;
+    if let Some(e) = gather.error {
+        return Err(failed(e));
+    }
+    gather.stalls.flush().map_err(failed)?;
+    gather.stalls.get_ref().sync_all().map_err(failed)?;
+
+    let subtitle = format!(
+        "{} · {} → {} · {}",
+        req.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        flow.sender,
+        flow.receiver(),
+        req.asked
+    );
+    let caption = caption(&summary, gather.count);
+    let draw = |format| {
+        gather.trace.render(&subtitle, &caption, format).map_err(|e| CliError::Failed(format!("the RTO figure: {e}")))
+    };
+    staging.write("rto.png", &draw(Format::Png)?).map_err(failed)?;
+    staging.write("rto.svg", &draw(Format::Svg)?).map_err(failed)?;
+    staging.write("report.md", report(req, flow, &summary, &gather).as_bytes()).map_err(failed)?;
+    let dir = staging.commit().map_err(failed)?;
+    if !req.quiet {
+        eprintln!(
+            "backoffsim: wrote {}: report.md, rto.png, rto.svg, trace.csv, stalls.csv",
+            backoffsim_core::input::escaped(&dir.display().to_string())
+        );
+    }
+    Ok(())
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The panel's heading: what the capture shows.
+fn caption(s: &Summary, stalls: u64) -> String {
+    format!(
+        "captured connection: {}, {}, {} (the profile's timer: {} timeouts)",
+        plural(s.samples, "RTT sample", "RTT samples"),
+        plural(s.timeouts + s.retransmits + s.syn_timeouts, "retransmission", "retransmissions"),
+        plural(stalls, "stall", "stalls"),
+        s.timeouts + s.syn_timeouts,
+    )
+}
+
+/// Seconds for the report: the CSV's six decimals, trailing zeros dropped.
+fn short(d: SimDuration) -> String {
+    let s = secs(d);
+    let s = s.trim_end_matches('0');
+    s.strip_suffix('.').unwrap_or(s).to_string()
+}
+
+/// A list of offsets, cut after a few.
+fn listed(from: SimTime, times: &[SimTime], all: u64) -> String {
+    const SHOWN: usize = 6;
+    let mut parts: Vec<String> = times.iter().take(SHOWN).map(|t| short(t.saturating_since(from))).collect();
+    if all > SHOWN as u64 {
+        parts.push(format!("… ({all})"));
+    }
+    parts.join(", ")
+}
+
+fn report<W: Write>(req: &Request<'_>, flow: &Flow, s: &Summary, g: &Gather<W>) -> String {
+    let mut md = String::new();
+    let name = req.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let _ = writeln!(md, "# RTO of a captured connection\n");
+    let _ = writeln!(
+        md,
+        "`{name}`: the connection {} → {}, read from its data sender's side and replayed through the \
+         estimator of {}.\n",
+        flow.sender,
+        flow.receiver(),
+        req.asked
+    );
+    let _ = writeln!(md, "| | |\n|---|---|");
+    let _ = writeln!(md, "| packets | {} ({} bytes of payload) |", flow.packets(), flow.bytes());
+    let _ = writeln!(md, "| duration | {} s |", short(SimDuration(flow.last_ns.saturating_sub(flow.first_ns))));
+    let _ = writeln!(md, "| RTT samples | {} |", s.samples);
+    let _ = writeln!(
+        md,
+        "| retransmissions | {} of data, {} of the SYN; {} after a full RTO of the profile's timer |",
+        s.timeouts + s.retransmits,
+        s.syn_timeouts,
+        s.timeouts
+    );
+    let _ = writeln!(md, "| stalls | {}, {} recovered within the capture |", g.count, g.recovered);
+    let _ = writeln!(md, "\n![RTO trace](rto.png)\n");
+    let _ = writeln!(
+        md,
+        "Dots are RTT samples, the lines the profile's SRTT and RTO. Triangles are the retransmissions \
+         the sender's timer drove, drawn at the time it waited; crosses are where the profile's timer \
+         would have expired in the same silence, drawn at its interval. A triangle above its cross is a \
+         sender slower than the profile.\n"
+    );
+    let _ = writeln!(md, "## Stalls\n");
+    if g.longest.is_empty() {
+        let _ = writeln!(md, "None: no retransmission of the sender's oldest data with the receiver silent.");
+    } else {
+        let _ = writeln!(
+            md,
+            "A stall is the sender retransmitting its oldest unacknowledged data with nothing heard from \
+             the receiver since its timer was armed, until an ACK moves past it. Times are seconds after \
+             the timer was armed. The capture cannot say when the path came back, only that it was after \
+             the last retransmission lost and by the one that got through; so the profile's recovery is a \
+             span. {}\n",
+            if g.count as usize > g.longest.len() {
+                format!("The {} longest of {} stalls; `stalls.csv` has all of them.", g.longest.len(), g.count)
+            } else {
+                "`stalls.csv` has them with every time.".to_string()
+            }
+        );
+        let _ = writeln!(
+            md,
+            "| stall | armed at (s) | sender retransmitted after | recovered after | profile's timer expires after \
+             | profile recovers after |\n|---|---|---|---|---|---|"
+        );
+        for (_, n, st) in &g.longest {
+            let recovered = st.stalled().map_or_else(|| "not within the capture".to_string(), short);
+            let what_if = match st.stalled_what_if() {
+                Some((a, b)) if a == b => short(a),
+                Some((a, b)) => format!("{} to {}", short(a), short(b)),
+                None => "—".to_string(),
+            };
+            let _ = writeln!(
+                md,
+                "| {n}{} | {} | {} | {recovered} | {} | {what_if} |",
+                if st.phase == Phase::SynSent { " (SYN)" } else { "" },
+                short(SimDuration(st.armed.as_nanos())),
+                listed(st.armed, &st.sent, st.retransmissions),
+                listed(st.armed, &st.what_if.expiries, st.what_if.count),
+            );
+        }
+    }
+    let _ = writeln!(md, "\n## Files\n");
+    let _ = writeln!(
+        md,
+        "- [trace.csv](trace.csv): the estimator's state after each sample and retransmission, as \
+         `rto capture` prints it without `--out`.\n- [stalls.csv](stalls.csv): every stall, measured and \
+         as the profile's timer would have run it.\n- `rto.png`, `rto.svg`: the figure above."
+    );
+    let _ = writeln!(md, "\nMade by `backoffsim rto capture` {}.", env!("CARGO_PKG_VERSION"));
+    md
+}
