@@ -5,6 +5,7 @@ mod bad_input;
 mod calls;
 mod capture;
 mod capture_kernel;
+mod capture_out;
 mod catalogue;
 mod cells;
 mod cli;

@@ -144,9 +144,8 @@ pub(super) fn write(req: &Request<'_>, flow: &Flow, dest: &Destination) -> Resul
         end: SimTime(span.as_nanos()),
         line: String::new(),
     };
-    let mut view =
-        SenderView::observed(flow.sender, flow.receiver(), flow.first_ns, req.params, trace_csv, gather)
-            .map_err(failed)?;
+    let mut view = SenderView::observed(flow.sender, flow.receiver(), flow.first_ns, req.params, trace_csv, gather)
+        .map_err(failed)?;
     replay(req.file, &mut view, Some(dest))?.map_err(failed)?;
     let (trace_csv, mut gather, summary) = view.finish().map_err(failed)?;
     trace_csv.into_inner().map_err(|e| failed(e.into_error()))?.sync_all().map_err(failed)?;

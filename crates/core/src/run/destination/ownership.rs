@@ -222,13 +222,8 @@ mod tests {
     fn a_captures_replay_is_its_report_plots_and_the_csv_files_it_links() {
         let md = "![RTO trace](rto.png)\n- [trace.csv](trace.csv)\n- [stalls.csv](stalls.csv)\n\
                   - [elsewhere](../thesis.csv)\n";
-        let tmp = dir_with(&[
-            ("report.md", md),
-            ("rto.png", ""),
-            ("rto.svg", ""),
-            ("trace.csv", ""),
-            ("stalls.csv", ""),
-        ]);
+        let tmp =
+            dir_with(&[("report.md", md), ("rto.png", ""), ("rto.svg", ""), ("trace.csv", ""), ("stalls.csv", "")]);
         assert!(foreign(tmp.path()).unwrap().is_empty());
         fs::write(tmp.path().join("notes.csv"), "mine").unwrap();
         assert_eq!(foreign(tmp.path()).unwrap(), ["notes.csv"]);

@@ -1,0 +1,137 @@
+//! `backoffsim rto capture --out DIR` on a real connection (`validation/linux/captures/
+//! blackout-3s.pcap`: a Linux 6.18 sender, HZ 250, 100 ms path, everything dropped for
+//! 3 s from 10 s, so four RTO expiries): the files, what the stall table says the kernel
+//! did against what each profile's timer would have done, and the directory's safety.
+
+use std::path::{Path, PathBuf};
+
+use super::common::{files, root, run, text};
+
+fn fixture() -> PathBuf {
+    root().join("validation/linux/captures/blackout-3s.pcap")
+}
+
+fn out(dir: &Path, args: &[&str]) -> std::process::Output {
+    let file = fixture();
+    let mut all = vec!["rto", "capture", file.to_str().unwrap(), "--out", dir.to_str().unwrap()];
+    all.extend_from_slice(args);
+    run(&all)
+}
+
+/// `stalls.csv`'s rows as maps of column to cell.
+fn stalls(dir: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let csv = std::fs::read_to_string(dir.join("stalls.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
+    lines.map(|l| header.iter().cloned().zip(l.split(',').map(String::from)).collect()).collect()
+}
+
+fn secs(list: &str) -> Vec<f64> {
+    list.split(';').map(|s| s.parse().unwrap()).collect()
+}
+
+#[test]
+fn the_files_are_written_and_trace_csv_is_what_stdout_would_be() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("blackout");
+    let o = out(&dir, &["--profile", "linux"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(o.stdout.is_empty(), "with --out the rows go to trace.csv");
+    assert!(text(&o.stderr).contains("report.md, rto.png, rto.svg, trace.csv, stalls.csv"), "{}", text(&o.stderr));
+    let names: Vec<String> = files(&dir).into_iter().map(|f| f.0).collect();
+    assert_eq!(names, ["report.md", "rto.png", "rto.svg", "stalls.csv", "trace.csv"]);
+    let stdout = run(&["rto", "capture", fixture().to_str().unwrap(), "--profile", "linux"]);
+    assert_eq!(std::fs::read(dir.join("trace.csv")).unwrap(), stdout.stdout);
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("![RTO trace](rto.png)") && md.contains("[stalls.csv](stalls.csv)"), "{md}");
+    assert!(md.contains("| 1 | 10.277318 | 0.316044, 0.956015, 2.204011, 4.668001 | 4.768803 |"), "{md}");
+    let svg = std::fs::read_to_string(dir.join("rto.svg")).unwrap();
+    assert!(svg.contains("timer-driven retransmission") && svg.contains("blackout-3s.pcap"));
+}
+
+/// The kernel's own timer in the blackout: armed by the last segment sent before it
+/// (`tcp_rearm_rto` after the loss probe), then `tcp_retransmit_timer` doubling
+/// `icsk_rto` from 304 ms (the `tcpi_rto` the fixture's polls show). The linux profile's
+/// expiries are those intervals; the kernel's retransmissions come later by at most a
+/// jiffy plus an eighth of each interval, the lateness of the timer wheel
+/// (`kernel/time/timer.c`, `LVL_GRAN`), and it recovers with the fourth.
+#[test]
+fn the_linux_profile_repeats_the_kernels_doubling_within_the_timer_wheels_lateness() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("linux");
+    assert!(out(&dir, &["--profile", "linux", "-q"]).status.success());
+    let rows = stalls(&dir);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let s = &rows[0];
+    assert_eq!((s["phase"].as_str(), s["retransmissions"].as_str()), ("established", "4"));
+    let profile = secs(&s["profile_expired_after_s"]);
+    assert_eq!(profile, [0.304, 0.912, 2.128, 4.56]);
+    let kernel = secs(&s["retransmitted_after_s"]);
+    let gaps =
+        |v: &[f64]| -> Vec<f64> { v.iter().scan(0.0, |last, &t| Some(t - std::mem::replace(last, t))).collect() };
+    for (k, p) in gaps(&kernel).into_iter().zip(gaps(&profile)) {
+        assert!(k >= p && k <= p + p / 8.0 + 0.004, "the kernel waited {k} s where the profile's timer says {p} s");
+    }
+    // The path came back between the third and fourth retransmissions: the profile's
+    // fourth expiry is the one that gets through, 0.100802 s before its ACK.
+    assert_eq!(s["profile_recovered_after_s"], "4.660802");
+    assert_eq!(s["profile_recovered_by_s"], "4.660802");
+    assert_eq!(s["recovered_after_s"], "4.768803");
+}
+
+/// What-if: RFC 6298's timer on the same silence. Armed by the last ACK (§5.3), at
+/// 1 s (§2.4's floor), doubling (§5.5): 1, 3, 7 s. The path came back after the kernel's
+/// third retransmission (2.44 s) and by its fourth (4.90 s), so the profile recovers
+/// between its expiry at 3 s and the one at 7 s. With `max_rto = 1s` (RFC 6298 §2.5
+/// allows no less than 60 s, so `nonconformant`) the expiries come every second after
+/// the first and it recovers between 3 and 5 s.
+#[test]
+fn another_profile_and_other_constants_show_their_own_expiries_and_recovery() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("rfc");
+    assert!(out(&dir, &["--profile", "rfc6298", "-q"]).status.success());
+    let s = &stalls(&dir)[0];
+    assert_eq!(s["armed_s"], "10.041365");
+    assert_eq!(secs(&s["profile_expired_after_s"]), [1.0, 3.0, 7.0]);
+    assert_eq!(
+        (s["profile_recovered_after_s"].as_str(), s["profile_recovered_by_s"].as_str()),
+        ("3.100802", "7.100802")
+    );
+
+    let capped = tmp.path().join("capped");
+    let o = out(&capped, &["--profile", "rfc6298", "--set", "max_rto=1s", "--set", "nonconformant=true", "-q"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = &stalls(&capped)[0];
+    assert_eq!(secs(&s["profile_expired_after_s"]), [1.0, 2.0, 3.0, 4.0, 5.0]);
+    assert_eq!(
+        (s["profile_recovered_after_s"].as_str(), s["profile_recovered_by_s"].as_str()),
+        ("3.100802", "5.100802")
+    );
+    let md = std::fs::read_to_string(capped.join("report.md")).unwrap();
+    assert!(md.contains("profile rfc6298, max_rto=1s, nonconformant=true"), "{md}");
+    assert!(md.contains("| 3.100802 to 5.100802 |"), "{md}");
+}
+
+#[test]
+fn the_same_capture_gives_the_same_bytes_and_a_rerun_replaces_its_own_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    assert!(out(&a, &["-q"]).status.success());
+    assert!(out(&b, &["-q"]).status.success());
+    assert_eq!(files(&a), files(&b));
+    let o = out(&a, &["--profile", "linux", "-q"]);
+    assert!(o.status.success(), "a directory it wrote is its to replace: {}", text(&o.stderr));
+    assert_ne!(files(&a), files(&b));
+}
+
+#[test]
+fn a_directory_with_someone_elses_file_is_refused_and_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("mine");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("thesis.csv"), "precious").unwrap();
+    let o = out(&dir, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("thesis.csv"), "{}", text(&o.stderr));
+    assert_eq!(files(&dir), [("thesis.csv".to_string(), b"precious".to_vec())]);
+}
