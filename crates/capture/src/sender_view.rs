@@ -281,7 +281,7 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             self.una = ack;
             let rtt = match (self.ts_rtt(now, s), self.syn_ns) {
                 (Some(rtt), _) => Some(rtt),
-                (None, Some(first)) if self.syn_sent == 1 => Some(SimDuration(now - first)),
+                (None, Some(first)) if self.syn_sent == 1 => Some(SimDuration(now.saturating_sub(first))),
                 _ => None, // RFC 6298 §3: the SYN was sent again, so this SYN-ACK is ambiguous
             };
             if let Some(rtt) = rtt {
@@ -317,7 +317,7 @@ impl<W: Write, O: Observer> SenderView<W, O> {
         let ts = self.ts_rtt(now, s);
         let rtt = if self.linux {
             match oldest {
-                Some(t) if !retrans_acked => Some(SimDuration(now - t)),
+                Some(t) if !retrans_acked => Some(SimDuration(now.saturating_sub(t))),
                 _ => ts,
             }
         } else if ts.is_some() {
@@ -326,7 +326,7 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             match self.timed {
                 Some((end, sent)) if end <= ack => {
                     self.timed = None;
-                    Some(SimDuration(now - sent))
+                    Some(SimDuration(now.saturating_sub(sent)))
                 }
                 _ => None,
             }

@@ -16,6 +16,7 @@ use backoffsim_core::metrics::trace::TraceEvent;
 use backoffsim_core::model::rto::{Phase, RtoSnapshot};
 use backoffsim_core::replay::{Event, csv_secs};
 use backoffsim_core::run::destination::Destination;
+use backoffsim_report::output::terminal::grouped;
 use backoffsim_report::plot::Format;
 use backoffsim_report::plot::rto::CaptureTrace;
 
@@ -180,17 +181,21 @@ pub(super) fn write(req: &Request<'_>, flow: &Flow, dest: &Destination) -> Resul
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+    format!("{} {}", count(n), if n == 1 { one } else { many })
+}
+
+fn count(n: u64) -> String {
+    grouped(&n.to_string())
 }
 
 /// The panel's heading: what the capture shows.
 fn caption(s: &Summary, stalls: u64) -> String {
     format!(
-        "captured connection: {}, {}, {} (the profile's timer: {} timeouts)",
+        "captured connection: {}, {}, {} (the profile's timer: {})",
         plural(s.samples, "RTT sample", "RTT samples"),
         plural(s.timeouts + s.retransmits + s.syn_timeouts, "retransmission", "retransmissions"),
         plural(stalls, "stall", "stalls"),
-        s.timeouts + s.syn_timeouts,
+        plural(s.timeouts + s.syn_timeouts, "timeout", "timeouts"),
     )
 }
 
@@ -224,17 +229,17 @@ fn report<W: Write>(req: &Request<'_>, flow: &Flow, s: &Summary, g: &Gather<W>) 
         req.asked
     );
     let _ = writeln!(md, "| | |\n|---|---|");
-    let _ = writeln!(md, "| packets | {} ({} bytes of payload) |", flow.packets(), flow.bytes());
+    let _ = writeln!(md, "| packets | {} ({} bytes of payload) |", count(flow.packets()), count(flow.bytes()));
     let _ = writeln!(md, "| duration | {} s |", short(SimDuration(flow.last_ns.saturating_sub(flow.first_ns))));
-    let _ = writeln!(md, "| RTT samples | {} |", s.samples);
+    let _ = writeln!(md, "| RTT samples | {} |", count(s.samples));
     let _ = writeln!(
         md,
         "| retransmissions | {} of data, {} of the SYN; {} after a full RTO of the profile's timer |",
-        s.timeouts + s.retransmits,
-        s.syn_timeouts,
-        s.timeouts
+        count(s.timeouts + s.retransmits),
+        count(s.syn_timeouts),
+        count(s.timeouts)
     );
-    let _ = writeln!(md, "| stalls | {}, {} recovered within the capture |", g.count, g.recovered);
+    let _ = writeln!(md, "| stalls | {}, {} recovered within the capture |", count(g.count), count(g.recovered));
     let _ = writeln!(md, "\n![RTO trace](rto.png)\n");
     let _ = writeln!(
         md,
