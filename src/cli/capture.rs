@@ -16,6 +16,7 @@ use backoffsim_core::run::destination::Destination;
 
 use super::CliError;
 
+mod kernel;
 mod out;
 
 fn usage(e: CaptureError) -> CliError {
@@ -53,6 +54,8 @@ pub struct Request<'a> {
     /// The command line's `--profile` and `--set`s, as the report repeats them.
     pub asked: String,
     pub out: Option<&'a Path>,
+    /// A log of `ss -ti` polls of the sender, to set the kernel's RTO beside the derived one.
+    pub ss: Option<&'a Path>,
     pub quiet: bool,
 }
 
@@ -62,6 +65,10 @@ pub fn capture(req: &Request<'_>) -> Result<(), CliError> {
     let dest = req.out.map(super::run::claim).transpose()?;
     if dest.is_some() {
         super::signals::install().map_err(CliError::Failed)?;
+    }
+    if let Some(log) = req.ss {
+        // Refused now, not after a first pass over a large capture.
+        std::fs::File::open(log).map_err(|e| CliError::Usage(format!("--ss {}: cannot read: {e}", log.display())))?;
     }
     let file = req.file;
     let mut flows = Flows::default();

@@ -51,6 +51,11 @@ pub enum RtoCommand {
         /// instead of printing the rows.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// With `--out`: a log of `ss -ti` polls on the sender (each after a line holding
+        /// the time, as `rto ss` reads), whose `rto:` the figure and report set beside
+        /// the derived RTO.
+        #[arg(long, value_name = "LOG", requires = "out")]
+        ss: Option<PathBuf>,
         /// No note on stderr of what was written.
         #[arg(long, short)]
         quiet: bool,
@@ -85,7 +90,7 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
                 other => CliError::Usage(format!("{}: {other}", file.display())),
             })
         }
-        RtoCommand::Capture { file, flow, profile, sets, out, quiet } => {
+        RtoCommand::Capture { file, flow, profile, sets, out, ss, quiet } => {
             let params = params(&profile, &sets, ("a capture", "a capture shows what the sender did"))?;
             let mut asked = format!("profile {profile}");
             for s in &sets {
@@ -98,6 +103,7 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
                 params: &params,
                 asked,
                 out: out.as_deref(),
+                ss: ss.as_deref(),
                 quiet,
             };
             super::capture::capture(&req)

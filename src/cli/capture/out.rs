@@ -13,13 +13,14 @@ use backoffsim_capture::sender_view::{Observer, SenderView, Summary};
 use backoffsim_capture::stall::Stall;
 use backoffsim_core::engine::time::{SimDuration, SimTime};
 use backoffsim_core::metrics::trace::TraceEvent;
-use backoffsim_core::model::rto::{Phase, RtoSnapshot};
+use backoffsim_core::model::rto::{Phase, RtoEstimator, RtoSnapshot};
 use backoffsim_core::replay::{Event, csv_secs};
 use backoffsim_core::run::destination::Destination;
 use backoffsim_report::output::terminal::grouped;
 use backoffsim_report::plot::Format;
 use backoffsim_report::plot::rto::CaptureTrace;
 
+use super::kernel::Kernel;
 use super::{CliError, Request, replay};
 
 /// How many stalls the report lists, the longest first; `stalls.csv` has them all.
@@ -40,6 +41,9 @@ struct Gather<W: Write> {
     longest: Vec<(SimDuration, u64, Stall)>,
     end: SimTime,
     line: String,
+    /// The kernel's own RTO from `--ss`, and the estimator's until the next row.
+    kernel: Option<Kernel>,
+    rto: SimDuration,
 }
 
 fn secs(d: SimDuration) -> String {
@@ -66,6 +70,10 @@ fn phase_name(p: Phase) -> &'static str {
 
 impl<W: Write> Observer for Gather<W> {
     fn row(&mut self, t: SimTime, event: Event, state: &RtoSnapshot) {
+        if let Some(k) = self.kernel.as_mut() {
+            k.before(t.as_nanos(), self.rto, &mut self.trace);
+        }
+        self.rto = state.rto;
         let (kind, sample) = match event {
             Event::Sample(rtt, _) => (TraceEvent::Sample, Some(rtt.as_secs_f64())),
             Event::Timeout | Event::SynTimeout => (TraceEvent::Timeout, None),
@@ -135,7 +143,13 @@ pub(super) fn write(req: &Request<'_>, flow: &Flow, dest: &Destination) -> Resul
     let trace_csv = BufWriter::new(File::create(staging.path("trace.csv")).map_err(failed)?);
     let mut stalls_csv = BufWriter::new(File::create(staging.path("stalls.csv")).map_err(failed)?);
     stalls_csv.write_all(STALLS_HEADER.as_bytes()).map_err(failed)?;
+    let kernel = match req.ss {
+        Some(log) => Some(Kernel::start(log, flow, req.params.granularity.max(SimDuration::from_millis(1)))?),
+        None => None,
+    };
     let gather = Gather {
+        kernel,
+        rto: RtoEstimator::new(req.params).rto(),
         trace: CaptureTrace::new(span.as_secs_f64()),
         stalls: stalls_csv,
         error: None,
@@ -149,6 +163,12 @@ pub(super) fn write(req: &Request<'_>, flow: &Flow, dest: &Destination) -> Resul
         .map_err(failed)?;
     replay(req.file, &mut view, Some(dest))?.map_err(failed)?;
     let (trace_csv, mut gather, summary) = view.finish().map_err(failed)?;
+    if let Some(k) = gather.kernel.as_mut() {
+        k.before(u64::MAX, gather.rto, &mut gather.trace);
+        if let Some(e) = k.error.take() {
+            return Err(CliError::Usage(e));
+        }
+    }
     trace_csv.into_inner().map_err(|e| failed(e.into_error()))?.sync_all().map_err(failed)?;
     if let Some(e) = gather.error {
         return Err(failed(e));
@@ -248,6 +268,9 @@ fn report<W: Write>(req: &Request<'_>, flow: &Flow, s: &Summary, g: &Gather<W>) 
          would have expired in the same silence, drawn at its interval. A triangle above its cross is a \
          sender slower than the profile.\n"
     );
+    if let (Some(k), Some(log)) = (&g.kernel, req.ss) {
+        against_the_kernel(&mut md, &k.agreement, log, flow);
+    }
     let _ = writeln!(md, "## Stalls\n");
     if g.longest.is_empty() {
         let _ = writeln!(md, "None: no retransmission of the sender's oldest data with the receiver silent.");
@@ -296,4 +319,35 @@ fn report<W: Write>(req: &Request<'_>, flow: &Flow, s: &Summary, g: &Gather<W>) 
     );
     let _ = writeln!(md, "\nMade by `backoffsim rto capture` {}.", env!("CARGO_PKG_VERSION"));
     md
+}
+
+/// The report's paragraph on `--ss`: how often the derived RTO was the kernel's.
+fn against_the_kernel(md: &mut String, a: &super::kernel::Agreement, log: &std::path::Path, flow: &Flow) {
+    let name = log.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let _ = writeln!(md, "## Against the kernel's own RTO\n");
+    if a.polls == 0 {
+        let _ = writeln!(
+            md,
+            "`{name}` has no poll of the sender's socket (local {}, peer {}) within the capture: was `ss` run \
+             on the sender, with `-n`?\n",
+            flow.sender,
+            flow.receiver()
+        );
+        return;
+    }
+    let share = a.within as f64 / a.polls as f64 * 100.0;
+    let _ = writeln!(
+        md,
+        "`{name}`: {} polls of the sender's socket within the capture. The RTO derived here is within {} s \
+         (one tick of the profile's clock) of the kernel's `rto:` at {} of them ({share:.1} %){}. Rings in \
+         the figure are the kernel's values.\n",
+        count(a.polls),
+        short(a.tolerance),
+        count(a.within),
+        a.worst.map_or(String::new(), |(d, t)| format!(
+            "; the largest difference is {} s, at {} s",
+            short(d),
+            short(SimDuration(t))
+        )),
+    );
 }

@@ -101,6 +101,9 @@ pub(crate) mod rto {
     pub(crate) const KEEPALIVE: RGBColor = RGBColor(140, 90, 40);
     pub(crate) const SYNACK: RGBColor = BLUISH_GREEN;
     pub(crate) const ICMP: RGBColor = ORANGE;
+    /// The kernel's own RTO beside a capture (`ss -ti`): rings in ink over the RTO line,
+    /// so that agreement shows as rings sitting on it.
+    pub(crate) const KERNEL: RGBColor = INK;
 
     /// The congestion strip: the window in a hue no other line has (the abort's line is
     /// ink), the threshold dashed in the timeouts' red, fast recovery shaded lilac and

@@ -22,6 +22,9 @@ const PER_DECADE: f64 = 40.0;
 const LEVELS: usize = 400;
 const FLOOR_S: f64 = 1e-6;
 
+/// Columns of the kernel's polls across the time axis.
+const KERNEL_COLUMNS: usize = 100;
+
 /// A point's level on the grid's log scale.
 fn level(v: f64) -> usize {
     let l = ((v.max(FLOOR_S) / FLOOR_S).log10() * PER_DECADE).floor();
@@ -93,6 +96,7 @@ pub struct CaptureTrace {
     histogram: Vec<u64>,
     waited: Grid,
     expiries: Grid,
+    kernel: Grid,
 }
 
 impl CaptureTrace {
@@ -107,6 +111,7 @@ impl CaptureTrace {
             histogram: vec![0; LEVELS],
             waited: Grid::new(),
             expiries: Grid::new(),
+            kernel: Grid::new(),
         }
     }
 
@@ -163,6 +168,14 @@ impl CaptureTrace {
     pub fn expiry(&mut self, t: f64, interval: f64) {
         let i = self.slice(t);
         self.expiries.add(i, t, interval);
+    }
+
+    /// The kernel's own RTO at `t`, from a poll of `ss -ti` beside the capture.
+    pub fn kernel(&mut self, t: f64, rto: f64) {
+        // Polls come every few tens of milliseconds: rings that close would hide the RTO
+        // line they are to be compared with, so one per hundredth of the axis.
+        let i = self.slice(t) / (LINE_BUCKETS / KERNEL_COLUMNS);
+        self.kernel.add(i, t, rto);
     }
 
     /// The rows kept, in the capture's order, as trace rows of one connection.
@@ -231,9 +244,11 @@ impl CaptureTrace {
         p.retransmits.sort_by(f64::total_cmp);
         p.timeouts = self.expiries.points.clone();
         p.waited = self.waited.points.clone();
+        p.kernel = self.kernel.points.clone();
         p.caption = caption.to_string();
 
-        let lines = p.srtt.iter().flatten().chain(&p.rto).chain(&p.waited).chain(&p.timeouts).map(|q| q.1);
+        let lines =
+            p.srtt.iter().flatten().chain(&p.rto).chain(&p.waited).chain(&p.timeouts).chain(&p.kernel).map(|q| q.1);
         let (mut lo, mut hi) =
             lines.filter(|v| *v > 0.0).fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
         if let Some((a, b)) = self.sample_extent() {
@@ -254,6 +269,9 @@ impl CaptureTrace {
                 Glyph::Triangle(_) => *label = "any retransmission (strip)".into(),
                 _ => {}
             }
+        }
+        if !panels[0].kernel.is_empty() {
+            legend.push((Glyph::Ring(KERNEL), "the kernel's RTO (ss -ti)".into()));
         }
         if !panels[0].waited.is_empty() {
             legend.push((Glyph::Triangle(RETRANSMIT), "timer-driven retransmission (at the time waited)".into()));

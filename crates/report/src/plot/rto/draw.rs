@@ -92,6 +92,7 @@ where
     }
     chart.draw_series(LineSeries::new(p.rto.iter().copied(), RTO.stroke_width(2))).d()?;
     chart.draw_series(p.timeouts.iter().map(|&(x, y)| Cross::new((x, y), 5, TIMEOUT.stroke_width(2)))).d()?;
+    chart.draw_series(p.kernel.iter().map(|&(x, y)| Circle::new((x, y), 3, KERNEL.stroke_width(1)))).d()?;
     chart.draw_series(p.waited.iter().map(|&(x, y)| TriangleMarker::new((x, y), 5, RETRANSMIT.filled()))).d()?;
     chart.draw_series(p.undone.iter().map(|&(x, y)| Circle::new((x, y), 5, UNDONE.stroke_width(2)))).d()?;
     chart.draw_series(p.window_probes.iter().map(|&(x, y)| Circle::new((x, y), 4, WINDOW_PROBE.filled()))).d()?;

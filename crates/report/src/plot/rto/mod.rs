@@ -114,6 +114,8 @@ struct Panel {
     /// A captured connection's timer-driven retransmissions, at the time the sender
     /// waited before each.
     waited: Vec<(f64, f64)>,
+    /// The kernel's own RTO at each poll beside a capture (`ss -ti`).
+    kernel: Vec<(f64, f64)>,
     /// Where F-RTO found the last timeout spurious and undid it, at the RTO then.
     undone: Vec<(f64, f64)>,
     /// When the connection was aborted (it may be before the window), and why.
