@@ -51,6 +51,23 @@ fn a_syn_ack_stamped_before_its_syn_gives_no_sample_and_no_panic() {
     }
 }
 
+/// `sender_view.rs`, the rfc6298 profile's sample of the one timed segment without
+/// timestamps (RFC 6298 §3, Karn): the ACK stamped before the data it covers.
+#[test]
+fn an_ack_stamped_before_the_timed_segment_gives_no_sample_under_rfc6298() {
+    let pcap = synth::pcap(
+        DataLink::ETHERNET,
+        &[
+            Packet::new(1_000_000, A, B, 100, 0).syn(),
+            Packet::new(1_010_000, B, A, 900, 101).syn(),
+            Packet::new(1_020_000, A, B, 101, 901).payload(1000),
+            Packet::new(1_015_000, B, A, 901, 1101),
+        ],
+    );
+    // The handshake's sample only.
+    assert_eq!(replay(&pcap, RtoProfile::Rfc6298), 1);
+}
+
 /// `sender_view.rs`, the linux profile's sample from the oldest newly acknowledged
 /// segment (`tcp_clean_rtx_queue`): the ACK stamped before the data it covers.
 #[test]
