@@ -62,9 +62,12 @@ impl Segment {
     }
 }
 
+/// Where the bytes come from: a file, or any reader (a test's bytes, a fuzzer's input).
+type Input = Box<dyn Read>;
+
 enum Format {
-    Pcap { reader: PcapReader<File>, link: DataLink, nanos: bool },
-    PcapNg { reader: PcapNgReader<File>, interfaces: Vec<Interface> },
+    Pcap { reader: PcapReader<Input>, link: DataLink, nanos: bool },
+    PcapNg { reader: PcapNgReader<Input>, interfaces: Vec<Interface> },
 }
 
 /// What an interface description block says about the packets on it.
@@ -91,15 +94,19 @@ const PCAPNG_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
 
 impl Capture {
     pub fn open(path: &Path) -> Result<Capture, CaptureError> {
-        let file = path.to_path_buf();
-        let open =
-            |file: &PathBuf| File::open(file).map_err(|source| CaptureError::Open { file: file.clone(), source });
+        let input = File::open(path).map_err(|source| CaptureError::Open { file: path.to_path_buf(), source })?;
+        Capture::from_reader(path, input)
+    }
+
+    /// Reads a capture from any byte stream; `name` is the file its errors name.
+    pub fn from_reader(name: &Path, mut input: impl Read + 'static) -> Result<Capture, CaptureError> {
+        let file = name.to_path_buf();
         let mut magic = [0u8; 4];
-        let mut head = open(&file)?;
         let got =
-            read_up_to(&mut head, &mut magic).map_err(|source| CaptureError::Open { file: file.clone(), source })?;
+            read_up_to(&mut input, &mut magic).map_err(|source| CaptureError::Open { file: file.clone(), source })?;
+        // The magic goes back in front: the readers parse the header from its first byte.
+        let input: Input = Box::new(std::io::Cursor::new(magic[..got].to_vec()).chain(input));
         // pcap-file reads through a buffer of its own, of a fixed 8 MB.
-        let input = open(&file)?;
         let format = if got == 4 && PCAP_MAGICS.contains(&magic) {
             let reader = PcapReader::new(input).map_err(|e| CaptureError::Header {
                 file: file.clone(),
@@ -200,7 +207,7 @@ impl Capture {
     }
 }
 
-fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+fn read_up_to(file: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match file.read(&mut buf[got..])? {

@@ -281,7 +281,8 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             self.una = ack;
             let rtt = match (self.ts_rtt(now, s), self.syn_ns) {
                 (Some(rtt), _) => Some(rtt),
-                (None, Some(first)) if self.syn_sent == 1 => Some(SimDuration(now.saturating_sub(first))),
+                // A SYN-ACK stamped before its SYN (a merged file, a clock step) times nothing.
+                (None, Some(first)) if self.syn_sent == 1 => now.checked_sub(first).map(SimDuration),
                 _ => None, // RFC 6298 §3: the SYN was sent again, so this SYN-ACK is ambiguous
             };
             if let Some(rtt) = rtt {
@@ -317,7 +318,7 @@ impl<W: Write, O: Observer> SenderView<W, O> {
         let ts = self.ts_rtt(now, s);
         let rtt = if self.linux {
             match oldest {
-                Some(t) if !retrans_acked => Some(SimDuration(now.saturating_sub(t))),
+                Some(t) if !retrans_acked => now.checked_sub(t).map(SimDuration),
                 _ => ts,
             }
         } else if ts.is_some() {
@@ -326,7 +327,7 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             match self.timed {
                 Some((end, sent)) if end <= ack => {
                     self.timed = None;
-                    Some(SimDuration(now.saturating_sub(sent)))
+                    now.checked_sub(sent).map(SimDuration)
                 }
                 _ => None,
             }
@@ -347,11 +348,13 @@ impl<W: Write, O: Observer> SenderView<W, O> {
         // Older values will not be echoed again by an ACK of new data.
         self.tsvals.drain(..pos);
         let sent = self.tsvals.front()?.1;
+        // An echo stamped before its send (the capture's clock stepped back) times nothing.
+        let rtt = now.checked_sub(sent)?;
         Some(if self.linux {
-            let ticks = (now / 1_000_000).saturating_sub(sent / 1_000_000);
+            let ticks = (now / 1_000_000) - (sent / 1_000_000);
             SimDuration::from_millis(ticks.max(1))
         } else {
-            SimDuration(now.saturating_sub(sent))
+            SimDuration(rtt)
         })
     }
 

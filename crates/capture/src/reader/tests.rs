@@ -168,3 +168,22 @@ fn a_damaged_byte_anywhere_never_panics() {
         assert!(refused > 0 && read > 0, "refused {refused}, read {read}");
     }
 }
+
+/// The fuzz target and the hostile-capture sweep read bytes, not files: the same reader.
+#[test]
+fn a_capture_read_from_bytes_yields_what_its_file_yields_and_errors_name_the_given_name() {
+    let bytes = synth::pcapng(&[(DataLink::ETHERNET, 6)], &three().into_iter().map(|p| (0, p)).collect::<Vec<_>>());
+    let f = write(&bytes);
+    let mut cap = Capture::from_reader(Path::new("in-memory.pcapng"), std::io::Cursor::new(bytes.clone())).unwrap();
+    let mut from_bytes = Vec::new();
+    while let Some(s) = cap.next_segment() {
+        from_bytes.push(s.unwrap());
+    }
+    assert_eq!(from_bytes, read_all(f.path()).0);
+    let cut = bytes[..bytes.len() - 3].to_vec();
+    let mut cap = Capture::from_reader(Path::new("in-memory.pcapng"), std::io::Cursor::new(cut)).unwrap();
+    let e = std::iter::from_fn(|| cap.next_segment()).find_map(Result::err).unwrap().to_string();
+    assert!(e.starts_with("in-memory.pcapng: block "), "{e}");
+    let e = Capture::from_reader(Path::new("x.bin"), std::io::Cursor::new(b"ab".to_vec())).err().unwrap().to_string();
+    assert!(e.starts_with("x.bin: not a capture: the file starts with 6162"), "{e}");
+}
