@@ -135,3 +135,72 @@ fn a_directory_with_someone_elses_file_is_refused_and_left_alone() {
     assert!(text(&o.stderr).contains("thesis.csv"), "{}", text(&o.stderr));
     assert_eq!(files(&dir), [("thesis.csv".to_string(), b"precious".to_vec())]);
 }
+
+/// An `ss -ti` log of the sender made from the `TCP_INFO` polls committed beside the
+/// capture (`blackout-3s.tcpinfo.csv`: `tcpi_rto`, `tcpi_rtt` and `tcpi_rttvar` in µs,
+/// written as `ss` prints them, in ms), with `local` as the socket's own end.
+fn ss_log(local: &str, peer: &str) -> String {
+    let csv = std::fs::read_to_string(root().join("validation/linux/captures/blackout-3s.tcpinfo.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (t, rto, rtt, var) = (col("time_ns"), col("rto_us"), col("rtt_us"), col("rttvar_us"));
+    let ms = |us: &str| format!("{}", us.parse::<f64>().unwrap() / 1000.0);
+    let mut log = String::new();
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        let ns: u64 = f[t].parse().unwrap();
+        log.push_str(&format!("{}.{:09}\nESTAB 0 0 {local} {peer}\n", ns / 1_000_000_000, ns % 1_000_000_000));
+        log.push_str(&format!("\t cubic wscale:7,7 rto:{} rtt:{}/{} cwnd:10\n", ms(f[rto]), ms(f[rtt]), ms(f[var])));
+    }
+    log
+}
+
+/// The kernel's own `tcpi_rto`, through `ss -ti`'s text, against the RTO derived from the
+/// capture: within a jiffy (HZ 250, `hz`'s default under linux) at every poll, as
+/// `capture_kernel.rs` finds from the polls directly.
+#[test]
+fn the_kernels_rto_from_ss_agrees_within_a_jiffy_at_every_poll() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("ss.log");
+    std::fs::write(&log, ss_log("10.23.0.1:38900", "10.23.0.2:5001")).unwrap();
+    let dir = tmp.path().join("with-ss");
+    let o = out(&dir, &["--profile", "linux", "--ss", log.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("## Against the kernel's own RTO"), "{md}");
+    assert!(md.contains("1,256 polls of the sender's socket"), "{md}");
+    assert!(
+        md.contains(
+            "within 0.004 s (one tick of the profile's clock) of the kernel's `rto:` at 1,256 of them (100.0 %)"
+        ),
+        "{md}"
+    );
+    let svg = std::fs::read_to_string(dir.join("rto.svg")).unwrap();
+    assert!(svg.contains("RTO (ss -ti)"), "the legend names the kernel's rings");
+
+    // The receiver's side of the same log is not the sender's timer: no poll is taken.
+    std::fs::write(&log, ss_log("10.23.0.2:5001", "10.23.0.1:38900")).unwrap();
+    let o = out(&dir, &["--profile", "linux", "--ss", log.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("has no poll of the sender's socket (local 10.23.0.1:38900"), "{md}");
+}
+
+#[test]
+fn ss_needs_out_and_a_log_that_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = fixture();
+    let o = run(&["rto", "capture", file.to_str().unwrap(), "--ss", "nowhere.log"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--out"), "{}", text(&o.stderr));
+    let o = out(&tmp.path().join("x"), &["--ss", tmp.path().join("nowhere.log").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--ss") && text(&o.stderr).contains("nowhere.log"), "{}", text(&o.stderr));
+    let bad = tmp.path().join("bad.log");
+    std::fs::write(&bad, "1796450596.5\nESTAB 0 0 10.23.0.1:38900 10.23.0.2:5001\n\t rto:abc\n").unwrap();
+    let o = out(&tmp.path().join("y"), &["--ss", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("line 3"), "{}", text(&o.stderr));
+    assert!(!tmp.path().join("y").exists(), "nothing is written when the log is bad");
+}

@@ -35,7 +35,7 @@ fn replay(bytes: &[u8], profile: RtoProfile) -> u64 {
     for seg in &segments {
         view.add(seg).unwrap();
     }
-    view.finish().unwrap().1.samples
+    view.finish().unwrap().2.samples
 }
 
 /// `sender_view.rs`, the SYN-ACK's sample `now - first` (RFC 6298 §3's handshake sample):

@@ -45,8 +45,8 @@ pub(super) struct Kernel {
 impl Kernel {
     /// Starts reading `log` for the polls of `flow`'s sender within the flow's span.
     pub fn start(log: &Path, flow: &Flow, tolerance: SimDuration) -> Result<Kernel, CliError> {
-        let file =
-            std::fs::File::open(log).map_err(|e| CliError::Usage(format!("--ss {}: cannot read: {e}", log.display())))?;
+        let file = std::fs::File::open(log)
+            .map_err(|e| CliError::Usage(format!("--ss {}: cannot read: {e}", log.display())))?;
         let (tx, rx) = sync_channel(QUEUE);
         let (sender, receiver) = (flow.sender.to_string(), flow.receiver().to_string());
         let (first, last) = (flow.first_ns, flow.last_ns);
