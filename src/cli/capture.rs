@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::Path;
 
 use backoffsim_capture::flow::{Endpoint, Flow, FlowKey, Flows};
-use backoffsim_capture::reader::{Capture, CaptureError};
+use backoffsim_capture::reader::CaptureError;
 use backoffsim_capture::sender_view::{Observer, SenderView};
 use backoffsim_core::model::rto::RtoParams;
 use backoffsim_core::run::destination::Destination;
@@ -18,6 +18,9 @@ use super::CliError;
 
 mod kernel;
 mod out;
+mod progress;
+
+use progress::Progress;
 
 fn usage(e: CaptureError) -> CliError {
     CliError::Usage(e.to_string())
@@ -71,13 +74,14 @@ pub fn capture(req: &Request<'_>) -> Result<(), CliError> {
         std::fs::File::open(log).map_err(|e| CliError::Usage(format!("--ss {}: cannot read: {e}", log.display())))?;
     }
     let file = req.file;
+    let mut progress = Progress::new(file, req.quiet);
     let mut flows = Flows::default();
-    let mut cap = Capture::open(file).map_err(usage)?;
+    let mut cap = progress.open(file, "finding connections").map_err(usage)?;
     let mut read = 0u64;
     while let Some(seg) = cap.next_segment() {
         flows.add(&seg.map_err(usage)?);
         read += 1;
-        stop_if_asked(read, dest.as_ref())?;
+        every_few(read, dest.as_ref(), &progress)?;
     }
     flows.settle();
     let chosen: Flow = match wanted {
@@ -114,12 +118,12 @@ pub fn capture(req: &Request<'_>) -> Result<(), CliError> {
         },
     };
     match dest {
-        Some(dest) => out::write(req, &chosen, &dest),
+        Some(dest) => out::write(req, &chosen, &dest, &mut progress),
         None => {
             let stdout = std::io::BufWriter::new(std::io::stdout().lock());
             let mut view = SenderView::new(chosen.sender, chosen.receiver(), chosen.first_ns, req.params, stdout)
                 .map_err(CliError::from_stdout)?;
-            replay(file, &mut view, None)?.map_err(CliError::from_stdout)?;
+            replay(file, &mut view, None, &mut progress)?.map_err(CliError::from_stdout)?;
             view.finish().map_err(CliError::from_stdout)?;
             Ok(())
         }
@@ -132,24 +136,30 @@ fn replay<W: Write, O: Observer>(
     file: &Path,
     view: &mut SenderView<W, O>,
     dest: Option<&Destination>,
+    progress: &mut Progress,
 ) -> Result<std::io::Result<()>, CliError> {
-    let mut cap = Capture::open(file).map_err(usage)?;
+    let mut cap = progress.open(file, "replaying").map_err(usage)?;
     let mut read = 0u64;
     while let Some(seg) = cap.next_segment() {
         if let Err(e) = view.add(&seg.map_err(usage)?) {
             return Ok(Err(e));
         }
         read += 1;
-        stop_if_asked(read, dest)?;
+        every_few(read, dest, progress)?;
     }
+    progress.done();
     Ok(Ok(()))
 }
 
-/// Every few thousand packets, a look at the stop flag (only set when files are written:
-/// without `--out` Ctrl-C ends the command as it ends any filter).
-fn stop_if_asked(read: u64, dest: Option<&Destination>) -> Result<(), CliError> {
+/// Every few thousand packets: the bar moves, and a look at the stop flag (set only when
+/// files are written: without `--out` Ctrl-C ends the command as it ends any filter).
+fn every_few(read: u64, dest: Option<&Destination>, progress: &Progress) -> Result<(), CliError> {
+    if read % 4096 != 0 {
+        return Ok(());
+    }
+    progress.show();
     match dest {
-        Some(d) if read % 4096 == 0 && backoffsim_core::run::interrupt::requested() => {
+        Some(d) if backoffsim_core::run::interrupt::requested() => {
             Err(CliError::Interrupted(d.path().display().to_string()))
         }
         _ => Ok(()),

@@ -130,7 +130,12 @@ impl<W: Write> Observer for Gather<W> {
     }
 }
 
-pub(super) fn write(req: &Request<'_>, flow: &Flow, dest: &Destination) -> Result<(), CliError> {
+pub(super) fn write(
+    req: &Request<'_>,
+    flow: &Flow,
+    dest: &Destination,
+    progress: &mut super::Progress,
+) -> Result<(), CliError> {
     let failed = |e: io::Error| {
         if backoffsim_core::run::interrupt::requested() {
             CliError::Interrupted(dest.path().display().to_string())
@@ -161,7 +166,7 @@ pub(super) fn write(req: &Request<'_>, flow: &Flow, dest: &Destination) -> Resul
     };
     let mut view = SenderView::observed(flow.sender, flow.receiver(), flow.first_ns, req.params, trace_csv, gather)
         .map_err(failed)?;
-    replay(req.file, &mut view, Some(dest))?.map_err(failed)?;
+    replay(req.file, &mut view, Some(dest), progress)?.map_err(failed)?;
     let (trace_csv, mut gather, summary) = view.finish().map_err(failed)?;
     if let Some(k) = gather.kernel.as_mut() {
         k.before(u64::MAX, gather.rto, &mut gather.trace);
