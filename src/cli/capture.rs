@@ -154,7 +154,7 @@ fn replay<W: Write, O: Observer>(
 /// Every few thousand packets: the bar moves, and a look at the stop flag (set only when
 /// files are written: without `--out` Ctrl-C ends the command as it ends any filter).
 fn every_few(read: u64, dest: Option<&Destination>, progress: &Progress) -> Result<(), CliError> {
-    if read % 4096 != 0 {
+    if !read.is_multiple_of(4096) {
         return Ok(());
     }
     progress.show();

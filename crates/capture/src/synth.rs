@@ -1,16 +1,23 @@
 //! Small synthetic captures, written byte by byte, for tests and examples: a capture of a
-//! hand-written exchange whose every number is known.
+//! hand-written exchange whose every number is known. And the whole read path on bytes
+//! ([`read_all`], [`replay_all`]), which the tests and the fuzz target drive.
 
 use std::borrow::Cow;
 use std::io::Write;
 use std::net::IpAddr;
 use std::time::Duration;
 
+use backoffsim_core::model::rto::{RtoConfig, RtoProfile};
 pub use pcap_file::DataLink;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::pcapng::PcapNgWriter;
 use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
 use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
+
+use crate::flow::Flows;
+use crate::reader::{Capture, CaptureError, Segment};
+use crate::sender_view::{Observer, SenderView};
+use crate::stall::Stall;
 
 /// One TCP segment to write.
 #[derive(Clone, Debug)]
@@ -182,4 +189,62 @@ pub fn pcapng(interfaces: &[(DataLink, u8)], packets: &[(u32, Packet)]) -> Vec<u
     let mut out = w.into_inner();
     out.flush().expect("writing to memory");
     out
+}
+
+/// Reads `bytes` as the capture `name` as `backoffsim rto capture`'s first pass does: its
+/// segments in file order and its connections, settled, up to the first error (which the
+/// command would stop at; tests go on to replay what came before it).
+pub fn read_all(name: &std::path::Path, bytes: &[u8]) -> (Vec<Segment>, Flows, Option<CaptureError>) {
+    let mut segments = Vec::new();
+    let mut flows = Flows::default();
+    let mut cap = match Capture::from_reader(name, std::io::Cursor::new(bytes.to_vec())) {
+        Ok(cap) => cap,
+        Err(e) => return (segments, flows, Some(e)),
+    };
+    let mut error = None;
+    while let Some(seg) = cap.next_segment() {
+        match seg {
+            Ok(seg) => {
+                flows.add(&seg);
+                segments.push(seg);
+            }
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    flows.settle();
+    (segments, flows, error)
+}
+
+/// Checks each stall as it ends: the profile's expiries in time order, its recovery span
+/// the right way round, no more times kept than counted.
+pub struct StallCheck;
+
+impl Observer for StallCheck {
+    fn stall(&mut self, s: &Stall) {
+        assert!(s.what_if.expiries.windows(2).all(|w| w[0] <= w[1]), "{s:?}");
+        assert!(s.what_if.recovered.is_none_or(|(a, b)| a <= b), "{s:?}");
+        assert!(s.sent.len() as u64 <= s.retransmissions && s.what_if.expiries.len() as u64 <= s.what_if.count);
+    }
+}
+
+/// Replays every connection of `flows` from its sender's side through each of
+/// `profiles`' defaults, into nothing, each stall checked: the RTT samples taken in all.
+pub fn replay_all(segments: &[Segment], flows: &Flows, profiles: &[RtoProfile]) -> u64 {
+    let mut samples = 0;
+    for &profile in profiles {
+        let params = RtoConfig { profile, ..RtoConfig::default() }.resolve().expect("a profile's defaults resolve");
+        for flow in flows.flows.values() {
+            let mut view =
+                SenderView::observed(flow.sender, flow.receiver(), flow.first_ns, &params, std::io::sink(), StallCheck)
+                    .expect("a sink takes the header");
+            for seg in segments {
+                view.add(seg).expect("a sink takes every row");
+            }
+            samples += view.finish().expect("a sink flushes").2.samples;
+        }
+    }
+    samples
 }

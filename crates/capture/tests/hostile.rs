@@ -8,37 +8,18 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
-use backoffsim_capture::flow::Flows;
-use backoffsim_capture::reader::{Capture, CaptureError};
-use backoffsim_capture::sender_view::SenderView;
+use backoffsim_capture::reader::CaptureError;
 use backoffsim_capture::synth::{self, Packet};
-use backoffsim_core::model::rto::{RtoConfig, RtoProfile};
+use backoffsim_core::model::rto::RtoProfile;
 use pcap_file::DataLink;
 
 /// Reads `bytes` as the capture `name`, as `backoffsim rto capture` does, and replays every
 /// flow; the number of segments read.
 fn read_path(name: &Path, bytes: &[u8]) -> Result<usize, CaptureError> {
-    let mut cap = Capture::from_reader(name, std::io::Cursor::new(bytes.to_vec()))?;
-    let mut segments = Vec::new();
-    let mut flows = Flows::default();
-    while let Some(seg) = cap.next_segment() {
-        let seg = seg?;
-        flows.add(&seg);
-        segments.push(seg);
-    }
-    flows.settle();
-    for profile in [RtoProfile::Rfc6298, RtoProfile::Linux] {
-        let params = RtoConfig { profile, ..RtoConfig::default() }.resolve().unwrap();
-        for flow in flows.flows.values() {
-            let mut view =
-                SenderView::new(flow.sender, flow.receiver(), flow.first_ns, &params, std::io::sink()).unwrap();
-            for seg in &segments {
-                view.add(seg).unwrap();
-            }
-            view.finish().unwrap();
-        }
-    }
-    Ok(segments.len())
+    let (segments, flows, error) = synth::read_all(name, bytes);
+    // What came before an error is replayed too: the sender view must take any segments.
+    synth::replay_all(&segments, &flows, &[RtoProfile::Rfc6298, RtoProfile::Linux]);
+    error.map_or(Ok(segments.len()), Err)
 }
 
 /// xorshift64*: a fixed sequence from a fixed seed, no dependency.

@@ -7,35 +7,19 @@
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
 
-use backoffsim_capture::flow::Flows;
-use backoffsim_capture::reader::Capture;
-use backoffsim_capture::sender_view::SenderView;
 use backoffsim_capture::synth::{self, Packet};
-use backoffsim_core::model::rto::{RtoConfig, RtoProfile};
+use backoffsim_core::model::rto::RtoProfile;
 use pcap_file::DataLink;
 
 const A: (IpAddr, u16) = (IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)), 40000);
 const B: (IpAddr, u16) = (IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)), 443);
 
-/// The capture's one flow replayed from its sender's side, as `backoffsim rto capture`
-/// does; the number of RTT samples.
+/// The capture's flows replayed from their sender's side under `profile`, as `backoffsim
+/// rto capture` does; the number of RTT samples.
 fn replay(bytes: &[u8], profile: RtoProfile) -> u64 {
-    let mut cap = Capture::from_reader(Path::new("backwards.pcap"), std::io::Cursor::new(bytes.to_vec())).unwrap();
-    let mut segments = Vec::new();
-    let mut flows = Flows::default();
-    while let Some(seg) = cap.next_segment() {
-        let seg = seg.unwrap();
-        flows.add(&seg);
-        segments.push(seg);
-    }
-    flows.settle();
-    let flow = flows.flows.values().next().unwrap();
-    let params = RtoConfig { profile, ..RtoConfig::default() }.resolve().unwrap();
-    let mut view = SenderView::new(flow.sender, flow.receiver(), flow.first_ns, &params, std::io::sink()).unwrap();
-    for seg in &segments {
-        view.add(seg).unwrap();
-    }
-    view.finish().unwrap().2.samples
+    let (segments, flows, error) = synth::read_all(Path::new("backwards.pcap"), bytes);
+    assert!(error.is_none() && flows.flows.len() == 1, "{error:?}");
+    synth::replay_all(&segments, &flows, &[profile])
 }
 
 /// `sender_view.rs`, the SYN-ACK's sample `now - first` (RFC 6298 §3's handshake sample):
@@ -51,25 +35,9 @@ fn a_syn_ack_stamped_before_its_syn_gives_no_sample_and_no_panic() {
     }
 }
 
-/// `sender_view.rs`, the rfc6298 profile's sample of the one timed segment without
-/// timestamps (RFC 6298 §3, Karn): the ACK stamped before the data it covers.
-#[test]
-fn an_ack_stamped_before_the_timed_segment_gives_no_sample_under_rfc6298() {
-    let pcap = synth::pcap(
-        DataLink::ETHERNET,
-        &[
-            Packet::new(1_000_000, A, B, 100, 0).syn(),
-            Packet::new(1_010_000, B, A, 900, 101).syn(),
-            Packet::new(1_020_000, A, B, 101, 901).payload(1000),
-            Packet::new(1_015_000, B, A, 901, 1101),
-        ],
-    );
-    // The handshake's sample only.
-    assert_eq!(replay(&pcap, RtoProfile::Rfc6298), 1);
-}
-
-/// `sender_view.rs`, the linux profile's sample from the oldest newly acknowledged
-/// segment (`tcp_clean_rtx_queue`): the ACK stamped before the data it covers.
+/// `sender_view.rs`, an ACK stamped before the data it covers: the rfc6298 profile's
+/// sample of the one timed segment without timestamps (RFC 6298 §3, Karn), and the linux
+/// profile's from the oldest newly acknowledged segment (`tcp_clean_rtx_queue`).
 #[test]
 fn an_ack_stamped_before_the_data_it_covers_gives_no_sample_and_no_panic() {
     let pcap = synth::pcap(
@@ -81,8 +49,10 @@ fn an_ack_stamped_before_the_data_it_covers_gives_no_sample_and_no_panic() {
             Packet::new(1_015_000, B, A, 901, 1101),
         ],
     );
-    // The handshake's sample only.
-    assert_eq!(replay(&pcap, RtoProfile::Linux), 1);
+    for profile in [RtoProfile::Rfc6298, RtoProfile::Linux] {
+        // The handshake's sample only.
+        assert_eq!(replay(&pcap, profile), 1, "{profile:?}");
+    }
 }
 
 /// The smallest input of each of the three kinds the `capture` fuzz target found (all
@@ -93,25 +63,8 @@ fn the_fuzz_targets_crashing_inputs_read_without_panic() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz");
     for name in ["syn-ack-before-syn.bin", "linux-ack-before-data.bin", "rfc6298-ack-before-timed-segment.bin"] {
         let bytes = std::fs::read(dir.join(name)).unwrap();
-        let mut cap = Capture::from_reader(Path::new(name), std::io::Cursor::new(bytes)).unwrap();
-        let mut segments = Vec::new();
-        let mut flows = Flows::default();
-        while let Some(Ok(seg)) = cap.next_segment() {
-            flows.add(&seg);
-            segments.push(seg);
-        }
-        flows.settle();
+        let (segments, flows, _) = synth::read_all(Path::new(name), &bytes);
         assert!(!flows.flows.is_empty(), "{name}: no flow");
-        for profile in [RtoProfile::Rfc6298, RtoProfile::Linux] {
-            let params = RtoConfig { profile, ..RtoConfig::default() }.resolve().unwrap();
-            for flow in flows.flows.values() {
-                let mut view =
-                    SenderView::new(flow.sender, flow.receiver(), flow.first_ns, &params, std::io::sink()).unwrap();
-                for seg in &segments {
-                    view.add(seg).unwrap();
-                }
-                view.finish().unwrap();
-            }
-        }
+        synth::replay_all(&segments, &flows, &[RtoProfile::Rfc6298, RtoProfile::Linux]);
     }
 }
