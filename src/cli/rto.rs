@@ -56,7 +56,7 @@ pub enum RtoCommand {
         /// the derived RTO.
         #[arg(long, value_name = "LOG", requires = "out")]
         ss: Option<PathBuf>,
-        /// No note on stderr of what was written.
+        /// No progress bar and no note of what was written on stderr.
         #[arg(long, short)]
         quiet: bool,
     },
