@@ -1,5 +1,7 @@
 //! Axes: the grid, ticks and labels every panel shares, and the ranges they span.
 
+use plotters::coord::combinators::LogCoord;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::prelude::*;
 
 use super::Drawn;
@@ -31,6 +33,38 @@ pub(crate) const LOG_Y_LABELS: usize = 30;
 pub(crate) fn log_tick(v: &f64) -> String {
     let mantissa = *v / 10f64.powf(v.abs().log10().floor());
     if [1.0, 2.0, 5.0].iter().any(|m| (mantissa - m).abs() < 1e-6) { tick(v) } else { String::new() }
+}
+
+/// A log axis whose key points come once each: plotters' own gives a decade's bound
+/// twice (1.0 closes 0.1–1 and opens 1–10), which draws its label twice, one over the
+/// other, in a bolder smudge.
+pub(crate) struct LogAxis(LogCoord<f64>);
+
+pub(crate) fn log_axis(lo: f64, hi: f64) -> LogAxis {
+    LogAxis((lo..hi).log_scale().into())
+}
+
+impl Ranged for LogAxis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.0.map(value, limit)
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        let mut keys = self.0.key_points(hint);
+        keys.dedup();
+        keys
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.0.range()
+    }
+
+    fn axis_pixel_range(&self, limit: (i32, i32)) -> std::ops::Range<i32> {
+        self.0.axis_pixel_range(limit)
+    }
 }
 
 /// [`mesh`] with `y_labels` y labels asked for.
@@ -99,5 +133,13 @@ mod tests {
     fn log_axes_label_one_two_and_five_times_each_power_of_ten() {
         let labels: Vec<String> = [0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 2.0, 4.0, 5.0, 20.0].iter().map(log_tick).collect();
         assert_eq!(labels, ["0.1", "0.2", "", "0.5", "", "1", "2", "", "5", "20"]);
+    }
+
+    #[test]
+    fn a_log_axis_has_each_decade_bound_once() {
+        let keys = log_axis(0.07, 70.0).key_points(30usize);
+        assert_eq!(keys.iter().filter(|k| **k == 1.0).count(), 1, "{keys:?}");
+        assert_eq!(keys.iter().filter(|k| **k == 10.0).count(), 1, "{keys:?}");
+        assert!(keys.contains(&0.1) && keys.contains(&70.0));
     }
 }

@@ -405,7 +405,7 @@ impl Figure for CdfFigure {
                 let area = &areas[r * self.columns + c];
                 let w = area.dim_in_pixel().0;
                 if p.log {
-                    draw_panel(area, p, w, (p.x.0..p.x.1).log_scale())?;
+                    draw_panel(area, p, w, crate::plot::log_axis(p.x.0, p.x.1))?;
                 } else {
                     draw_panel(area, p, w, p.x.0..p.x.1)?;
                 }

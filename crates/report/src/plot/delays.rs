@@ -157,7 +157,7 @@ impl Figure for DelaysFigure {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let body = header(root, &self.title, &self.subtitle, &self.legend)?;
         if self.log {
-            draw_panel(&body, self, (self.y.0..self.y.1).log_scale())
+            draw_panel(&body, self, crate::plot::log_axis(self.y.0, self.y.1))
         } else {
             draw_panel(&body, self, self.y.0..self.y.1)
         }

@@ -20,7 +20,7 @@ impl Figure for RtoFigure {
             let last = i + 1 == n;
             let (y0, y1) = self.y;
             if self.log {
-                draw_panel(area, p, self, last, (y0..y1).log_scale())?;
+                draw_panel(area, p, self, last, crate::plot::log_axis(y0, y1))?;
             } else {
                 draw_panel(area, p, self, last, y0..y1)?;
             }

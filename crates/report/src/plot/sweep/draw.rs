@@ -42,9 +42,9 @@ impl Figure for SweepFigure {
             crate::plot::stop()?;
             let (x0, x1) = self.axis.range();
             match (self.axis.log, p.log) {
-                (true, true) => draw_panel(area, p, self, (x0..x1).log_scale(), (p.y.0..p.y.1).log_scale())?,
-                (true, false) => draw_panel(area, p, self, (x0..x1).log_scale(), p.y.0..p.y.1)?,
-                (false, true) => draw_panel(area, p, self, x0..x1, (p.y.0..p.y.1).log_scale())?,
+                (true, true) => draw_panel(area, p, self, crate::plot::log_axis(x0, x1), crate::plot::log_axis(p.y.0, p.y.1))?,
+                (true, false) => draw_panel(area, p, self, crate::plot::log_axis(x0, x1), p.y.0..p.y.1)?,
+                (false, true) => draw_panel(area, p, self, x0..x1, crate::plot::log_axis(p.y.0, p.y.1))?,
                 (false, false) => draw_panel(area, p, self, x0..x1, p.y.0..p.y.1)?,
             }
         }
