@@ -35,6 +35,9 @@ use crate::stall::{Open, Stall};
 /// The most TSvals kept waiting for their echo: at one a millisecond, a minute's worth.
 const TSVALS_MAX: usize = 1 << 16;
 
+/// The least silence after a segment from the receiver that a timer can have waited.
+const ANSWER_NS: u64 = 1_000_000;
+
 /// A data segment not yet acknowledged.
 #[derive(Clone, Copy, Debug)]
 struct Sent {
@@ -154,7 +157,14 @@ impl<W: Write, O: Observer> SenderView<W, O> {
         if self.stall.as_ref().is_some_and(|s| s.phase() != phase) {
             self.close_stall(None);
         }
-        if self.stall.is_none() && self.heard_ns <= self.timer_ns {
+        // Sent sooner than an SRTT after the receiver was last heard, it is loss recovery
+        // answering what was heard (NewReno's partial ACK, RFC 6582 §3.2; RACK's
+        // reordering timer, a quarter of the minimum RTT, RFC 8985 §6.2), not the silence
+        // an RTO (at least SRTT + 4·RTTVAR, RFC 6298 §2) waits out. Never sooner than a
+        // millisecond: Linux's shortest timer is two jiffies (`TCP_TIMEOUT_MIN`).
+        let srtt = self.out.estimator().snapshot().srtt.map_or(0, |d| d.as_nanos());
+        let answers = self.heard_ns > 0 && ns.saturating_sub(self.heard_ns) < srtt.max(ANSWER_NS);
+        if self.stall.is_none() && self.heard_ns <= self.timer_ns && !answers {
             // RFC 6298 §5.1 and §5.3: the timer runs from the ACK, or from the send that
             // found it stopped. Linux restarts it at each new segment sent while a loss
             // probe is pending (`tcp_event_new_data_sent` calls `tcp_rearm_rto`) and after

@@ -283,7 +283,7 @@ fn report<W: Write>(req: &Request<'_>, flow: &Flow, s: &Summary, g: &Gather<W>) 
         let _ = writeln!(
             md,
             "A stall is the sender retransmitting its oldest unacknowledged data with nothing heard from \
-             the receiver since its timer was armed, until an ACK moves past it. Times are seconds after \
+             the receiver since its timer was armed (and for at least an SRTT), until an ACK moves past it. Times are seconds after \
              the timer was armed. The capture cannot say when the path came back, only that it was after \
              the last retransmission lost and by the one that got through; so the profile's recovery is a \
              span. {}\n",

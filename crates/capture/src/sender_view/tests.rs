@@ -227,3 +227,53 @@ fn linux_samples_every_ack_and_falls_back_to_the_echo_in_whole_milliseconds() {
     assert_eq!(rows.len(), 7, "{csv}");
     assert_eq!(summary.samples, 4);
 }
+
+/// A partial ACK in recovery (RFC 6582 §3.2 step 5: retransmit the first unacknowledged
+/// segment) acknowledges new data, so it arms the timer, and the retransmission that
+/// answers it follows within microseconds: not a stall. The same head sent again after a
+/// second of silence is one.
+#[test]
+fn a_retransmission_answering_a_partial_ack_is_no_stall() {
+    let mut segs = vec![
+        syn(seg(0, true, 100, 0, 0)),
+        syn(seg(100, false, 900, 101, 0)),
+        seg(100, true, 101, 901, 0),
+        seg(110, true, 101, 901, 1000),
+        seg(110, true, 1101, 901, 1000),
+        seg(110, true, 2101, 901, 1000),
+    ];
+    // The partial ACK at 310 ms, the head sent again 9 µs after it.
+    segs.push(seg(310, false, 901, 1101, 0));
+    let mut answer = seg(310, true, 1101, 901, 1000);
+    answer.time_ns += 9_000;
+    segs.push(answer);
+    segs.push(seg(520, false, 901, 3101, 0));
+    assert_eq!(stalls(RtoProfile::Linux, &segs), [], "the partial ACK's answer");
+    // Nothing comes back, and the head goes again a second later: the timer's doing.
+    segs.truncate(segs.len() - 1);
+    segs.push(seg(1320, true, 1101, 901, 1000));
+    segs.push(seg(1520, false, 901, 3101, 0));
+    let s = stalls(RtoProfile::Linux, &segs);
+    assert_eq!(s.len(), 1, "{s:?}");
+    // Armed by the partial ACK; the answer to it is not one of the stall's.
+    assert_eq!((s[0].armed, s[0].sent.as_slice(), s[0].recovered), (at_ms(310), &[at_ms(1320)][..], Some(at_ms(1520))));
+}
+
+/// RACK (RFC 8985 §6.2): after an ACK that moves the window, the reordering timer sends
+/// the head again a fraction of the RTT later (here 6 ms, as a Linux capture on a 200 ms
+/// path shows) with nothing heard: loss recovery, sooner than an SRTT, not a stall.
+#[test]
+fn a_head_sent_again_sooner_than_an_srtt_after_an_ack_is_not_a_stall() {
+    let segs = vec![
+        syn(seg(0, true, 100, 0, 0)),
+        syn(seg(200, false, 900, 101, 0)),
+        seg(200, true, 101, 901, 0),
+        seg(210, true, 101, 901, 1000),
+        seg(210, true, 1101, 901, 1000),
+        seg(210, true, 2101, 901, 1000),
+        seg(410, false, 901, 1101, 0),
+        seg(416, true, 1101, 901, 1000),
+        seg(616, false, 901, 3101, 0),
+    ];
+    assert_eq!(stalls(RtoProfile::Linux, &segs), []);
+}
