@@ -60,9 +60,11 @@ pub struct Request<'a> {
     /// A log of `ss -ti` polls of the sender, to set the kernel's RTO beside the derived one.
     pub ss: Option<&'a Path>,
     pub quiet: bool,
+    /// Packets stamped earlier than the one before them, found by the first pass.
+    pub backwards: u64,
 }
 
-pub fn capture(req: &Request<'_>) -> Result<(), CliError> {
+pub fn capture(req: &mut Request<'_>) -> Result<(), CliError> {
     let wanted = req.flow.map(parse_flow).transpose()?;
     // Claimed before any work, as `run` claims its own.
     let dest = req.out.map(super::run::claim).transpose()?;
@@ -78,12 +80,29 @@ pub fn capture(req: &Request<'_>) -> Result<(), CliError> {
     let mut flows = Flows::default();
     let mut cap = progress.open(file, "finding connections").map_err(usage)?;
     let mut read = 0u64;
+    let (mut last_ns, mut first_backwards) = (0u64, None);
     while let Some(seg) = cap.next_segment() {
-        flows.add(&seg.map_err(usage)?);
+        let seg = seg.map_err(usage)?;
+        if seg.time_ns < last_ns {
+            req.backwards += 1;
+            first_backwards.get_or_insert(seg.number);
+        }
+        last_ns = last_ns.max(seg.time_ns);
+        flows.add(&seg);
         read += 1;
         every_few(read, dest.as_ref(), &progress)?;
     }
     flows.settle();
+    if let Some(number) = first_backwards {
+        // A warning even with --quiet: the times, and so every RTT, may be wrong.
+        progress.warn(&format!(
+            "backoffsim: warning: {}: {} stamped earlier than the packet before (the first is packet {number}): \
+             a merged file or a clock stepped while capturing? Times are read as stamped; an RTT that would be \
+             negative is no sample",
+            backoffsim_core::input::escaped(&file.display().to_string()),
+            if req.backwards == 1 { "1 packet is".to_string() } else { format!("{} packets are", req.backwards) }
+        ));
+    }
     let chosen: Flow = match wanted {
         Some(key) => flows.flows.get(&key).cloned().ok_or_else(|| {
             let has = match flows.flows.values().collect::<Vec<_>>().as_slice() {

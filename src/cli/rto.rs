@@ -28,7 +28,8 @@ pub enum RtoCommand {
     /// Read a TCP connection from a packet capture (pcap or pcapng) and replay, from its
     /// data sender's side, the RTT samples and retransmissions it shows through an
     /// estimator, printing the estimator's state after each as CSV (the columns of
-    /// `rto replay`, event `retransmit` added for retransmissions the timer did not drive).
+    /// `rto replay`: a retransmission of the first unacknowledged byte after a full RTO
+    /// of the profile's timer is a `timeout`, any other a `retransmit`).
     ///
     /// With several connections in the file and no `--flow`, lists them and exits 2.
     Capture {
@@ -38,12 +39,17 @@ pub enum RtoCommand {
         /// `[2001:db8::1]:40000-[2001:db8::2]:443`.
         #[arg(long, value_name = "A:PORT-B:PORT")]
         flow: Option<String>,
-        /// The estimator profile: `rfc6298` or `linux`; it also picks how RTT is sampled
-        /// (one timed segment, or every ACK with the echo on a 1 ms clock).
+        /// The estimator profile: `rfc6298` or `linux`. It also picks how RTT is sampled:
+        /// `rfc6298` one timed segment at a time (Karn), or with timestamps every ACK from
+        /// the echoed send; `linux` every ACK from its oldest segment's send, in
+        /// microseconds, and from the echo on a 1 ms clock only after a retransmission.
         #[arg(long, default_value = "rfc6298")]
         profile: String,
-        /// Override an estimator constant by its scenario name, e.g. `--set min_rto=200ms`:
-        /// what another timer would have done in the same silences.
+        /// Override an estimator constant by its scenario name, to see what another timer
+        /// would have done in the same silences: min_rto, max_rto, initial_rto, alpha,
+        /// beta, k, granularity (rfc6298), hz (linux). RFC 6298's floors (1 s, and 60 s
+        /// for max_rto) hold unless `--set nonconformant=true`. See docs/commands.md,
+        /// "Replaying a capture".
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
         /// Write `trace.csv`, `stalls.csv` (each stall measured against the profile's
@@ -97,7 +103,7 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
                 asked.push_str(", ");
                 asked.push_str(s);
             }
-            let req = super::capture::Request {
+            let mut req = super::capture::Request {
                 file: &file,
                 flow: flow.as_deref(),
                 params: &params,
@@ -105,8 +111,9 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
                 out: out.as_deref(),
                 ss: ss.as_deref(),
                 quiet,
+                backwards: 0,
             };
-            super::capture::capture(&req)
+            super::capture::capture(&mut req)
         }
         RtoCommand::Ss { file, flow } => super::ss_log::ss(&file, flow.as_deref()),
     }
@@ -116,6 +123,11 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
 fn params(profile: &str, sets: &[String], why: (&str, &str)) -> Result<RtoParams, CliError> {
     let base = format!("profile = \"{}\"", parse_profile(profile)?);
     let sets = Set::parse_all(sets).map_err(CliError::Usage)?;
+    if sets.iter().any(|s| s.key == "profile") {
+        return Err(CliError::Usage(
+            "--set profile: the profile is chosen with --profile rfc6298|linux; --set changes its constants".into(),
+        ));
+    }
     refuse_sender_keys(&sets, why)?;
     let config: RtoConfig = sets::apply(sets::base(&base), &sets).map_err(|e| CliError::Usage(e.join("\n")))?;
     config.resolve().map_err(|errors| {

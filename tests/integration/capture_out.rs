@@ -46,7 +46,7 @@ fn the_files_are_written_and_trace_csv_is_what_stdout_would_be() {
     assert!(md.contains("![RTO trace](rto.png)") && md.contains("[stalls.csv](stalls.csv)"), "{md}");
     assert!(md.contains("| 1 | 10.277318 | 0.316044, 0.956015, 2.204011, 4.668001 | 4.768803 |"), "{md}");
     let svg = std::fs::read_to_string(dir.join("rto.svg")).unwrap();
-    assert!(svg.contains("timer-driven retransmission") && svg.contains("blackout-3s.pcap"));
+    assert!(svg.contains("a stall&apos;s retransmission") && svg.contains("blackout-3s.pcap"), "{svg}");
 }
 
 /// The kernel's own timer in the blackout: armed by the last segment sent before it
@@ -185,6 +185,7 @@ fn the_kernels_rto_from_ss_agrees_within_a_jiffy_at_every_poll() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(md.contains("has no poll of the sender's socket (local 10.23.0.1:38900"), "{md}");
+    assert!(text(&o.stderr).contains("warning: --ss"), "a warning even with -q: {}", text(&o.stderr));
 }
 
 #[test]
@@ -203,4 +204,53 @@ fn ss_needs_out_and_a_log_that_reads() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("line 3"), "{}", text(&o.stderr));
     assert!(!tmp.path().join("y").exists(), "nothing is written when the log is bad");
+}
+
+/// Linux times the handshake from the SYN's send, in microseconds (`tcp_clean_rtx_queue`
+/// on a SYN sent once), not from the echoed timestamp: the fixture's first `TCP_INFO`
+/// poll shows rtt 100.536 ms and rto 304 ms; the handshake in the capture took 100.497 ms.
+#[test]
+fn linux_times_the_handshake_in_microseconds() {
+    let o = run(&["rto", "capture", fixture().to_str().unwrap(), "--profile", "linux"]);
+    let csv = text(&o.stdout);
+    let first = csv.lines().nth(1).unwrap();
+    assert!(first.starts_with("0.100497,sample,0.100497,0.100497,0.050249,0.304000,"), "{first}");
+}
+
+/// The same records in reverse order: read as stamped, with a warning naming the first
+/// packet earlier than the one before it, even with `--quiet`, and a line in the report.
+#[test]
+fn a_capture_whose_clock_goes_backwards_is_read_with_a_warning() {
+    let bytes = std::fs::read(fixture()).unwrap();
+    let (header, mut rest) = bytes.split_at(24);
+    let mut records = Vec::new();
+    while rest.len() >= 16 {
+        let len = u32::from_le_bytes(rest[8..12].try_into().unwrap()) as usize;
+        records.push(&rest[..16 + len]);
+        rest = &rest[16 + len..];
+    }
+    let mut reversed = header.to_vec();
+    for r in records.iter().rev() {
+        reversed.extend_from_slice(r);
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("reversed.pcap");
+    std::fs::write(&file, &reversed).unwrap();
+    let dir = tmp.path().join("out");
+    let o = run(&["rto", "capture", file.to_str().unwrap(), "--out", dir.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("warning") && err.contains("1361 packets are stamped earlier") && err.contains("packet 2"),
+        "{err}"
+    );
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("| clock | 1,361 packets stamped earlier than the packet before them"), "{md}");
+}
+
+#[test]
+fn the_profile_is_chosen_with_profile_not_set() {
+    let o = run(&["rto", "capture", fixture().to_str().unwrap(), "--profile", "rfc6298", "--set", "profile=linux"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--set profile: the profile is chosen with --profile"), "{}", text(&o.stderr));
 }

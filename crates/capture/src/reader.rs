@@ -86,6 +86,17 @@ pub struct Capture {
     pub skipped: u64,
 }
 
+/// What a header that cannot be read says: where the file ends, when it ends too soon.
+fn header_message(e: pcap_file::PcapError, what: &str) -> String {
+    match e {
+        pcap_file::PcapError::IncompleteBuffer => format!("the file ends inside {what}"),
+        pcap_file::PcapError::IoError(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            format!("the file ends inside {what}")
+        }
+        other => other.to_string(),
+    }
+}
+
 const TRUNCATED: &str = "the file ends inside it (truncated, still being written, or a record over 8 MB)";
 
 const PCAP_MAGICS: [[u8; 4]; 4] =
@@ -111,7 +122,7 @@ impl Capture {
             let reader = PcapReader::new(input).map_err(|e| CaptureError::Header {
                 file: file.clone(),
                 format: "pcap",
-                message: e.to_string(),
+                message: header_message(e, "its 24-byte file header"),
             })?;
             let header = reader.header();
             let nanos = header.ts_resolution == pcap_file::TsResolution::NanoSecond;
@@ -120,7 +131,7 @@ impl Capture {
             let reader = PcapNgReader::new(input).map_err(|e| CaptureError::Header {
                 file: file.clone(),
                 format: "pcapng",
-                message: e.to_string(),
+                message: header_message(e, "its section header block"),
             })?;
             Format::PcapNg { reader, interfaces: Vec::new() }
         } else {

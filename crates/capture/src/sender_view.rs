@@ -289,11 +289,17 @@ impl<W: Write, O: Observer> SenderView<W, O> {
         if !self.established && s.syn && ack >= 1 && self.syn_ns.is_some() {
             self.established = true;
             self.una = ack;
-            let rtt = match (self.ts_rtt(now, s), self.syn_ns) {
-                (Some(rtt), _) => Some(rtt),
-                // A SYN-ACK stamped before its SYN (a merged file, a clock step) times nothing.
-                (None, Some(first)) if self.syn_sent == 1 => now.checked_sub(first).map(SimDuration),
-                _ => None, // RFC 6298 §3: the SYN was sent again, so this SYN-ACK is ambiguous
+            // A SYN-ACK stamped before its SYN (a merged file, a clock step) times nothing.
+            let from_syn = self.syn_ns.filter(|_| self.syn_sent == 1).and_then(|first| now.checked_sub(first));
+            let ts = self.ts_rtt(now, s);
+            let rtt = match (from_syn, ts) {
+                // Linux times a SYN sent once from its send, in microseconds, as any
+                // segment (`tcp_clean_rtx_queue`); the echo only when it was sent again.
+                (Some(d), _) if self.linux => Some(SimDuration(d)),
+                (_, Some(rtt)) => Some(rtt),
+                (Some(d), None) => Some(SimDuration(d)),
+                // RFC 6298 §3: the SYN was sent again, so this SYN-ACK is ambiguous.
+                (None, None) => None,
             };
             if let Some(rtt) = rtt {
                 self.sample(now, rtt)?;

@@ -57,8 +57,8 @@ pub struct Stall {
 /// The profile's timer over a stall.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WhatIf {
-    /// Its expiries from the arming until it would have recovered (the capture's end for
-    /// a stall without recovery): the first [`MARKS_MAX`].
+    /// Its expiries from the arming until it would have recovered (until the capture's
+    /// end for a stall without recovery): the first [`MARKS_MAX`].
     pub expiries: Vec<SimTime>,
     /// How many expiries that is in all.
     pub count: u64,
@@ -137,6 +137,10 @@ impl Open {
         let mut step = est.rto();
         let mut at = self.armed + step;
         while count < EXPIRIES_MAX {
+            if recovered.is_none() && at > end {
+                // Without recovery, only the expiries the capture covers.
+                break;
+            }
             if expiries.len() < MARKS_MAX {
                 expiries.push(at);
             }
@@ -159,8 +163,6 @@ impl Open {
                 } else {
                     SimTime(by.as_nanos().saturating_sub(slack(step).as_nanos()))
                 }
-            } else if at >= end {
-                break;
             } else {
                 end
             };

@@ -13,7 +13,7 @@ use backoffsim_capture::sender_view::{Observer, SenderView, Summary};
 use backoffsim_capture::stall::Stall;
 use backoffsim_core::engine::time::{SimDuration, SimTime};
 use backoffsim_core::metrics::trace::TraceEvent;
-use backoffsim_core::model::rto::{Phase, RtoEstimator, RtoSnapshot};
+use backoffsim_core::model::rto::{Phase, RtoEstimator, RtoProfile, RtoSnapshot};
 use backoffsim_core::replay::{Event, csv_secs};
 use backoffsim_core::run::destination::Destination;
 use backoffsim_report::output::terminal::grouped;
@@ -173,6 +173,18 @@ pub(super) fn write(
         if let Some(e) = k.error.take() {
             return Err(CliError::Usage(e));
         }
+        if k.agreement.polls == 0
+            && let Some(log) = req.ss
+        {
+            // A warning even with --quiet: the comparison asked for is not in the results.
+            eprintln!(
+                "backoffsim: warning: --ss {}: no poll of the sender's socket (local {}, peer {}) within the \
+                 capture's time; the report has no comparison",
+                backoffsim_core::input::escaped(&log.display().to_string()),
+                flow.sender,
+                flow.receiver()
+            );
+        }
     }
     trace_csv.into_inner().map_err(|e| failed(e.into_error()))?.sync_all().map_err(failed)?;
     if let Some(e) = gather.error {
@@ -216,11 +228,11 @@ fn count(n: u64) -> String {
 /// The panel's heading: what the capture shows.
 fn caption(s: &Summary, stalls: u64) -> String {
     format!(
-        "captured connection: {}, {}, {} (the profile's timer: {})",
+        "captured connection: {}, {} ({} after a full RTO of the profile's timer), {}",
         plural(s.samples, "RTT sample", "RTT samples"),
         plural(s.timeouts + s.retransmits + s.syn_timeouts, "retransmission", "retransmissions"),
+        count(s.timeouts + s.syn_timeouts),
         plural(stalls, "stall", "stalls"),
-        plural(s.timeouts + s.syn_timeouts, "timeout", "timeouts"),
     )
 }
 
@@ -265,13 +277,30 @@ fn report<W: Write>(req: &Request<'_>, flow: &Flow, s: &Summary, g: &Gather<W>) 
         count(s.timeouts)
     );
     let _ = writeln!(md, "| stalls | {}, {} recovered within the capture |", count(g.count), count(g.recovered));
+    if req.backwards > 0 {
+        let _ = writeln!(
+            md,
+            "| clock | {} stamped earlier than the packet before them: times are read as stamped |",
+            plural(req.backwards, "packet", "packets")
+        );
+    }
     let _ = writeln!(md, "\n![RTO trace](rto.png)\n");
     let _ = writeln!(
         md,
-        "Dots are RTT samples, the lines the profile's SRTT and RTO. Triangles are the retransmissions \
-         the sender's timer drove, drawn at the time it waited; crosses are where the profile's timer \
-         would have expired in the same silence, drawn at its interval. A triangle above its cross is a \
-         sender slower than the profile.\n"
+        "Dots are RTT samples, the lines the profile's SRTT and RTO, its estimator fed the capture's \
+         samples and retransmissions (so the RTO doubles where the sender retransmitted after a full RTO \
+         of the profile's timer). Triangles are the retransmissions of each stall, the sender's own timer \
+         at work, drawn at the time it waited (since the arming, or the retransmission before); crosses \
+         are where the profile's timer would have expired in the same silence, drawn at its interval. A \
+         triangle higher than the cross of the same rank is a sender that waited longer than the profile \
+         would have.{}\n",
+        if req.params.profile == RtoProfile::Linux {
+            " Linux's timer wheel fires a timeout up to an eighth of it late (`kernel/time/timer.c`), which \
+             the profile's expiries leave out: a kernel's waits run longer by that much, and its recoveries \
+             later."
+        } else {
+            ""
+        }
     );
     if let (Some(k), Some(log)) = (&g.kernel, req.ss) {
         against_the_kernel(&mut md, &k.agreement, log, flow);
@@ -283,8 +312,10 @@ fn report<W: Write>(req: &Request<'_>, flow: &Flow, s: &Summary, g: &Gather<W>) 
         let _ = writeln!(
             md,
             "A stall is the sender retransmitting its oldest unacknowledged data with nothing heard from \
-             the receiver since its timer was armed (and for at least an SRTT), until an ACK moves past it. Times are seconds after \
-             the timer was armed. The capture cannot say when the path came back, only that it was after \
+             the receiver since its timer was armed (and for at least an SRTT), until an ACK moves past it. \
+             The timer is armed as the profile arms it, so the sender's own times, counted from there, \
+             differ between profiles. `armed at` counts from the connection's first packet, every other \
+             time in seconds after the arming. The capture cannot say when the path came back, only that it was after \
              the last retransmission lost and by the one that got through; so the profile's recovery is a \
              span. {}\n",
             if g.count as usize > g.longest.len() {
@@ -343,10 +374,10 @@ fn against_the_kernel(md: &mut String, a: &super::kernel::Agreement, log: &std::
     let share = a.within as f64 / a.polls as f64 * 100.0;
     let _ = writeln!(
         md,
-        "`{name}`: {} polls of the sender's socket within the capture. The RTO derived here is within {} s \
+        "`{name}`: {} of the sender's socket within the capture. The RTO derived here is within {} s \
          (one tick of the profile's clock) of the kernel's `rto:` at {} of them ({share:.1} %){}. Rings in \
          the figure are the kernel's values.\n",
-        count(a.polls),
+        plural(a.polls, "poll", "polls"),
         short(a.tolerance),
         count(a.within),
         a.worst.map_or(String::new(), |(d, t)| format!(

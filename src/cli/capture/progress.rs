@@ -65,6 +65,14 @@ impl Progress {
 }
 
 impl Progress {
+    /// Writes `line` on stderr with the bar out of its way.
+    pub fn warn(&self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| eprintln!("{line}")),
+            None => eprintln!("{line}"),
+        }
+    }
+
     /// Clears the bar, for what is printed next.
     pub fn done(&mut self) {
         if let Some(bar) = self.bar.take() {

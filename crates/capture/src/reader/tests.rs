@@ -187,3 +187,11 @@ fn a_capture_read_from_bytes_yields_what_its_file_yields_and_errors_name_the_giv
     let e = Capture::from_reader(Path::new("x.bin"), std::io::Cursor::new(b"ab".to_vec())).err().unwrap().to_string();
     assert!(e.starts_with("x.bin: not a capture: the file starts with 6162"), "{e}");
 }
+
+#[test]
+fn a_file_cut_inside_its_header_says_so() {
+    let pcap = synth::pcap(DataLink::ETHERNET, &three());
+    let f = write(&pcap[..20]);
+    let err = Capture::open(f.path()).err().expect("refused").to_string();
+    assert!(err.contains("bad pcap header: the file ends inside its 24-byte file header"), "{err}");
+}

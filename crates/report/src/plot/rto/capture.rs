@@ -263,18 +263,18 @@ impl CaptureTrace {
         let mut panels = vec![p];
         let clipped = fit_to_axes(&mut panels, (x0, x1), y, log);
         let mut legend = legend(&panels, (x0, x1));
+        // The strip's row is labelled: its triangle needs no entry beside the stalls' own.
+        legend.retain(|(glyph, _)| !matches!(glyph, Glyph::Triangle(_)));
         for (glyph, label) in &mut legend {
-            match glyph {
-                Glyph::Cross(_) => *label = "the profile's timer would expire (at its interval)".into(),
-                Glyph::Triangle(_) => *label = "any retransmission (strip)".into(),
-                _ => {}
+            if matches!(glyph, Glyph::Cross(_)) {
+                *label = "the profile's timer would expire (at its interval)".into();
             }
         }
         if !panels[0].kernel.is_empty() {
             legend.push((Glyph::Ring(KERNEL), "the kernel's RTO (ss -ti)".into()));
         }
         if !panels[0].waited.is_empty() {
-            legend.push((Glyph::Triangle(RETRANSMIT), "timer-driven retransmission (at the time waited)".into()));
+            legend.push((Glyph::Triangle(RETRANSMIT), "a stall's retransmission (at the time the sender waited)".into()));
         }
         let mut subtitle = subtitle.to_string();
         if log {

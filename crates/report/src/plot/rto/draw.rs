@@ -59,7 +59,12 @@ where
         .d()?;
     let x_desc = if last && !rug && !congestion { "time (s)" } else { "" };
     // Zero-window probes share the axis at their interval: the name must cover them.
-    let y_desc = if fig.panels.iter().any(|p| !p.window_probes.is_empty()) { "seconds" } else { "RTT, SRTT, RTO (s)" };
+    // So must it when a captured sender's waits are drawn.
+    let y_desc = if fig.panels.iter().any(|p| !p.window_probes.is_empty() || !p.waited.is_empty()) {
+        "seconds"
+    } else {
+        "RTT, SRTT, RTO (s)"
+    };
     if fig.log {
         mesh_with(&mut chart, x_desc, y_desc, &tick, &log_tick, LOG_Y_LABELS)?;
     } else {

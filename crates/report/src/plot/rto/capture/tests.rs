@@ -44,7 +44,8 @@ fn the_y_axis_takes_the_samples_percentiles_and_every_mark() {
     assert!(fig.panels[0].retransmits.contains(&31.1), "a timeout row is a retransmission in the strip");
     let labels: Vec<&str> = fig.legend.iter().map(|l| l.1.as_str()).collect();
     assert!(labels.contains(&"the profile's timer would expire (at its interval)"), "{labels:?}");
-    assert!(labels.contains(&"timer-driven retransmission (at the time waited)"), "{labels:?}");
+    assert!(labels.contains(&"a stall's retransmission (at the time the sender waited)"), "{labels:?}");
+    assert_eq!(labels.iter().filter(|l| l.contains("retransmission")).count(), 1, "one triangle, one entry: {labels:?}");
 }
 
 #[test]
