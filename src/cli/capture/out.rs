@@ -380,10 +380,10 @@ fn against_the_kernel(md: &mut String, a: &super::kernel::Agreement, log: &std::
         plural(a.polls, "poll", "polls"),
         short(a.tolerance),
         count(a.within),
-        a.worst.map_or(String::new(), |(d, t)| format!(
-            "; the largest difference is {} s, at {} s",
-            short(d),
-            short(SimDuration(t))
-        )),
+        match a.worst {
+            Some((d, _)) if d.as_micros() == 0 => "; every one to the microsecond".to_string(),
+            Some((d, t)) => format!("; the largest difference is {} s, at {} s", short(d), short(SimDuration(t))),
+            None => String::new(),
+        },
     );
 }
