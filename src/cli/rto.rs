@@ -123,6 +123,10 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
 fn params(profile: &str, sets: &[String], why: (&str, &str)) -> Result<RtoParams, CliError> {
     let base = format!("profile = \"{}\"", parse_profile(profile)?);
     let sets = Set::parse_all(sets).map_err(CliError::Usage)?;
+    // A key given twice would leave the report listing both while only the last counts.
+    if let Some(s) = sets.iter().enumerate().find_map(|(i, s)| sets[..i].iter().any(|t| t.key == s.key).then_some(s)) {
+        return Err(CliError::Usage(format!("--set {}: given twice; give each key once", s.key)));
+    }
     if sets.iter().any(|s| s.key == "profile") {
         return Err(CliError::Usage(
             "--set profile: the profile is chosen with --profile rfc6298|linux; --set changes its constants".into(),
@@ -131,7 +135,17 @@ fn params(profile: &str, sets: &[String], why: (&str, &str)) -> Result<RtoParams
     refuse_sender_keys(&sets, why)?;
     let config: RtoConfig = sets::apply(sets::base(&base), &sets).map_err(|e| CliError::Usage(e.join("\n")))?;
     config.resolve().map_err(|errors| {
-        let lines: Vec<String> = errors.into_iter().map(|e| format!("--set {}: {}", e.key, e.message)).collect();
+        let lines: Vec<String> = errors
+            .into_iter()
+            .map(|e| {
+                format!(
+                    "--set {}: {}",
+                    e.key,
+                    // The scenario file's wording, said as this command line says it.
+                    e.message.replace("set nonconformant = true", "add --set nonconformant=true")
+                )
+            })
+            .collect();
         CliError::Usage(lines.join("\n"))
     })
 }
@@ -160,6 +174,9 @@ fn parse_profile(name: &str) -> Result<RtoProfile, CliError> {
     match name {
         "rfc6298" => Ok(RtoProfile::Rfc6298),
         "linux" => Ok(RtoProfile::Linux),
-        other => Err(CliError::Usage(backoffsim_core::suggest::unknown("profile", other, ["rfc6298", "linux"], None))),
+        other => Err(CliError::Usage(format!(
+            "--profile: {}",
+            backoffsim_core::suggest::unknown("profile", other, ["rfc6298", "linux"], None)
+        ))),
     }
 }

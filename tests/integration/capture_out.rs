@@ -255,3 +255,17 @@ fn the_profile_is_chosen_with_profile_not_set() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("--set profile: the profile is chosen with --profile"), "{}", text(&o.stderr));
 }
+
+#[test]
+fn a_key_set_twice_and_an_unknown_profile_are_refused_naming_the_flag() {
+    let file = fixture();
+    let o = run(&["rto", "capture", file.to_str().unwrap(), "--set", "min_rto=300ms", "--set", "min_rto=1s"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--set min_rto: given twice"), "{}", text(&o.stderr));
+    let o = run(&["rto", "capture", file.to_str().unwrap(), "--profile", "bsd"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--profile: unknown profile `bsd`"), "{}", text(&o.stderr));
+    let o = run(&["rto", "capture", file.to_str().unwrap(), "--set", "max_rto=5s"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("add --set nonconformant=true"), "{}", text(&o.stderr));
+}
