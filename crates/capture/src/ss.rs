@@ -119,6 +119,13 @@ pub fn read_snapshots<R: BufRead>(mut input: R, mut each: impl FnMut(Snapshot)) 
                 return Err(bad(line_no, "an info line before any connection line".into()));
             };
             info(line_no, conn, trimmed)?;
+        } else if std::str::from_utf8(&buf).is_err() || line.chars().any(|c| c.is_control() && c != '\t') {
+            // Echoing binary back only fills the terminal with noise; say what it is.
+            return Err(bad(
+                line_no,
+                "binary data, not text: an `ss -ti` log is the text `ss` prints (a packet capture goes to `rto capture`)"
+                    .into(),
+            ));
         } else {
             return Err(bad(
                 line_no,
@@ -243,8 +250,12 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> Result<Vec<Snapshot>, SsError> {
+        read_bytes(text.as_bytes())
+    }
+
+    fn read_bytes(bytes: &[u8]) -> Result<Vec<Snapshot>, SsError> {
         let mut out = Vec::new();
-        read_snapshots(text.as_bytes(), |s| out.push(s))?;
+        read_snapshots(bytes, |s| out.push(s))?;
         Ok(out)
     }
 
@@ -327,6 +338,10 @@ ESTAB  0      0          10.0.0.1:40000      10.0.0.2:5001
             err("hello\n")
         );
         assert_eq!(err("99999999999999999999\n"), "line 1: the time `99999999999999999999` is not seconds since 1970");
+        let binary = "line 1: binary data, not text: an `ss -ti` log is the text `ss` prints (a packet capture goes to `rto capture`)";
+        // The start of a pcap file, and a line with an escape character in it.
+        assert_eq!(read_bytes(b"\xd4\xc3\xb2\xa1\x02\x00\x04\x00\n").unwrap_err().to_string(), binary);
+        assert_eq!(err("ESC\x1b[2J\n"), binary);
     }
 
     #[test]
