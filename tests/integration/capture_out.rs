@@ -136,6 +136,28 @@ fn a_directory_with_someone_elses_file_is_refused_and_left_alone() {
     assert_eq!(files(&dir), [("thesis.csv".to_string(), b"precious".to_vec())]);
 }
 
+#[test]
+fn a_users_own_report_and_what_it_links_are_refused_and_left_alone() {
+    // An incident folder whose report.md shows the user's figure and links their data:
+    // without backoffsim's signature line it is theirs, and so is all it links.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("incident-42");
+    std::fs::create_dir(&dir).unwrap();
+    let mine = [
+        ("data.csv", b"a,b\n".to_vec()),
+        ("latency.png", b"not a plot of ours".to_vec()),
+        ("report.md", b"# Postmortem\n![latency](latency.png)\n[data](data.csv)\n".to_vec()),
+    ];
+    for (name, bytes) in &mine {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    let o = out(&dir, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("did not write"), "{}", text(&o.stderr));
+    let kept: Vec<(String, Vec<u8>)> = mine.iter().map(|(n, b)| (n.to_string(), b.clone())).collect();
+    assert_eq!(files(&dir), kept);
+}
+
 /// An `ss -ti` log of the sender made from the `TCP_INFO` polls committed beside the
 /// capture (`blackout-3s.tcpinfo.csv`: `tcpi_rto`, `tcpi_rtt` and `tcpi_rttvar` in µs,
 /// written as `ss` prints them, in ms), with `local` as the socket's own end.

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use super::data::{RunSet, SummaryRow};
 use super::{Better, ReportError, significance, write_report};
 use crate::output::terminal::{Value, Wide};
-use backoffsim_core::run::destination::Destination;
+use backoffsim_core::run::destination::{Destination, ownership};
 use backoffsim_core::run::interrupt::Interrupted;
 use backoffsim_core::worlds::catalogue;
 
@@ -29,7 +29,16 @@ pub fn load(runs: &[PathBuf]) -> Result<RunSet, ReportError> {
 pub fn write(data: &RunSet, dest: &Destination) -> Result<Vec<String>, ReportError> {
     let out = dest.path();
     let staging = dest.stage().map_err(|e| ReportError::io(out, e))?;
-    let files = write_report(data, &mut |name, bytes| staging.write(name, bytes))?;
+    // The signature is what lets a later `compare -o` here replace this report: a
+    // report.md without one is taken for a user's.
+    let signature = format!("\n{}\n", ownership::report_signature("compare"));
+    let files = write_report(data, &mut |name, bytes| {
+        if name == "report.md" {
+            staging.write(name, &[bytes, signature.as_bytes()].concat())
+        } else {
+            staging.write(name, bytes)
+        }
+    })?;
     backoffsim_core::run::interrupt::check()?;
     staging.commit().map_err(|e| ReportError::io(out, e))?;
     Ok(files)

@@ -15,7 +15,7 @@ use backoffsim_core::engine::time::{SimDuration, SimTime};
 use backoffsim_core::metrics::trace::TraceEvent;
 use backoffsim_core::model::rto::{Phase, RtoEstimator, RtoProfile, RtoSnapshot};
 use backoffsim_core::replay::{Event, csv_secs};
-use backoffsim_core::run::destination::Destination;
+use backoffsim_core::run::destination::{Destination, ownership};
 use backoffsim_report::output::terminal::grouped;
 use backoffsim_report::plot::Format;
 use backoffsim_report::plot::rto::CaptureTrace;
@@ -353,7 +353,7 @@ fn report<W: Write>(req: &Request<'_>, flow: &Flow, s: &Summary, g: &Gather<W>) 
          `rto capture` prints it without `--out`.\n- [stalls.csv](stalls.csv): every stall, measured and \
          as the profile's timer would have run it.\n- `rto.png`, `rto.svg`: the figure above."
     );
-    let _ = writeln!(md, "\nMade by `backoffsim rto capture` {}.", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(md, "\n{}", ownership::report_signature("rto capture"));
     md
 }
 

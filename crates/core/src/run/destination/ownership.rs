@@ -5,9 +5,10 @@
 //!
 //! - results (`run`, `merge`): `manifest.json`, whose `files` lists every file;
 //! - a shard's part (`run --shard`): `part.json`, `scenario.toml` and `results.bin`;
-//! - a comparison (`compare`) or a capture's replay (`rto capture --out`): `report.md`,
-//!   `report.html`, the plots the report shows (`NAME.png`, drawn as `NAME.svg` too) and
-//!   the CSV files it links (`[NAME.csv](NAME.csv)`).
+//! - a comparison (`compare`) or a capture's replay (`rto capture --out`): a `report.md`
+//!   signed with [`report_signature`]'s line, `report.html`, the plots the report shows
+//!   (`NAME.png`, drawn as `NAME.svg` too) and the CSV files it links
+//!   (`[NAME.csv](NAME.csv)`). An unsigned `report.md` is a user's, and so is all it links.
 //!
 //! A directory with anything else in it is refused, as are `.`, an ancestor of the
 //! working directory and a symbolic link, before any work is done.
@@ -18,6 +19,27 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::ClaimError;
+
+/// The line that marks a `report.md` as written by `backoffsim COMMAND`: without it a
+/// report is somebody's notes, and the figures and tables it links are theirs too.
+pub fn report_signature(command: &str) -> String {
+    format!("Made by `backoffsim {command}` {}.", env!("CARGO_PKG_VERSION"))
+}
+
+/// Whether `md` carries a [`report_signature`] line, of any command and version.
+fn signed(md: &str) -> bool {
+    md.lines().any(|line| {
+        line.strip_prefix("Made by `backoffsim ")
+            .and_then(|rest| rest.strip_suffix('.'))
+            .and_then(|rest| rest.split_once("` "))
+            .is_some_and(|(command, version)| {
+                !command.is_empty()
+                    && command.chars().all(|c| c.is_ascii_lowercase() || c == ' ' || c == '-')
+                    && !version.is_empty()
+                    && !version.contains(char::is_whitespace)
+            })
+    })
+}
 
 /// Checks that `target` may be written and returns it as it will be used. `flag` names
 /// the option the user gave it with, for the messages.
@@ -137,6 +159,7 @@ fn inventory(dir: &Path, entries: &BTreeSet<String>) -> BTreeSet<String> {
     if entries.contains("report.md")
         && !entries.contains("manifest.json")
         && let Ok(md) = fs::read_to_string(dir.join("report.md"))
+        && signed(&md)
     {
         let mut ours: BTreeSet<String> = ["report.md", "report.html"].into_iter().map(String::from).collect();
         for stem in linked(&md, ".png") {
@@ -204,7 +227,8 @@ mod tests {
 
     #[test]
     fn a_comparison_is_its_report_and_the_plots_it_shows() {
-        let md = "# Report\n\n![RTO](rto.png)\n\n![Load over time](load.png)\n\nSee [the docs](https://x/y.png).\n";
+        let md = "# Report\n\n![RTO](rto.png)\n\n![Load over time](load.png)\n\nSee [the docs](https://x/y.png).\n\n\
+                  Made by `backoffsim compare` 0.1.0.\n";
         let tmp = dir_with(&[
             ("report.md", md),
             ("report.html", ""),
@@ -221,12 +245,27 @@ mod tests {
     #[test]
     fn a_captures_replay_is_its_report_plots_and_the_csv_files_it_links() {
         let md = "![RTO trace](rto.png)\n- [trace.csv](trace.csv)\n- [stalls.csv](stalls.csv)\n\
-                  - [elsewhere](../thesis.csv)\n";
+                  - [elsewhere](../thesis.csv)\n\nMade by `backoffsim rto capture` 0.1.0.\n";
         let tmp =
             dir_with(&[("report.md", md), ("rto.png", ""), ("rto.svg", ""), ("trace.csv", ""), ("stalls.csv", "")]);
         assert!(foreign(tmp.path()).unwrap().is_empty());
         fs::write(tmp.path().join("notes.csv"), "mine").unwrap();
         assert_eq!(foreign(tmp.path()).unwrap(), ["notes.csv"]);
+    }
+
+    #[test]
+    fn a_report_without_the_signature_is_a_users_and_so_is_all_it_links() {
+        // A postmortem folder: its own report.md showing its own figure and data.
+        let md = "# Postmortem\n![latency](latency.png)\n[data](data.csv)\n";
+        let tmp = dir_with(&[("report.md", md), ("latency.png", "x"), ("data.csv", "a,b")]);
+        assert_eq!(foreign(tmp.path()).unwrap(), ["data.csv", "latency.png", "report.md"]);
+        // Nor is a signature's look-alike inside a sentence, or one with no version, enough.
+        for md in ["We used Made by `backoffsim compare` 0.1.0.\n", "Made by `backoffsim compare` .\n"] {
+            let tmp = dir_with(&[("report.md", md)]);
+            assert_eq!(foreign(tmp.path()).unwrap(), ["report.md"], "{md}");
+        }
+        let tmp = dir_with(&[("report.md", &format!("# R\n\n{}\n", report_signature("compare")))]);
+        assert!(foreign(tmp.path()).unwrap().is_empty());
     }
 
     #[test]
