@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use backoffsim_capture::ss::{Snapshot, read_snapshots};
+use backoffsim_capture::ss::{Snapshot, endpoint, read_snapshots};
 use backoffsim_core::metrics::trace::{opt_secs, secs};
 
 use super::CliError;
@@ -54,6 +54,12 @@ fn ends(flow: &str) -> Result<(String, String), CliError> {
     Ok((flow[..i].to_string(), flow[i + 1..].to_string()))
 }
 
+/// Whether an end as `ss` printed it is the one `--flow` names: the same text, or the
+/// same address and port (`[::ffff:10.0.0.1]:40000` is `10.0.0.1:40000`).
+fn same(logged: &str, wanted: &str) -> bool {
+    logged == wanted || matches!((endpoint(logged), endpoint(wanted)), (Ok(a), Ok(b)) if a == b)
+}
+
 pub fn ss(file: &Path, flow: Option<&str>) -> Result<(), CliError> {
     let wanted = flow.map(ends).transpose()?;
     let input =
@@ -62,7 +68,9 @@ pub fn ss(file: &Path, flow: Option<&str>) -> Result<(), CliError> {
     let mut written = Ok(());
     let mut rows = 0u64;
     read_snapshots(std::io::BufReader::new(input), |s| {
-        let keep = wanted.as_ref().is_none_or(|(a, b)| (&s.local, &s.peer) == (a, b) || (&s.local, &s.peer) == (b, a));
+        let keep = wanted
+            .as_ref()
+            .is_none_or(|(a, b)| (same(&s.local, a) && same(&s.peer, b)) || (same(&s.local, b) && same(&s.peer, a)));
         if keep && written.is_ok() {
             // The header goes with the first row, so that a log refused part-way has
             // written nothing but the rows before the error.
@@ -98,5 +106,13 @@ mod tests {
         );
         assert_eq!(ends("host-a:1-host-b:2").unwrap(), ("host-a:1".into(), "host-b:2".into()));
         assert!(ends("10.0.0.1:40000").is_err());
+    }
+
+    #[test]
+    fn an_end_matches_by_its_text_or_by_its_address_and_port() {
+        assert!(same("[::ffff:10.0.0.1]:40000", "10.0.0.1:40000"));
+        assert!(same("10.0.0.2:https", "10.0.0.2:https"));
+        assert!(!same("10.0.0.2:https", "10.0.0.2:443"));
+        assert!(!same("10.0.0.1:40000", "10.0.0.1:40001"));
     }
 }

@@ -23,8 +23,11 @@
 //! memory does not grow with the input. Errors name the line.
 
 use std::io::{BufRead, Read};
+use std::net::IpAddr;
 
 use backoffsim_core::engine::time::SimDuration;
+
+use crate::flow::Endpoint;
 
 /// The longest line read; `ss`'s info line is a few hundred bytes.
 pub const LINE_MAX_BYTES: usize = 64 * 1024;
@@ -140,6 +143,31 @@ pub fn read_snapshots<R: BufRead>(mut input: R, mut each: impl FnMut(Snapshot)) 
         each(done);
     }
     Ok(())
+}
+
+/// Why an `ss` endpoint could not be read as an address and a port number.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Unread {
+    /// `10.0.0.2:https`: a service name, as `ss` prints without `-n`.
+    NamedPort,
+    Other,
+}
+
+/// An endpoint as `ss` prints it (`10.0.0.1:40000`, `[2001:db8::1]:443`, with a scope
+/// `%eth0` after the address at times), an IPv4-mapped IPv6 address taken as the IPv4
+/// one: a socket bound to `::` shows its IPv4 peers as `[::ffff:a.b.c.d]`, while the
+/// capture has plain IPv4 on the wire.
+pub fn endpoint(text: &str) -> Result<Endpoint, Unread> {
+    let (addr, port) = text.rsplit_once(':').ok_or(Unread::Other)?;
+    let addr = addr.strip_prefix('[').map_or(addr, |a| a.split_once(']').map_or(a, |(inside, _)| inside));
+    let addr = addr.split_once('%').map_or(addr, |(a, _scope)| a);
+    let addr: IpAddr = addr.parse().map_err(|_| Unread::Other)?;
+    let port: u16 = match port.parse() {
+        Ok(p) => p,
+        Err(_) if !port.is_empty() && !port.bytes().all(|b| b.is_ascii_digit()) => return Err(Unread::NamedPort),
+        Err(_) => return Err(Unread::Other),
+    };
+    Ok(Endpoint { addr: addr.to_canonical(), port })
 }
 
 fn bad(line: u64, what: String) -> SsError {
@@ -349,5 +377,25 @@ ESTAB  0      0          10.0.0.1:40000      10.0.0.2:5001
         let endless = std::io::repeat(b'x').take(LINE_MAX_BYTES as u64 * 4);
         let err = read_snapshots(std::io::BufReader::new(endless), |_| {}).unwrap_err().to_string();
         assert_eq!(err, format!("line 1: a line longer than {LINE_MAX_BYTES} bytes"));
+    }
+
+    fn at(text: &str) -> Endpoint {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn an_endpoint_is_read_as_ss_prints_it() {
+        // iproute2's ss: IPv6 in brackets, a scope after `%`, and a dual-stack socket's
+        // IPv4 peer as an IPv4-mapped address (RFC 4291 section 2.5.5.2).
+        assert_eq!(endpoint("10.23.0.1:38900"), Ok(at("10.23.0.1:38900")));
+        assert_eq!(endpoint("[::ffff:10.23.0.1]:38900"), Ok(at("10.23.0.1:38900")));
+        assert_eq!(endpoint("::ffff:10.23.0.1:38900"), Ok(at("10.23.0.1:38900")));
+        assert_eq!(endpoint("[2001:db8::1]:443"), Ok(at("[2001:db8::1]:443")));
+        assert_eq!(endpoint("[fe80::1]%eth0:22"), Ok(at("[fe80::1]:22")));
+        assert_eq!(endpoint("10.0.0.1%lo:22"), Ok(at("10.0.0.1:22")));
+        assert_eq!(endpoint("10.23.0.2:commplex-main"), Err(Unread::NamedPort));
+        assert_eq!(endpoint("[2001:db8::2]:https"), Err(Unread::NamedPort));
+        assert_eq!(endpoint("*:*"), Err(Unread::Other));
+        assert_eq!(endpoint("10.0.0.1:99999"), Err(Unread::Other));
     }
 }

@@ -9,10 +9,12 @@
 //! capture is replayed: neither file is held in memory.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, sync_channel};
 
 use backoffsim_capture::flow::Flow;
-use backoffsim_capture::ss::read_snapshots;
+use backoffsim_capture::ss::{Unread, endpoint, read_snapshots};
 use backoffsim_core::engine::time::SimDuration;
 use backoffsim_report::plot::rto::CaptureTrace;
 
@@ -40,6 +42,7 @@ pub(super) struct Kernel {
     done: bool,
     pub error: Option<String>,
     pub agreement: Agreement,
+    named: Arc<AtomicBool>,
 }
 
 impl Kernel {
@@ -48,13 +51,19 @@ impl Kernel {
         let file = std::fs::File::open(log)
             .map_err(|e| CliError::Usage(format!("--ss {}: cannot read: {e}", log.display())))?;
         let (tx, rx) = sync_channel(QUEUE);
-        let (sender, receiver) = (flow.sender.to_string(), flow.receiver().to_string());
+        let (sender, receiver) = (flow.sender, flow.receiver());
         let (first, last) = (flow.first_ns, flow.last_ns);
         let shown = log.display().to_string();
+        let named = Arc::new(AtomicBool::new(false));
+        let named_ports = Arc::clone(&named);
         std::thread::spawn(move || {
             let mut open = true;
             let read = read_snapshots(std::io::BufReader::new(file), |s| {
-                let ours = s.local == sender && s.peer == receiver;
+                let (local, peer) = (endpoint(&s.local), endpoint(&s.peer));
+                if matches!((&local, &peer), (Err(Unread::NamedPort), _) | (_, Err(Unread::NamedPort))) {
+                    named_ports.store(true, Ordering::Relaxed);
+                }
+                let ours = local == Ok(sender) && peer == Ok(receiver);
                 let (Some(t), Some(rto)) = (s.time_ns, s.rto) else { return };
                 if open && ours && (first..=last).contains(&t) {
                     // The replay stopped early (an error): nothing more to send it.
@@ -71,7 +80,14 @@ impl Kernel {
             done: false,
             error: None,
             agreement: Agreement { tolerance, ..Agreement::default() },
+            named,
         })
+    }
+
+    /// Whether the log gave a port by its service name (`ss` without `-n`), so that no
+    /// poll could be matched to the capture's numbers. Read once the log is drained.
+    pub fn named_ports(&self) -> bool {
+        self.named.load(Ordering::Relaxed)
     }
 
     fn peek(&mut self) -> Option<Poll> {

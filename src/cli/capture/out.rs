@@ -179,10 +179,15 @@ pub(super) fn write(
             // A warning even with --quiet: the comparison asked for is not in the results.
             eprintln!(
                 "backoffsim: warning: --ss {}: no poll of the sender's socket (local {}, peer {}) within the \
-                 capture's time; the report has no comparison",
+                 capture's time{}; the report has no comparison",
                 backoffsim_core::input::escaped(&log.display().to_string()),
                 flow.sender,
-                flow.receiver()
+                flow.receiver(),
+                if k.named_ports() {
+                    " (the log names ports by service, as `ss` prints them without `-n`: poll with `ss -tin`)"
+                } else {
+                    ""
+                }
             );
         }
     }
