@@ -17,6 +17,11 @@
 //! retransmission is a `retransmit`. A repeated SYN is a `syn_timeout`: in SYN-SENT only
 //! the timer retransmits.
 //!
+//! A sender that answered the SYN (a download's server) is timed by its SYN-ACK as the
+//! active side is by its SYN: see [`SenderView::handshake_rtt`]. Its SYN-ACK sent again
+//! is the listener's timer, unless a repeated SYN asked for it: see
+//! [`SenderView::synack_resent`].
+//!
 //! Besides the rows, an [`Observer`] hears of each row with the estimator's state and of
 //! each [`Stall`]: head retransmissions with nothing heard from the receiver since the
 //! timer was armed, with what the profile's timer would have done in the same silence.
@@ -78,6 +83,8 @@ pub struct SenderView<W: Write, O: Observer = ()> {
     ack: Option<Unwrap>,
     syn_ns: Option<u64>,
     syn_sent: u32,
+    /// The sender's SYN carried an ACK: it answered the connection (SYN-RECV).
+    passive: bool,
     established: bool,
     una: u64,
     nxt: u64,
@@ -126,6 +133,7 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             ack: None,
             syn_ns: None,
             syn_sent: 0,
+            passive: false,
             established: false,
             una: 0,
             nxt: 0,
@@ -170,7 +178,10 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             // probe is pending (`tcp_event_new_data_sent` calls `tcp_rearm_rto`) and after
             // the probe (`tcp_send_loss_probe`): from the last data sent in the silence.
             let armed = if self.linux { self.timer_ns.max(self.new_data_ns) } else { self.timer_ns };
-            self.stall = Some(Open::new(phase, self.at(armed), self.out.estimator().clone()));
+            let open = Open::new(phase, self.at(armed), self.out.estimator().clone());
+            // The SYN-ACK's timer backs off as the row it writes says (`synack_resent`).
+            let synack = phase == Phase::SynSent && self.passive && self.linux;
+            self.stall = Some(if synack { open.timed_as(Phase::Established) } else { open });
         }
         let at = self.at(ns);
         if let Some(stall) = self.stall.as_mut() {
@@ -224,10 +235,14 @@ impl<W: Write, O: Observer> SenderView<W, O> {
         if s.syn {
             self.syn_sent += 1;
             if self.syn_sent == 1 {
+                self.passive = s.ack_flag;
                 self.syn_ns = Some(s.time_ns);
                 self.timer_ns = s.time_ns;
                 self.nxt = end;
                 return Ok(());
+            }
+            if self.passive {
+                return self.synack_resent(s.time_ns);
             }
             self.summary.syn_timeouts += 1;
             self.head_resent(s.time_ns, Phase::SynSent);
@@ -275,6 +290,30 @@ impl<W: Write, O: Observer> SenderView<W, O> {
         }
     }
 
+    /// A SYN-ACK sent again. With a SYN heard since its timer was armed, it answers that
+    /// repeated SYN (`tcp_check_req` calls `inet_rtx_syn_ack` and re-arms the request's
+    /// timer from now, its backoff unchanged): a `retransmit`. Otherwise the listener's
+    /// timer sent it (`reqsk_timer_handler`). That timer doubles from `TCP_TIMEOUT_INIT`
+    /// on every expiry (`reqsk_timeout`: `timeout << num_timeout`), without the SYN's
+    /// linear timeouts (`tcp_syn_linear_timeouts` is `tcp_retransmit_timer`'s, in
+    /// SYN-SENT only): under linux the RTO's own backoff, a `timeout`. RFC 6298 §5.7
+    /// speaks of the ACK of any SYN segment, so under rfc6298 it is a `syn_timeout`, whose
+    /// 3 s holds once data flows if no sample came.
+    fn synack_resent(&mut self, ns: u64) -> io::Result<()> {
+        if self.heard_ns > self.timer_ns {
+            self.timer_ns = ns;
+            self.summary.retransmits += 1;
+            return self.emit(ns, Event::Retransmit);
+        }
+        self.summary.syn_timeouts += 1;
+        self.head_resent(ns, Phase::SynSent);
+        self.timer_ns = ns;
+        // Linux's child socket starts at icsk_backoff = 0 (`inet_csk_clone_lock`): a
+        // sample clears the count these leave, but the 3 s fallback keeps it in the
+        // backoffs column; the RTO is the kernel's either way.
+        self.emit(ns, if self.linux { Event::Timeout } else { Event::SynTimeout })
+    }
+
     fn received(&mut self, s: &Segment) -> io::Result<()> {
         self.heard_ns = s.time_ns;
         if s.timestamps.is_some() {
@@ -286,22 +325,12 @@ impl<W: Write, O: Observer> SenderView<W, O> {
         let Some(unwrap) = self.ack.as_mut() else { return Ok(()) };
         let ack = unwrap.at(s.ack);
         let now = s.time_ns;
-        if !self.established && s.syn && ack >= 1 && self.syn_ns.is_some() {
+        // The active side's SYN is acknowledged by the SYN-ACK; the passive side's
+        // SYN-ACK by the third ACK, or whatever first acknowledges it if that was lost.
+        if !self.established && (s.syn || self.passive) && ack >= 1 && self.syn_ns.is_some() {
             self.established = true;
             self.una = ack;
-            // A SYN-ACK stamped before its SYN (a merged file, a clock step) times nothing.
-            let from_syn = self.syn_ns.filter(|_| self.syn_sent == 1).and_then(|first| now.checked_sub(first));
-            let ts = self.ts_rtt(now, s);
-            let rtt = match (from_syn, ts) {
-                // Linux times a SYN sent once from its send, in microseconds, as any
-                // segment (`tcp_clean_rtx_queue`); the echo only when it was sent again.
-                (Some(d), _) if self.linux => Some(SimDuration(d)),
-                (_, Some(rtt)) => Some(rtt),
-                (Some(d), None) => Some(SimDuration(d)),
-                // RFC 6298 §3: the SYN was sent again, so this SYN-ACK is ambiguous.
-                (None, None) => None,
-            };
-            if let Some(rtt) = rtt {
+            if let Some(rtt) = self.handshake_rtt(now, s) {
                 self.sample(now, rtt)?;
             }
             self.timer_ns = now;
@@ -354,6 +383,27 @@ impl<W: Write, O: Observer> SenderView<W, O> {
         // RFC 6298 §5.3: an ACK of new data restarts the timer.
         self.timer_ns = now;
         Ok(())
+    }
+
+    /// The handshake's sample: from the sender's SYN (or SYN-ACK) to the segment that
+    /// acknowledges it. Linux times a SYN sent once from its send in microseconds, as any
+    /// segment (`tcp_clean_rtx_queue`), and a SYN-ACK sent once the same way
+    /// (`tcp_synack_rtt_meas`, from `tcp_check_req`: `req->num_retrans == 0`, answers to
+    /// repeated SYNs counted); either sent again only by the echo (`tcp_ack_update_rtt`).
+    /// RFC 6298 §3 (Karn) and RFC 7323 §4.1: the echo when both sides send it, else the
+    /// send if there was only one.
+    fn handshake_rtt(&mut self, now: u64, s: &Segment) -> Option<SimDuration> {
+        // A reply stamped before the send (a merged file, a clock step) times nothing.
+        let from_syn = self.syn_ns.filter(|_| self.syn_sent == 1).and_then(|first| now.checked_sub(first));
+        let ts = self.ts_rtt(now, s);
+        match (from_syn, ts) {
+            (Some(d), _) if self.linux => Some(SimDuration(d)),
+            (_, Some(rtt)) => Some(rtt),
+            (Some(d), None) => Some(SimDuration(d)),
+            // Sent again without timestamps: the reply is ambiguous. Linux's
+            // `tcp_init_metrics` and RFC 6298 §5.7 then start data at 3 s.
+            (None, None) => None,
+        }
     }
 
     /// The RTT the echoed TSval gives, when both sides use timestamps: from the first

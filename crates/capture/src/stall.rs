@@ -82,6 +82,8 @@ impl Stall {
 #[derive(Clone, Debug)]
 pub(crate) struct Open {
     phase: Phase,
+    /// Whose backoff the profile's timer follows: the phase's, but for a SYN-ACK.
+    timer: Phase,
     armed: SimTime,
     /// The estimator as it was before the first retransmission's expiry.
     est: RtoEstimator,
@@ -94,7 +96,15 @@ pub(crate) struct Open {
 
 impl Open {
     pub(crate) fn new(phase: Phase, armed: SimTime, est: RtoEstimator) -> Open {
-        Open { phase, armed, est, sent: Vec::new(), retransmissions: 0, last: armed, before_last: armed }
+        Open { phase, timer: phase, armed, est, sent: Vec::new(), retransmissions: 0, last: armed, before_last: armed }
+    }
+
+    /// The same stall, its expiries backed off as `timer`'s are: Linux's SYN-ACK timer
+    /// (`reqsk_timer_handler`) doubles every time, as an established RTO does, without
+    /// the linear timeouts of a SYN (`tcp_syn_linear_timeouts`).
+    pub(crate) fn timed_as(mut self, timer: Phase) -> Open {
+        self.timer = timer;
+        self
     }
 
     pub(crate) fn phase(&self) -> Phase {
@@ -167,9 +177,9 @@ impl Open {
                 end
             };
             let before = est.rto();
-            est.on_timeout(self.phase);
+            est.on_timeout(self.timer);
             step = est.rto().max(SimDuration(1));
-            if step == before && expiries.len() >= MARKS_MAX && self.phase == Phase::Established {
+            if step == before && expiries.len() >= MARKS_MAX && self.timer == Phase::Established {
                 // The backoff is at its ceiling and no more times are kept: count the
                 // expiries short of the threshold without stepping through each.
                 let skip = (threshold.as_nanos().saturating_sub(at.as_nanos() + 1) / step.as_nanos())

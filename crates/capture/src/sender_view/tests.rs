@@ -277,3 +277,131 @@ fn a_head_sent_again_sooner_than_an_srtt_after_an_ack_is_not_a_stall() {
     ];
     assert_eq!(stalls(RtoProfile::Linux, &segs), []);
 }
+
+/// The rows with the server as the data sender (a download, read from its side).
+fn run_server(profile: RtoProfile, segs: &[Segment]) -> (String, Summary) {
+    let ep = |(addr, port): (IpAddr, u16)| Endpoint { addr, port };
+    let mut view = SenderView::new(ep(S), ep(C), segs[0].time_ns, &params(profile), Vec::new()).unwrap();
+    for s in segs {
+        view.add(s).unwrap();
+    }
+    let (out, (), summary) = view.finish().unwrap();
+    (String::from_utf8(out).unwrap(), summary)
+}
+
+fn stalls_server(profile: RtoProfile, segs: &[Segment]) -> Vec<Stall> {
+    let ep = |(addr, port): (IpAddr, u16)| Endpoint { addr, port };
+    let mut view =
+        SenderView::observed(ep(S), ep(C), segs[0].time_ns, &params(profile), io::sink(), Stalls::default()).unwrap();
+    for s in segs {
+        view.add(s).unwrap();
+    }
+    view.finish().unwrap().1.0
+}
+
+fn us(mut s: Segment, extra_us: u64) -> Segment {
+    s.time_ns += extra_us * 1000;
+    s
+}
+
+/// Linux `tcp_synack_rtt_meas` (called from `tcp_check_req` on the third ACK): a SYN-ACK
+/// sent once is timed from its send to that ACK in microseconds, and the RTO set from it
+/// before any data, as the active side's SYN is. Then the head sent again after the RTO
+/// of silence is the timer's.
+#[test]
+fn linux_tcp_synack_rtt_meas_times_a_synack_sent_once_in_microseconds() {
+    let segs = [
+        syn(seg(0, true, 100, 0, 0)),
+        us(syn(seg(0, false, 900, 101, 0)), 300),
+        us(seg(50, true, 101, 901, 0), 700),
+        seg(60, false, 901, 101, 1000),
+        seg(400, false, 901, 101, 1000),
+        seg(450, true, 101, 1901, 0),
+    ];
+    let (csv, summary) = run_server(RtoProfile::Linux, &segs);
+    let rows: Vec<&str> = csv.lines().collect();
+    assert!(rows[1].starts_with("0.050700,sample,0.050400,0.050400,"), "{csv}");
+    assert!(rows[2].starts_with("0.050700,established,"), "{csv}");
+    // RTO = 50.4 ms + max(2 · 50.4, 200) ms, in 4 ms jiffies: 0.252 s < 0.34 s of silence.
+    assert!(rows[3].starts_with("0.400000,timeout,,0.050400,0.050000,0.504000,1,"), "{csv}");
+    assert_eq!(summary, Summary { samples: 1, timeouts: 1, retransmits: 0, syn_timeouts: 0, stalls: 1 });
+}
+
+/// Linux `reqsk_timer_handler`: the SYN-ACK's timer doubles from `TCP_TIMEOUT_INIT`
+/// (1, 2, 4 s) with no linear timeouts, so under linux its expiries are `timeout`s of the
+/// RTO's backoff. `tcp_synack_rtt_meas` then takes no send time (`req->num_retrans` is
+/// not 0) but the echo, on the 1 ms clock (`tcp_ack_update_rtt`).
+#[test]
+fn linux_synack_timer_doubles_and_its_handshake_is_timed_by_the_echo() {
+    let segs = [
+        ts(syn(seg(0, true, 100, 0, 0)), 7, 0),
+        ts(syn(seg(0, false, 900, 101, 0)), 1000, 7),
+        ts(syn(seg(1000, false, 900, 101, 0)), 2000, 7),
+        ts(syn(seg(3000, false, 900, 101, 0)), 4000, 7),
+        us(ts(seg(3040, true, 101, 901, 0), 3047, 4000), 600),
+    ];
+    let (csv, summary) = run_server(RtoProfile::Linux, &segs);
+    let rows: Vec<&str> = csv.lines().collect();
+    assert!(rows[1].starts_with("1.000000,timeout,,,,2.000000,1,"), "{csv}");
+    assert!(rows[2].starts_with("3.000000,timeout,,,,4.000000,2,"), "{csv}");
+    assert!(rows[3].starts_with("3.040600,sample,0.040000,0.040000,"), "{csv}");
+    assert!(rows[4].starts_with("3.040600,established,,0.040000,0.050000,0.240000,0,"), "{csv}");
+    assert_eq!((summary.syn_timeouts, summary.timeouts, summary.samples), (2, 0, 1));
+    // The stall the profile's timer repeats: expiries at 1 and 3 s, not the SYN's 1 s
+    // linear steps (which would give 1, 2, 3 s).
+    let s = stalls_server(RtoProfile::Linux, &segs);
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert_eq!((s[0].phase, s[0].armed, s[0].recovered), (Phase::SynSent, at_ms(0), Some(SimTime(3_040_600_000))));
+    assert_eq!(s[0].sent, [at_ms(1000), at_ms(3000)]);
+    assert_eq!(s[0].what_if.expiries, [at_ms(1000), at_ms(3000)]);
+}
+
+/// Linux `tcp_check_req`: a repeated SYN in SYN-RECV is answered by `inet_rtx_syn_ack`
+/// at once, the request's timer re-armed without backoff: a `retransmit`, no stall. It
+/// counts in `req->num_retrans`, so `tcp_synack_rtt_meas` has no send time and, without
+/// timestamps, no sample: `tcp_init_metrics` starts data at `TCP_TIMEOUT_FALLBACK`, 3 s.
+#[test]
+fn linux_a_synack_answering_a_repeated_syn_is_a_retransmit_and_leaves_the_3s_fallback() {
+    let segs = [
+        syn(seg(0, true, 100, 0, 0)),
+        syn(seg(0, false, 900, 101, 0)),
+        syn(seg(1000, true, 100, 0, 0)),
+        us(syn(seg(1000, false, 900, 101, 0)), 20),
+        seg(1050, true, 101, 901, 0),
+    ];
+    let (csv, summary) = run_server(RtoProfile::Linux, &segs);
+    assert_eq!(
+        csv,
+        "time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs,mdev_s,mdev_max_s\n\
+         1.000020,retransmit,,,,1.000000,0,,\n\
+         1.050000,established,,,,3.000000,0,,\n"
+    );
+    assert_eq!((summary.retransmits, summary.syn_timeouts, summary.samples), (1, 0, 0));
+    assert_eq!(stalls_server(RtoProfile::Linux, &segs), []);
+}
+
+/// RFC 6298 §5.7 ("the timer expires awaiting the ACK of a SYN segment": the SYN-ACK is
+/// one) and §5.5: a SYN-ACK sent again by its timer is a `syn_timeout`, doubling, and
+/// with no sample (§3, Karn) data starts at 3 s. Sent once, the SYN-ACK and its ACK are a
+/// sample (§2.2).
+#[test]
+fn rfc6298_a_synack_sent_again_is_a_syn_timeout_and_sent_once_a_sample() {
+    let mut segs = vec![
+        syn(seg(0, true, 100, 0, 0)),
+        syn(seg(0, false, 900, 101, 0)),
+        syn(seg(1000, false, 900, 101, 0)),
+        seg(1100, true, 101, 901, 0),
+    ];
+    let (csv, summary) = run_server(RtoProfile::Rfc6298, &segs);
+    assert_eq!(
+        csv,
+        "time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs\n\
+         1.000000,syn_timeout,,,,2.000000,1\n\
+         1.100000,established,,,,3.000000,1\n"
+    );
+    assert_eq!(summary.syn_timeouts, 1);
+    segs.remove(2);
+    let (csv, _) = run_server(RtoProfile::Rfc6298, &segs);
+    assert!(csv.contains("\n1.100000,sample,1.100000,"), "{csv}");
+    assert!(csv.contains("\n1.100000,established,"), "{csv}");
+}
