@@ -26,26 +26,106 @@ fn usage(e: CaptureError) -> CliError {
     CliError::Usage(e.to_string())
 }
 
-/// `A:PORT-B:PORT`, either end first.
-fn parse_flow(text: &str) -> Result<FlowKey, CliError> {
-    let bad = |why: String| {
-        CliError::Usage(format!("--flow `{text}`: {why}: expected A:PORT-B:PORT, e.g. 10.0.0.1:40000-10.0.0.2:443"))
-    };
-    let (a, b) = text.split_once('-').ok_or_else(|| bad("no `-` between the two ends".into()))?;
-    let a: Endpoint = a.parse().map_err(bad)?;
-    let b: Endpoint = b.parse().map_err(bad)?;
-    Ok(FlowKey::of(a, b))
+/// What `--flow` names: two ends, and which of the connections between them when they
+/// were used by several in turn (a port reused), 1-based in order of first packet.
+#[derive(Debug, PartialEq, Eq)]
+struct Wanted {
+    key: FlowKey,
+    ordinal: Option<u32>,
 }
 
-/// The connections of a capture, one line each: the flow as `--flow` takes it (sender
-/// first), then its counts.
-fn write_list(out: &mut impl Write, flows: &Flows) -> std::io::Result<()> {
-    writeln!(out, "flow,packets,bytes,retransmissions_sender,retransmissions_receiver")?;
-    for flow in flows.flows.values() {
+/// `A:PORT-B:PORT`, either end first, and `#N` after it to pick one of several connections.
+fn parse_flow(text: &str) -> Result<Wanted, CliError> {
+    let bad = |why: String| {
+        CliError::Usage(format!(
+            "--flow `{text}`: {why}: expected A:PORT-B:PORT or A:PORT-B:PORT#N, e.g. 10.0.0.1:40000-10.0.0.2:443"
+        ))
+    };
+    let (ends, ordinal) = match text.rsplit_once('#') {
+        Some((ends, n)) => {
+            let n = n.parse::<u32>().ok().filter(|&n| n >= 1).ok_or_else(|| {
+                bad(format!(
+                    "`#{n}` is not a connection's number (1 for the first between the two ends, 2 the next, …)"
+                ))
+            })?;
+            (ends, Some(n))
+        }
+        None => (text, None),
+    };
+    let (a, b) = ends.split_once('-').ok_or_else(|| bad("no `-` between the two ends".into()))?;
+    let a: Endpoint = a.parse().map_err(bad)?;
+    let b: Endpoint = b.parse().map_err(bad)?;
+    Ok(Wanted { key: FlowKey::of(a, b), ordinal })
+}
+
+/// The flow as `--flow` takes it, sender first, with `#N` when its two ends carried
+/// several connections.
+fn label(flows: &Flows, flow: &Flow) -> String {
+    let ends = format!("{}-{}", flow.sender, flow.receiver());
+    if flows.between(flow.key).nth(1).is_some() { format!("{ends}#{}", flow.ordinal) } else { ends }
+}
+
+/// The connections of a capture, one line each: the flow as `--flow` takes it, when it
+/// began (seconds from the capture's earliest packet, to tell apart connections of the
+/// same two ends), then its counts.
+fn write_list<'f>(out: &mut impl Write, flows: &Flows, list: impl Iterator<Item = &'f Flow>) -> std::io::Result<()> {
+    writeln!(out, "flow,start_s,packets,bytes,retransmissions_sender,retransmissions_receiver")?;
+    for flow in list {
         let (s, r) = flow.retransmissions();
-        writeln!(out, "{}-{},{},{},{},{}", flow.sender, flow.receiver(), flow.packets(), flow.bytes(), s, r)?;
+        let mut start = String::new();
+        let since = flow.first_ns.saturating_sub(flows.origin_ns.unwrap_or(flow.first_ns));
+        backoffsim_core::replay::csv_secs(&mut start, backoffsim_core::engine::time::SimDuration(since));
+        writeln!(out, "{},{start},{},{},{},{}", label(flows, flow), flow.packets(), flow.bytes(), s, r)?;
     }
     Ok(())
+}
+
+/// The connection `--flow` names; when its two ends carried several and no `#N` says
+/// which, they are listed on stdout and the error says how to pick one.
+fn choose(file: &Path, flows: &Flows, wanted: &Wanted) -> Result<Flow, CliError> {
+    let (key, found) = (wanted.key, flows.between(wanted.key).collect::<Vec<_>>());
+    let usage = |what: String| Err(CliError::Usage(format!("{}: {what}", file.display())));
+    match (wanted.ordinal, found.as_slice()) {
+        (_, []) => {
+            let has = match flows.flows.values().collect::<Vec<_>>().as_slice() {
+                [] => "no TCP connection at all".to_string(),
+                [only] => format!("one, {}", label(flows, only)),
+                all => format!("{}; leave out --flow to list them", all.len()),
+            };
+            usage(format!("no TCP connection between {} and {} (the file has {has})", key.0, key.1))
+        }
+        (None, [only]) => Ok((*only).clone()),
+        (None, all) => {
+            let mut out = std::io::stdout().lock();
+            write_list(&mut out, flows, all.iter().copied())
+                .and_then(|()| out.flush())
+                .map_err(CliError::from_stdout)?;
+            usage(format!(
+                "{} TCP connections between {} and {}, one after another (listed above): choose one with \
+                 --flow {}-{}#N, N from 1 (the first) to {}",
+                all.len(),
+                key.0,
+                key.1,
+                key.0,
+                key.1,
+                all.len()
+            ))
+        }
+        (Some(n), all) => match all.get(n as usize - 1) {
+            Some(flow) => Ok((*flow).clone()),
+            None if all.len() == 1 => usage(format!(
+                "--flow #{n}: one TCP connection between {} and {}; leave out #{n}, or give #1",
+                key.0, key.1
+            )),
+            None => usage(format!(
+                "--flow #{n}: {} TCP connections between {} and {}; give #1 to #{}",
+                all.len(),
+                key.0,
+                key.1,
+                all.len()
+            )),
+        },
+    }
 }
 
 /// What `rto capture` was asked: the file, the connection, the estimator and where the
@@ -104,19 +184,7 @@ pub fn capture(req: &mut Request<'_>) -> Result<(), CliError> {
         ));
     }
     let chosen: Flow = match wanted {
-        Some(key) => flows.flows.get(&key).cloned().ok_or_else(|| {
-            let has = match flows.flows.values().collect::<Vec<_>>().as_slice() {
-                [] => "no TCP connection at all".to_string(),
-                [only] => format!("one, {}-{}", only.sender, only.receiver()),
-                all => format!("{}; leave out --flow to list them", all.len()),
-            };
-            CliError::Usage(format!(
-                "{}: no TCP connection between {} and {} (the file has {has})",
-                file.display(),
-                key.0,
-                key.1
-            ))
-        })?,
+        Some(wanted) => choose(file, &flows, &wanted)?,
         None => match flows.flows.len() {
             0 => {
                 return Err(CliError::Usage(format!(
@@ -128,10 +196,14 @@ pub fn capture(req: &mut Request<'_>) -> Result<(), CliError> {
             1 => flows.flows.values().next().cloned().expect("one flow"),
             n => {
                 let mut out = std::io::stdout().lock();
-                write_list(&mut out, &flows).and_then(|()| out.flush()).map_err(CliError::from_stdout)?;
+                write_list(&mut out, &flows, flows.flows.values())
+                    .and_then(|()| out.flush())
+                    .map_err(CliError::from_stdout)?;
+                let reused = flows.flows.values().any(|f| f.ordinal > 1);
                 return Err(CliError::Usage(format!(
-                    "{}: {n} TCP connections (listed above): choose one with --flow A:PORT-B:PORT",
-                    file.display()
+                    "{}: {n} TCP connections (listed above): choose one with --flow A:PORT-B:PORT{}",
+                    file.display(),
+                    if reused { ", with the #N shown where two ends carried several" } else { "" }
                 )));
             }
         },
@@ -142,17 +214,19 @@ pub fn capture(req: &mut Request<'_>) -> Result<(), CliError> {
             let stdout = std::io::BufWriter::new(std::io::stdout().lock());
             let mut view = SenderView::new(chosen.sender, chosen.receiver(), chosen.first_ns, req.params, stdout)
                 .map_err(CliError::from_stdout)?;
-            replay(file, &mut view, None, &mut progress)?.map_err(CliError::from_stdout)?;
+            replay(file, &chosen, &mut view, None, &mut progress)?.map_err(CliError::from_stdout)?;
             view.finish().map_err(CliError::from_stdout)?;
             Ok(())
         }
     }
 }
 
-/// The second pass: every segment of `file` through `view`. The outer error is the
-/// file's (or a stop); the inner one the output's.
+/// The second pass: every segment of `flow` in `file` through `view` (the view itself
+/// keeps only its two ends; another connection between them is left out here). The outer
+/// error is the file's (or a stop); the inner one the output's.
 fn replay<W: Write, O: Observer>(
     file: &Path,
+    flow: &Flow,
     view: &mut SenderView<W, O>,
     dest: Option<&Destination>,
     progress: &mut Progress,
@@ -160,7 +234,10 @@ fn replay<W: Write, O: Observer>(
     let mut cap = progress.open(file, "replaying").map_err(usage)?;
     let mut read = 0u64;
     while let Some(seg) = cap.next_segment() {
-        if let Err(e) = view.add(&seg.map_err(usage)?) {
+        let seg = seg.map_err(usage)?;
+        if flow.holds(&seg)
+            && let Err(e) = view.add(&seg)
+        {
             return Ok(Err(e));
         }
         read += 1;
@@ -193,9 +270,22 @@ mod tests {
     fn a_flow_is_two_ends_in_either_order() {
         let a = parse_flow("10.0.0.1:40000-10.0.0.2:443").unwrap();
         assert_eq!(a, parse_flow("10.0.0.2:443-10.0.0.1:40000").unwrap());
-        assert_eq!(a.0.to_string(), "10.0.0.1:40000");
+        assert_eq!((a.key.0.to_string(), a.ordinal), ("10.0.0.1:40000".to_string(), None));
         assert!(parse_flow("[2001:db8::1]:1-[2001:db8::2]:2").is_ok());
         let err = parse_flow("10.0.0.1:40000").unwrap_err().to_string();
         assert!(err.contains("no `-`") && err.contains("A:PORT-B:PORT"), "{err}");
+    }
+
+    #[test]
+    fn a_hash_and_number_pick_one_of_several_connections_between_the_same_ends() {
+        let a = parse_flow("10.0.0.2:443-10.0.0.1:40000#2").unwrap();
+        assert_eq!(a, Wanted { key: parse_flow("10.0.0.1:40000-10.0.0.2:443").unwrap().key, ordinal: Some(2) });
+        assert_eq!(parse_flow("[2001:db8::1]:1-[2001:db8::2]:2#1").unwrap().ordinal, Some(1));
+        for bad in
+            ["10.0.0.1:1-10.0.0.2:2#0", "10.0.0.1:1-10.0.0.2:2#", "10.0.0.1:1-10.0.0.2:2#x", "10.0.0.1:1-10.0.0.2:2#-1"]
+        {
+            let err = parse_flow(bad).unwrap_err().to_string();
+            assert!(err.contains("is not a connection's number") && err.contains("A:PORT-B:PORT#N"), "{bad}: {err}");
+        }
     }
 }

@@ -36,8 +36,11 @@ pub enum RtoCommand {
         /// The capture: pcap or pcapng, on Ethernet, Linux cooked (v1, v2) or raw IP.
         file: PathBuf,
         /// The connection, by its two ends in either order: `10.0.0.1:40000-10.0.0.2:443`,
-        /// `[2001:db8::1]:40000-[2001:db8::2]:443`.
-        #[arg(long, value_name = "A:PORT-B:PORT")]
+        /// `[2001:db8::1]:40000-[2001:db8::2]:443`. When the same two ends carried several
+        /// connections one after another (a port reused: a new SYN with a new ISN after a
+        /// close, a reset or a silence), `#N` picks the Nth in order of first packet:
+        /// `10.0.0.1:40000-10.0.0.2:443#2`; the list shows each with its `#N` and start.
+        #[arg(long, value_name = "A:PORT-B:PORT[#N]")]
         flow: Option<String>,
         /// The estimator profile: `rfc6298` or `linux`. It also picks how RTT is sampled:
         /// `rfc6298` one timed segment at a time (Karn), or with timestamps every ACK from

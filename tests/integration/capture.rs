@@ -87,9 +87,9 @@ fn two_connections_are_listed_and_one_is_chosen_with_flow() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         text(&o.stdout),
-        "flow,packets,bytes,retransmissions_sender,retransmissions_receiver\n\
-         10.0.0.1:40000-10.0.0.2:443,8,3000,1,0\n\
-         10.0.0.3:50000-10.0.0.2:443,1,0,0,0\n"
+        "flow,start_s,packets,bytes,retransmissions_sender,retransmissions_receiver\n\
+         10.0.0.1:40000-10.0.0.2:443,0.000000,8,3000,1,0\n\
+         10.0.0.3:50000-10.0.0.2:443,1.500000,1,0,0,0\n"
     );
     assert!(text(&o.stderr).contains("2 TCP connections") && text(&o.stderr).contains("--flow"), "{}", text(&o.stderr));
     let o = capture(&bytes, &["--flow", "10.0.0.2:443-10.0.0.1:40000"]);
@@ -140,4 +140,5 @@ fn help_names_the_formats_and_the_flow_syntax() {
     assert!(o.status.success());
     let help = text(&o.stdout);
     assert!(help.contains("pcapng") && help.contains("A:PORT-B:PORT") && help.contains("Linux cooked"), "{help}");
+    assert!(help.contains("A:PORT-B:PORT[#N]") && help.contains("10.0.0.1:40000-10.0.0.2:443#2"), "{help}");
 }

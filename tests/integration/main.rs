@@ -6,6 +6,7 @@ mod calls;
 mod capture;
 mod capture_kernel;
 mod capture_out;
+mod capture_reuse;
 mod catalogue;
 mod cells;
 mod cli;

@@ -66,6 +66,11 @@ pub struct Direction {
     seq: Option<Unwrap>,
     /// The highest end sent so far, relative.
     high: u64,
+    /// The sequence number of this side's first SYN, its ISN.
+    isn: Option<u32>,
+    fin: bool,
+    /// The latest time this side sent.
+    last_ns: Option<u64>,
 }
 
 /// Widens 32-bit sequence numbers to 64 bits relative to the first one seen, assuming
@@ -96,6 +101,11 @@ impl Direction {
     pub fn add(&mut self, s: &Segment) -> bool {
         self.packets += 1;
         self.bytes += u64::from(s.len);
+        if s.syn {
+            self.isn.get_or_insert(s.seq);
+        }
+        self.fin |= s.fin;
+        self.last_ns = Some(self.last_ns.map_or(s.time_ns, |t| t.max(s.time_ns)));
         let unwrap = self.seq.get_or_insert_with(|| Unwrap::new(s.seq));
         let start = unwrap.at(s.seq);
         let end = start + u64::from(s.seq_len());
@@ -115,6 +125,9 @@ impl Direction {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Flow {
     pub key: FlowKey,
+    /// 1-based place among the connections between the same two ends (a port reused),
+    /// in order of first packet.
+    pub ordinal: u32,
     /// The data sender, once known; until then the first packet's source.
     pub sender: Endpoint,
     sender_known: bool,
@@ -123,9 +136,28 @@ pub struct Flow {
     pub last_ns: u64,
     /// `[from key.0, from key.1]`.
     pub dirs: [Direction; 2],
+    rst: bool,
+    /// The packet number of this connection's first segment, and of the next connection's
+    /// between the same ends: the second pass tells them apart by it.
+    first_number: u64,
+    next_number: Option<u64>,
 }
 
 impl Flow {
+    fn new(key: FlowKey, ordinal: u32, s: &Segment) -> Flow {
+        Flow {
+            key,
+            ordinal,
+            sender: source(s),
+            sender_known: false,
+            first_ns: s.time_ns,
+            last_ns: s.time_ns,
+            dirs: Default::default(),
+            rst: false,
+            first_number: s.number,
+            next_number: None,
+        }
+    }
     pub fn receiver(&self) -> Endpoint {
         if self.sender == self.key.0 { self.key.1 } else { self.key.0 }
     }
@@ -140,12 +172,37 @@ impl Flow {
         let s = usize::from(self.sender != self.key.0);
         (self.dirs[s].retransmissions, self.dirs[1 - s].retransmissions)
     }
+    /// Whether `s`, a segment of the same capture, is one of this connection's: between
+    /// its two ends, and neither before it nor after the next connection between them began.
+    pub fn holds(&self, s: &Segment) -> bool {
+        FlowKey::of_segment(s) == self.key
+            && s.number >= self.first_number
+            && self.next_number.is_none_or(|next| s.number < next)
+    }
+    /// The index into `dirs` of the side that sent `s`.
+    fn side(&self, s: &Segment) -> usize {
+        usize::from(source(s) != self.key.0)
+    }
+    fn add(&mut self, s: &Segment) {
+        self.last_ns = self.last_ns.max(s.time_ns);
+        let syn_only = s.syn && !s.ack_flag;
+        if !self.sender_known && (syn_only || s.len > 0) {
+            self.sender = source(s);
+            self.sender_known = true;
+        }
+        self.rst |= s.rst;
+        let side = self.side(s);
+        self.dirs[side].add(s);
+    }
 }
 
-/// All connections in a capture, in a stable order (by key).
+/// All connections in a capture, in a stable order: by their two ends, then, for ends
+/// used by several connections in turn, by first packet.
 #[derive(Debug, Default)]
 pub struct Flows {
-    pub flows: BTreeMap<FlowKey, Flow>,
+    pub flows: BTreeMap<(FlowKey, u32), Flow>,
+    /// The earliest packet's time, which the list's start times count from.
+    pub origin_ns: Option<u64>,
 }
 
 impl Flows {
@@ -162,24 +219,25 @@ impl Flows {
 
     pub fn add(&mut self, s: &Segment) {
         let key = FlowKey::of_segment(s);
-        let src = source(s);
-        let flow = self.flows.entry(key).or_insert_with(|| Flow {
-            key,
-            sender: src,
-            sender_known: false,
-            first_ns: s.time_ns,
-            last_ns: s.time_ns,
-            dirs: Default::default(),
-        });
-        flow.last_ns = flow.last_ns.max(s.time_ns);
-        let syn_only = s.syn && !s.ack_flag;
-        if !flow.sender_known && (syn_only || s.len > 0) {
-            flow.sender = src;
-            flow.sender_known = true;
-        }
-        flow.dirs[usize::from(src != key.0)].add(s);
+        self.origin_ns = Some(self.origin_ns.map_or(s.time_ns, |o| o.min(s.time_ns)));
+        let ordinal = match self.flows.range_mut((key, 1)..=(key, u32::MAX)).next_back() {
+            None => 1,
+            Some((&(_, n), latest)) if n < u32::MAX && reuse::opens_anew(latest, s) => {
+                latest.next_number = Some(s.number);
+                n + 1
+            }
+            Some((&(_, n), _)) => n,
+        };
+        self.flows.entry((key, ordinal)).or_insert_with(|| Flow::new(key, ordinal, s)).add(s);
+    }
+
+    /// The connections between `key`'s two ends, in order of first packet.
+    pub fn between(&self, key: FlowKey) -> impl Iterator<Item = &Flow> {
+        self.flows.range((key, 1)..=(key, u32::MAX)).map(|(_, f)| f)
     }
 }
+
+mod reuse;
 
 #[cfg(test)]
 mod tests;

@@ -240,7 +240,7 @@ pub fn replay_all(segments: &[Segment], flows: &Flows, profiles: &[RtoProfile]) 
             let mut view =
                 SenderView::observed(flow.sender, flow.receiver(), flow.first_ns, &params, std::io::sink(), StallCheck)
                     .expect("a sink takes the header");
-            for seg in segments {
+            for seg in segments.iter().filter(|s| flow.holds(s)) {
                 view.add(seg).expect("a sink takes every row");
             }
             samples += view.finish().expect("a sink flushes").2.samples;

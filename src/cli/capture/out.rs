@@ -166,7 +166,7 @@ pub(super) fn write(
     };
     let mut view = SenderView::observed(flow.sender, flow.receiver(), flow.first_ns, req.params, trace_csv, gather)
         .map_err(failed)?;
-    replay(req.file, &mut view, Some(dest), progress)?.map_err(failed)?;
+    replay(req.file, flow, &mut view, Some(dest), progress)?.map_err(failed)?;
     let (trace_csv, mut gather, summary) = view.finish().map_err(failed)?;
     if let Some(k) = gather.kernel.as_mut() {
         k.before(u64::MAX, gather.rto, &mut gather.trace);
