@@ -144,7 +144,34 @@ pub struct Request<'a> {
     pub backwards: u64,
 }
 
+/// Refuses, before anything is written, an input that cannot be read twice: a pipe
+/// (`/dev/stdin`, `<(zcat …)`), a terminal, a device or a socket. A missing file or a
+/// directory is left to the reader, whose messages say so.
+fn readable_twice(file: &Path) -> Result<(), CliError> {
+    use std::os::unix::fs::FileTypeExt;
+    let twice = "rto capture reads its file twice (once to find the connections, once to follow one), so \
+                 it needs a file: save the capture first (e.g. `tcpdump -w FILE`, or `zcat X.pcap.gz > FILE`)";
+    match std::fs::metadata(file) {
+        Err(_) if file == Path::new("-") => {
+            Err(CliError::Usage(format!("`-`: standard input cannot be read as a capture: {twice}")))
+        }
+        Ok(meta) if !meta.is_file() && !meta.is_dir() => {
+            let t = meta.file_type();
+            let what = if t.is_fifo() {
+                "a pipe"
+            } else if t.is_socket() {
+                "a socket"
+            } else {
+                "a device or terminal"
+            };
+            Err(CliError::Usage(format!("{}: is {what}, not a file: {twice}", file.display())))
+        }
+        _ => Ok(()),
+    }
+}
+
 pub fn capture(req: &mut Request<'_>) -> Result<(), CliError> {
+    readable_twice(req.file)?;
     let wanted = req.flow.map(parse_flow).transpose()?;
     // Claimed before any work, as `run` claims its own.
     let dest = req.out.map(super::run::claim).transpose()?;

@@ -135,6 +135,29 @@ fn a_capture_without_tcp_says_so() {
 }
 
 #[test]
+fn a_pipe_is_refused_before_anything_is_printed() {
+    // The file is read twice; a pipe's second reading would find it empty.
+    use std::io::Write;
+    let bytes = synth::pcap(DataLink::ETHERNET, &exchange(C, S, 1000));
+    for name in ["/dev/stdin", "-"] {
+        let mut child = super::common::bin()
+            .args(["rto", "capture", name, "-q"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The command may refuse before reading: a closed pipe is no failure here.
+        let _ = child.stdin.take().unwrap().write_all(&bytes);
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        assert!(o.stdout.is_empty(), "{name}: {}", text(&o.stdout));
+        let err = text(&o.stderr);
+        assert!(err.contains("reads its file twice") && err.contains("tcpdump -w FILE"), "{name}: {err}");
+    }
+}
+
+#[test]
 fn help_names_the_formats_and_the_flow_syntax() {
     let o = run(&["rto", "capture", "--help"]);
     assert!(o.status.success());
