@@ -78,7 +78,8 @@ impl<W: Write> Observer for Gather<W> {
             Event::Sample(rtt, _) => (TraceEvent::Sample, Some(rtt.as_secs_f64())),
             Event::Timeout | Event::SynTimeout => (TraceEvent::Timeout, None),
             Event::Established => (TraceEvent::Established, None),
-            Event::Retransmit => (TraceEvent::Retransmit, None),
+            // A probe is drawn in the strip with the other resends the RTO did not drive.
+            Event::Retransmit | Event::Probe => (TraceEvent::Retransmit, None),
         };
         self.trace.row(at(t), kind, sample, state.srtt.map(|d| d.as_secs_f64()), state.rto.as_secs_f64());
     }

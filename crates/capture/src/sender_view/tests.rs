@@ -29,6 +29,7 @@ fn seg(ms: u64, from_client: bool, seq: u32, ack: u32, len: u32) -> Segment {
         rst: false,
         len,
         timestamps: None,
+        sack: Default::default(),
     }
 }
 

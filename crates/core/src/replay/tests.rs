@@ -88,7 +88,7 @@ fn replay_errors_name_line_and_column() {
     );
     assert_eq!(
         err(r, &format!("{h}0,ack,0.1\n")),
-        "line 2, column event: `ack` is not an event: expected sample, timeout, syn_timeout or established"
+        "line 2, column event: `ack` is not an event: expected sample, timeout, syn_timeout, established, retransmit or probe"
     );
     assert_eq!(err(r, &format!("{h}0,sample,\n")), "line 2, column rtt_s: is empty: a sample needs an RTT in seconds");
     assert_eq!(err(r, &format!("{h}0,timeout,1\n")), "line 2, column rtt_s: must be empty for a timeout row");
