@@ -59,8 +59,10 @@ pub struct Summary {
     pub samples: u64,
     pub timeouts: u64,
     pub retransmits: u64,
-    /// Tail loss probes (`linux` with SACK): resends, but not the RTO's.
+    /// Tail loss probes (`linux` with SACK), the PTO's sends, not the RTO's.
     pub probes: u64,
+    /// Those of them that sent new data rather than resending the last segment.
+    pub new_data_probes: u64,
     pub syn_timeouts: u64,
     pub stalls: u64,
 }
@@ -228,14 +230,17 @@ impl<W: Write, O: Observer> SenderView<W, O> {
 
     /// The tail loss probe timeout the sender armed at its last send or ACK, when it
     /// would send a probe now (`tcp_schedule_loss_probe`, `tcp_send_loss_probe`): a
-    /// probing sender, established, data in flight, no probe out (`tlp_high_seq`), and in
+    /// probing sender, past its handshake, data in flight, no probe out (`tlp_high_seq`), and in
     /// the Open state, read as nothing in flight sent twice (a resend still unacknowledged
     /// means recovery or loss). A resend of the last segment sent (it ends at snd_nxt:
     /// `tcp_send_loss_probe` resends the tail of the retransmit queue) with nothing heard
     /// since the arming is that probe. One segment in flight is one captured segment: a
     /// TSO send seen as one larger segment counts once.
     fn pto(&self) -> Option<SimDuration> {
-        if !self.probing() || !self.established || self.probe.is_some() {
+        // No probe before the handshake completes (`tcp_schedule_loss_probe` skips
+        // SYN-RECV); a capture that starts mid-way saw no handshake to wait for.
+        let handshaking = self.syn_sent > 0 && !self.established;
+        if !self.probing() || handshaking || self.probe.is_some() {
             return None;
         }
         let (_, head) = self.outstanding.first_key_value()?;
@@ -320,8 +325,16 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             return Ok(());
         }
         if start >= self.nxt {
+            // `tcp_send_loss_probe` sends new data when it has some and the window allows:
+            // a new segment in the silence once the probe timer is due is that probe
+            // (`tlp_retrans = 0`), and the RTO restarts a full RTO from it. The timer fires
+            // on a tick, up to one jiffy before the arming plus the PTO.
+            let armed = self.timer_ns.max(self.new_data_ns);
+            let jiffy = 1_000_000_000 / u64::from(self.params.hz.unwrap_or(250).max(1));
+            let due = self.pto().filter(|pto| s.time_ns + jiffy >= armed + pto.as_nanos());
+            let probe = due.is_some() && self.heard_ns <= self.timer_ns;
             // New data; the timer starts if nothing was in flight (RFC 6298 §5.1).
-            if self.outstanding.is_empty() {
+            if self.outstanding.is_empty() || probe {
                 self.timer_ns = s.time_ns;
             }
             self.new_data_ns = s.time_ns;
@@ -329,6 +342,12 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             self.nxt = self.nxt.max(end);
             if self.timed.is_none() {
                 self.timed = Some((end, s.time_ns));
+            }
+            if probe {
+                self.probe = Some(Probe { high: self.nxt, retrans: false });
+                self.summary.probes += 1;
+                self.summary.new_data_probes += 1;
+                return self.emit(s.time_ns, Event::Probe);
             }
             return Ok(());
         }

@@ -225,3 +225,14 @@ fn replayer_shows_a_retransmit_without_touching_the_estimator() {
          1.150000,timeout,,0.100000,0.050000,2.000000,1\n"
     );
 }
+
+/// `rto capture` writes `retransmit` and `probe` rows (a tail loss probe, RFC 8985 §7):
+/// read back, they leave the estimator as it was.
+#[test]
+fn replay_reads_retransmit_and_probe_rows_without_touching_the_estimator() {
+    let input = "time_s,event,rtt_s\n0,sample,0.1\n0.5,probe,\n0.6,retransmit,\n";
+    let out = run(RtoProfile::Rfc6298, input).unwrap();
+    let rows: Vec<&str> = out.lines().collect();
+    assert_eq!(rows[2], "0.500000,probe,,0.100000,0.050000,1.000000,0");
+    assert_eq!(rows[3], "0.600000,retransmit,,0.100000,0.050000,1.000000,0");
+}
