@@ -14,6 +14,8 @@ use backoffsim_core::scenario::sets::{self, Set};
 pub enum RtoCommand {
     /// Replay rows `time_s,event,rtt_s` (event `sample` or `timeout`, optional
     /// `snd_una,snd_nxt`) through an estimator and print its state after each row as CSV.
+    /// Also read: `syn_timeout`, `established`, and `retransmit` and `probe` (a tail loss
+    /// probe), which `rto capture` writes and which leave the estimator as it was.
     Replay {
         /// The CSV file of samples and timeouts; `-` reads standard input.
         file: PathBuf,
@@ -29,7 +31,9 @@ pub enum RtoCommand {
     /// data sender's side, the RTT samples and retransmissions it shows through an
     /// estimator, printing the estimator's state after each as CSV (the columns of
     /// `rto replay`: a retransmission of the first unacknowledged byte after a full RTO
-    /// of the profile's timer is a `timeout`, any other a `retransmit`).
+    /// of the profile's timer is a `timeout`; under `linux` with SACK, the first resend in
+    /// a silence is a tail loss `probe` (off with `--set tlp=false`); any other is a
+    /// `retransmit`).
     ///
     /// With several connections in the file and no `--flow`, lists them and exits 2.
     Capture {
@@ -50,7 +54,7 @@ pub enum RtoCommand {
         profile: String,
         /// Override an estimator constant by its scenario name, to see what another timer
         /// would have done in the same silences: min_rto, max_rto, initial_rto, alpha,
-        /// beta, k, granularity (rfc6298), hz (linux). RFC 6298's floors (1 s, and 60 s
+        /// beta, k, granularity (rfc6298), hz, tlp (linux). RFC 6298's floors (1 s, and 60 s
         /// for max_rto) hold unless `--set nonconformant=true`. See docs/commands.md,
         /// "Replaying a capture".
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -84,7 +88,7 @@ pub enum RtoCommand {
 pub fn rto(command: RtoCommand) -> Result<(), CliError> {
     match command {
         RtoCommand::Replay { file, profile, sets } => {
-            let params = params(&profile, &sets, ("a replay", "a replay drives the estimator alone"))?;
+            let params = params(&profile, &sets, ("a replay", "a replay drives the estimator alone"), &[])?;
             let input: Box<dyn std::io::Read> = if file.as_os_str() == "-" {
                 Box::new(std::io::stdin().lock())
             } else {
@@ -100,7 +104,9 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
             })
         }
         RtoCommand::Capture { file, flow, profile, sets, out, ss, quiet } => {
-            let params = params(&profile, &sets, ("a capture", "a capture shows what the sender did"))?;
+            // `tlp` is the one sender key a capture reads: whether the linux sender it
+            // follows (and the profile's timer in a stall) probes before its RTO.
+            let params = params(&profile, &sets, ("a capture", "a capture shows what the sender did"), &["tlp"])?;
             let mut asked = format!("profile {profile}");
             for s in &sets {
                 asked.push_str(", ");
@@ -123,7 +129,7 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
 }
 
 /// The estimator's parameters from `--profile` and `--set`.
-fn params(profile: &str, sets: &[String], why: (&str, &str)) -> Result<RtoParams, CliError> {
+fn params(profile: &str, sets: &[String], why: (&str, &str), read: &[&str]) -> Result<RtoParams, CliError> {
     let base = format!("profile = \"{}\"", parse_profile(profile)?);
     let sets = Set::parse_all(sets).map_err(CliError::Usage)?;
     // A key given twice would leave the report listing both while only the last counts.
@@ -135,7 +141,7 @@ fn params(profile: &str, sets: &[String], why: (&str, &str)) -> Result<RtoParams
             "--set profile: the profile is chosen with --profile rfc6298|linux; --set changes its constants".into(),
         ));
     }
-    refuse_sender_keys(&sets, why)?;
+    refuse_sender_keys(&sets, why, read)?;
     let config: RtoConfig = sets::apply(sets::base(&base), &sets).map_err(|e| CliError::Usage(e.join("\n")))?;
     config.resolve().map_err(|errors| {
         let lines: Vec<String> = errors
@@ -158,10 +164,10 @@ fn params(profile: &str, sets: &[String], why: (&str, &str)) -> Result<RtoParams
 const SENDER_KEYS: &[&str] =
     &["karn", "timestamps", "sample_every_ack", "syn_retries", "retries2", "tlp", "frto", "user_timeout"];
 
-fn refuse_sender_keys(sets: &[Set], (what, why): (&str, &str)) -> Result<(), CliError> {
+fn refuse_sender_keys(sets: &[Set], (what, why): (&str, &str), read: &[&str]) -> Result<(), CliError> {
     let lines: Vec<String> = sets
         .iter()
-        .filter(|s| SENDER_KEYS.contains(&s.key.as_str()))
+        .filter(|s| SENDER_KEYS.contains(&s.key.as_str()) && !read.contains(&s.key.as_str()))
         .map(|s| {
             format!(
                 "--set {}: has no effect on {what}: the TCP sender reads it (which segments to sample, when \

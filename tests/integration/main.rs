@@ -7,6 +7,7 @@ mod capture;
 mod capture_kernel;
 mod capture_out;
 mod capture_reuse;
+mod capture_tlp;
 mod catalogue;
 mod cells;
 mod cli;

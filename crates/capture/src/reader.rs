@@ -53,6 +53,19 @@ pub struct Segment {
     pub len: u32,
     /// The timestamp option (TSval, TSecr), RFC 7323, when present.
     pub timestamps: Option<(u32, u32)>,
+    /// What the segment says of SACK (RFC 2018): whether a loss probe can be in play.
+    pub sack: SackOption,
+}
+
+/// The SACK options a segment carries (RFC 2018 §2, §3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SackOption {
+    #[default]
+    None,
+    /// SACK-permitted, which only a SYN may carry.
+    Permitted,
+    /// SACK blocks: the receiver's SACK is on, so the sender's SYN offered it.
+    Blocks,
 }
 
 impl Segment {
@@ -282,10 +295,16 @@ fn parse(link: DataLink, data: &[u8]) -> Option<Segment> {
     let tcp_start = tcp.slice().as_ptr() as usize;
     let headers = tcp_start.checked_sub(ip_start)? + tcp.header_len();
     let len = u32::try_from(ip_total.saturating_sub(headers)).ok()?;
-    let timestamps = tcp.options_iterator().find_map(|o| match o {
-        Ok(TcpOptionElement::Timestamp(val, ecr)) => Some((val, ecr)),
-        _ => None,
-    });
+    let mut timestamps = None;
+    let mut sack = SackOption::None;
+    for o in tcp.options_iterator() {
+        match o {
+            Ok(TcpOptionElement::Timestamp(val, ecr)) => timestamps = timestamps.or(Some((val, ecr))),
+            Ok(TcpOptionElement::SelectiveAcknowledgementPermitted) => sack = SackOption::Permitted,
+            Ok(TcpOptionElement::SelectiveAcknowledgement(..)) => sack = SackOption::Blocks,
+            _ => {}
+        }
+    }
     Some(Segment {
         time_ns: 0,
         number: 0,
@@ -299,6 +318,7 @@ fn parse(link: DataLink, data: &[u8]) -> Option<Segment> {
         rst: tcp.rst(),
         len,
         timestamps,
+        sack,
     })
 }
 

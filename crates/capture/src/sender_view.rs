@@ -14,7 +14,8 @@
 //!
 //! A retransmission of the first unacknowledged byte after at least the estimator's
 //! current RTO of silence (since the timer was last armed) is a `timeout`; any other
-//! retransmission is a `retransmit`. A repeated SYN is a `syn_timeout`: in SYN-SENT only
+//! retransmission is a `retransmit`, but for a tail loss probe under `linux`: see
+//! [`SenderView::pto`]. A repeated SYN is a `syn_timeout`: in SYN-SENT only
 //! the timer retransmits.
 //!
 //! A sender that answered the SYN (a download's server) is timed by its SYN-ACK as the
@@ -31,10 +32,11 @@ use std::io::{self, Write};
 
 use backoffsim_core::engine::time::{SimDuration, SimTime};
 use backoffsim_core::model::rto::{Phase, RtoParams, RtoProfile, RtoSnapshot, SeqInfo};
+use backoffsim_core::model::tcp::tlp::{Probe, probe_timeout};
 use backoffsim_core::replay::{Event, Replayer};
 
 use crate::flow::{Endpoint, FlowKey, Unwrap, source};
-use crate::reader::Segment;
+use crate::reader::{SackOption, Segment};
 use crate::stall::{Open, Stall};
 
 /// The most TSvals kept waiting for their echo: at one a millisecond, a minute's worth.
@@ -57,6 +59,10 @@ pub struct Summary {
     pub samples: u64,
     pub timeouts: u64,
     pub retransmits: u64,
+    /// Tail loss probes (`linux` with SACK), the PTO's sends, not the RTO's.
+    pub probes: u64,
+    /// Those of them that sent new data rather than resending the last segment.
+    pub new_data_probes: u64,
     pub syn_timeouts: u64,
     pub stalls: u64,
 }
@@ -77,6 +83,7 @@ pub struct SenderView<W: Write, O: Observer = ()> {
     sender: Endpoint,
     key: FlowKey,
     linux: bool,
+    params: RtoParams,
     origin_ns: u64,
     out: Replayer<W>,
     seq: Option<Unwrap>,
@@ -102,6 +109,13 @@ pub struct SenderView<W: Write, O: Observer = ()> {
     new_data_ns: u64,
     last_ns: u64,
     stall: Option<Open>,
+    /// SACK-permitted in the sender's SYN and in the receiver's, when seen.
+    syn_sack: Option<bool>,
+    peer_syn_sack: Option<bool>,
+    /// The receiver sent SACK blocks: SACK is on even if the handshake was not captured.
+    sack_blocks: bool,
+    /// The probe out (`tlp_high_seq`): snd_nxt when it was sent.
+    probe: Option<Probe>,
     observer: O,
     pub summary: Summary,
 }
@@ -127,6 +141,7 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             sender,
             key: FlowKey::of(sender, receiver),
             linux: params.profile == RtoProfile::Linux,
+            params: params.clone(),
             origin_ns,
             out: Replayer::new(out, params)?,
             seq: None,
@@ -146,6 +161,10 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             new_data_ns: 0,
             last_ns: origin_ns,
             stall: None,
+            syn_sack: None,
+            peer_syn_sack: None,
+            sack_blocks: false,
+            probe: None,
             observer,
             summary: Summary::default(),
         })
@@ -161,7 +180,7 @@ impl<W: Write, O: Observer> SenderView<W, O> {
 
     /// A retransmission of the head: it opens a stall when nothing was heard since the
     /// timer was armed, and adds to the open one while nothing is heard.
-    fn head_resent(&mut self, ns: u64, phase: Phase) {
+    fn head_resent(&mut self, ns: u64, phase: Phase, pto: Option<SimDuration>) {
         if self.stall.as_ref().is_some_and(|s| s.phase() != phase) {
             self.close_stall(None);
         }
@@ -177,8 +196,13 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             // found it stopped. Linux restarts it at each new segment sent while a loss
             // probe is pending (`tcp_event_new_data_sent` calls `tcp_rearm_rto`) and after
             // the probe (`tcp_send_loss_probe`): from the last data sent in the silence.
-            let armed = if self.linux { self.timer_ns.max(self.new_data_ns) } else { self.timer_ns };
-            let open = Open::new(phase, self.at(armed), self.out.estimator().clone());
+            // Without a probe timer the RTO stays where the ACK or the first send put it
+            // (`tcp_event_new_data_sent` re-arms only with nothing in flight).
+            let armed = if self.linux && self.probing() { self.timer_ns.max(self.new_data_ns) } else { self.timer_ns };
+            let mut open = Open::new(phase, self.at(armed), self.out.estimator().clone());
+            if let Some(pto) = pto {
+                open = open.probing(pto);
+            }
             // The SYN-ACK's timer backs off as the row it writes says (`synack_resent`).
             let synack = phase == Phase::SynSent && self.passive && self.linux;
             self.stall = Some(if synack { open.timed_as(Phase::Established) } else { open });
@@ -187,6 +211,53 @@ impl<W: Write, O: Observer> SenderView<W, O> {
         if let Some(stall) = self.stall.as_mut() {
             stall.retransmitted(at);
         }
+    }
+
+    /// Whether SACK is on: both SYNs offered it (RFC 2018 §2), or, with the handshake
+    /// not captured, the receiver sent SACK blocks.
+    fn sack_on(&self) -> bool {
+        match (self.syn_sack, self.peer_syn_sack) {
+            (Some(a), Some(b)) => a && b,
+            _ => self.sack_blocks,
+        }
+    }
+
+    /// Whether the sender runs a loss probe timer at all: `linux` (`tcp_early_retrans` 3,
+    /// its default, unless `--set tlp=false`) with SACK (`tcp_is_sack`).
+    fn probing(&self) -> bool {
+        self.linux && self.params.tlp && self.sack_on()
+    }
+
+    /// The tail loss probe timeout the sender armed at its last send or ACK, when it
+    /// would send a probe now (`tcp_schedule_loss_probe`, `tcp_send_loss_probe`): a
+    /// probing sender, past its handshake, data in flight, no probe out (`tlp_high_seq`), and in
+    /// the Open state, read as nothing in flight sent twice (a resend still unacknowledged
+    /// means recovery or loss). A resend of the last segment sent (it ends at snd_nxt:
+    /// `tcp_send_loss_probe` resends the tail of the retransmit queue) with nothing heard
+    /// since the arming is that probe. One segment in flight is one captured segment: a
+    /// TSO send seen as one larger segment counts once.
+    fn pto(&self) -> Option<SimDuration> {
+        // No probe before the handshake completes (`tcp_schedule_loss_probe` skips
+        // SYN-RECV); a capture that starts mid-way saw no handshake to wait for.
+        let handshaking = self.syn_sent > 0 && !self.established;
+        if !self.probing() || handshaking || self.probe.is_some() {
+            return None;
+        }
+        let (_, head) = self.outstanding.first_key_value()?;
+        if self.outstanding.values().any(|s| s.retransmitted) {
+            return None;
+        }
+        let est = self.out.estimator();
+        let rto = est.rto().as_nanos();
+        // Armed by an ACK, the RTO is about to restart (`advancing_rto`: `icsk_rto`);
+        // armed by a send, it keeps the head's deadline (`tcp_rto_delta_us`).
+        let until = if self.new_data_ns > self.timer_ns {
+            (head.first_ns + rto).checked_sub(self.new_data_ns)
+        } else {
+            Some(rto)
+        };
+        let flight = self.outstanding.len() as u64;
+        Some(probe_timeout(&self.params, est.snapshot().srtt, flight, until.map(SimDuration)))
     }
 
     fn close_stall(&mut self, recovered: Option<u64>) {
@@ -234,6 +305,7 @@ impl<W: Write, O: Observer> SenderView<W, O> {
         }
         if s.syn {
             self.syn_sent += 1;
+            self.syn_sack = Some(s.sack == SackOption::Permitted);
             if self.syn_sent == 1 {
                 self.passive = s.ack_flag;
                 self.syn_ns = Some(s.time_ns);
@@ -245,7 +317,7 @@ impl<W: Write, O: Observer> SenderView<W, O> {
                 return self.synack_resent(s.time_ns);
             }
             self.summary.syn_timeouts += 1;
-            self.head_resent(s.time_ns, Phase::SynSent);
+            self.head_resent(s.time_ns, Phase::SynSent, None);
             self.timer_ns = s.time_ns;
             return self.emit(s.time_ns, Event::SynTimeout);
         }
@@ -253,8 +325,16 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             return Ok(());
         }
         if start >= self.nxt {
+            // `tcp_send_loss_probe` sends new data when it has some and the window allows:
+            // a new segment in the silence once the probe timer is due is that probe
+            // (`tlp_retrans = 0`), and the RTO restarts a full RTO from it. The timer fires
+            // on a tick, up to one jiffy before the arming plus the PTO.
+            let armed = self.timer_ns.max(self.new_data_ns);
+            let jiffy = 1_000_000_000 / u64::from(self.params.hz.unwrap_or(250).max(1));
+            let due = self.pto().filter(|pto| s.time_ns + jiffy >= armed + pto.as_nanos());
+            let probe = due.is_some() && self.heard_ns <= self.timer_ns;
             // New data; the timer starts if nothing was in flight (RFC 6298 §5.1).
-            if self.outstanding.is_empty() {
+            if self.outstanding.is_empty() || probe {
                 self.timer_ns = s.time_ns;
             }
             self.new_data_ns = s.time_ns;
@@ -263,9 +343,18 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             if self.timed.is_none() {
                 self.timed = Some((end, s.time_ns));
             }
+            if probe {
+                self.probe = Some(Probe { high: self.nxt, retrans: false });
+                self.summary.probes += 1;
+                self.summary.new_data_probes += 1;
+                return self.emit(s.time_ns, Event::Probe);
+            }
             return Ok(());
         }
-        // Sent before: mark what it covers, then decide what drove it.
+        // Sent before. The probe timer would have been armed as things stood before it.
+        let pto = self.pto();
+        let tail = end >= self.nxt;
+        // Mark what it covers, then decide what drove it.
         for (_, seg) in self.outstanding.range_mut(..end) {
             if seg.end > start {
                 seg.retransmitted = true;
@@ -277,12 +366,24 @@ impl<W: Write, O: Observer> SenderView<W, O> {
         self.nxt = self.nxt.max(end);
         let silence = s.time_ns.saturating_sub(self.timer_ns);
         let head = start <= self.una;
+        if let Some(pto) = pto.filter(|_| tail && self.heard_ns <= self.timer_ns) {
+            // `tcp_send_loss_probe`: the last segment sent again in the silence, the one
+            // probe (`tlp_high_seq = snd_nxt`), and the RTO re-armed a full RTO from now
+            // (`icsk_pending = 0`, then `tcp_rearm_rto`), its backoff untouched.
+            self.head_resent(s.time_ns, Phase::Established, Some(pto));
+            self.probe = Some(Probe { high: self.nxt, retrans: true });
+            self.timer_ns = s.time_ns;
+            self.summary.probes += 1;
+            return self.emit(s.time_ns, Event::Probe);
+        }
         if head {
-            self.head_resent(s.time_ns, Phase::Established);
+            self.head_resent(s.time_ns, Phase::Established, None);
         }
         if head && silence >= self.out.rto().as_nanos() {
             self.summary.timeouts += 1;
             self.timer_ns = s.time_ns;
+            // `tcp_enter_loss` (`tcp_retransmit_timer` before 6.x) ends the probe episode.
+            self.probe = None;
             self.emit(s.time_ns, Event::Timeout)
         } else {
             self.summary.retransmits += 1;
@@ -306,7 +407,7 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             return self.emit(ns, Event::Retransmit);
         }
         self.summary.syn_timeouts += 1;
-        self.head_resent(ns, Phase::SynSent);
+        self.head_resent(ns, Phase::SynSent, None);
         self.timer_ns = ns;
         // Linux's child socket starts at icsk_backoff = 0 (`inet_csk_clone_lock`): a
         // sample clears the count these leave, but the 3 s fallback keeps it in the
@@ -318,6 +419,11 @@ impl<W: Write, O: Observer> SenderView<W, O> {
         self.heard_ns = s.time_ns;
         if s.timestamps.is_some() {
             self.peer_ts = true;
+        }
+        match (s.syn, s.sack) {
+            (true, sack) => self.peer_syn_sack = Some(sack == SackOption::Permitted),
+            (false, SackOption::Blocks) => self.sack_blocks = true,
+            _ => {}
         }
         if !s.ack_flag {
             return Ok(());
@@ -336,6 +442,15 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             self.timer_ns = now;
             self.close_stall(Some(now));
             return self.emit(now, Event::Established);
+        }
+        if let Some(p) = self.probe {
+            // `tcp_process_tlp_ack`. A segment with SACK blocks is never the pure
+            // duplicate that says both copies arrived (it is FLAG_DATA_SACKED or a DSACK;
+            // the latter, which also ends the episode, is not told apart).
+            let moved = ack > self.una || s.sack == SackOption::Blocks;
+            if p.ended_by(ack, moved) {
+                self.probe = None;
+            }
         }
         if ack <= self.una {
             return Ok(());

@@ -12,6 +12,12 @@
 //! got through. So the profile's recovery is a span: its first expiry after the former,
 //! and its first at or after the latter, each plus the time the real ACK took to come
 //! back.
+//!
+//! Under `linux` with SACK, no probe out and nothing in recovery, the first expiry is the
+//! tail loss probe's (RFC 8985 §7.2; `tcp_schedule_loss_probe`): 2·SRTT plus `rto_min`
+//! with one segment in flight or 2 ms with more, cut to the RTO's deadline. The RTO is
+//! then re-armed a full, unbacked RTO from the probe (`tcp_send_loss_probe` clears
+//! `icsk_pending` before `tcp_rearm_rto`), and doubles from there. RFC 6298 has no probe.
 
 use backoffsim_core::engine::time::{SimDuration, SimTime};
 use backoffsim_core::model::rto::{Phase, RtoEstimator};
@@ -92,11 +98,30 @@ pub(crate) struct Open {
     /// The last retransmission and the one before it (the arming for the first).
     last: SimTime,
     before_last: SimTime,
+    /// The loss probe's timeout from the arming, when the profile's timer probes first.
+    probe: Option<SimDuration>,
 }
 
 impl Open {
     pub(crate) fn new(phase: Phase, armed: SimTime, est: RtoEstimator) -> Open {
-        Open { phase, timer: phase, armed, est, sent: Vec::new(), retransmissions: 0, last: armed, before_last: armed }
+        Open {
+            phase,
+            timer: phase,
+            armed,
+            est,
+            sent: Vec::new(),
+            retransmissions: 0,
+            last: armed,
+            before_last: armed,
+            probe: None,
+        }
+    }
+
+    /// The same stall, its timer sending a tail loss probe `pto` after the arming before
+    /// its first RTO.
+    pub(crate) fn probing(mut self, pto: SimDuration) -> Open {
+        self.probe = Some(pto);
+        self
     }
 
     /// The same stall, its expiries backed off as `timer`'s are: Linux's SYN-ACK timer
@@ -144,8 +169,10 @@ impl Open {
         let mut count = 0;
         let mut earliest = None;
         let mut latest = None;
-        let mut step = est.rto();
+        let mut step = self.probe.unwrap_or(est.rto());
         let mut at = self.armed + step;
+        // The probe's expiry is followed by a full RTO, not a backed-off one.
+        let mut probe_pending = self.probe.is_some();
         while count < EXPIRIES_MAX {
             if recovered.is_none() && at > end {
                 // Without recovery, only the expiries the capture covers.
@@ -176,6 +203,12 @@ impl Open {
             } else {
                 end
             };
+            if probe_pending {
+                probe_pending = false;
+                step = est.rto().max(SimDuration(1));
+                at += step;
+                continue;
+            }
             let before = est.rto();
             est.on_timeout(self.timer);
             step = est.rto().max(SimDuration(1));

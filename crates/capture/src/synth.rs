@@ -19,6 +19,15 @@ use crate::reader::{Capture, CaptureError, Segment};
 use crate::sender_view::{Observer, SenderView};
 use crate::stall::Stall;
 
+/// The SACK option a synthetic segment carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SynthSack {
+    #[default]
+    None,
+    Permitted,
+    Block(u32, u32),
+}
+
 /// One TCP segment to write.
 #[derive(Clone, Debug)]
 pub struct Packet {
@@ -32,6 +41,8 @@ pub struct Packet {
     pub fin: bool,
     pub len: u16,
     pub timestamps: Option<(u32, u32)>,
+    /// SACK-permitted (a SYN's) or one SACK block (left, right) to write.
+    pub sack: SynthSack,
     /// Keep at most this many payload bytes in the file (a snap length).
     pub snap: Option<u16>,
 }
@@ -49,6 +60,7 @@ impl Packet {
             fin: false,
             len: 0,
             timestamps: None,
+            sack: SynthSack::None,
             snap: None,
         }
     }
@@ -64,6 +76,16 @@ impl Packet {
         self.timestamps = Some((val, ecr));
         self
     }
+    /// SACK-permitted (RFC 2018 §2), as a SYN offering SACK carries it.
+    pub fn sack_permitted(mut self) -> Packet {
+        self.sack = SynthSack::Permitted;
+        self
+    }
+    /// One SACK block (RFC 2018 §3).
+    pub fn sack_block(mut self, left: u32, right: u32) -> Packet {
+        self.sack = SynthSack::Block(left, right);
+        self
+    }
     pub fn snap(mut self, keep: u16) -> Packet {
         self.snap = Some(keep);
         self
@@ -72,19 +94,29 @@ impl Packet {
     /// The IP packet (v4 or v6 by the source address), payload zeros, cut to `snap`.
     pub fn ip_bytes(&self) -> Vec<u8> {
         let mut tcp = Vec::new();
-        let opts: &[u8] = if self.timestamps.is_some() { &[1, 1, 8, 10] } else { &[] };
-        let header_len = 20 + if self.timestamps.is_some() { 12 } else { 0 };
+        let mut opts = Vec::new();
+        if let Some((val, ecr)) = self.timestamps {
+            opts.extend_from_slice(&[1, 1, 8, 10]);
+            opts.extend_from_slice(&val.to_be_bytes());
+            opts.extend_from_slice(&ecr.to_be_bytes());
+        }
+        match self.sack {
+            SynthSack::None => {}
+            SynthSack::Permitted => opts.extend_from_slice(&[1, 1, 4, 2]),
+            SynthSack::Block(l, r) => {
+                opts.extend_from_slice(&[1, 1, 5, 10]);
+                opts.extend_from_slice(&l.to_be_bytes());
+                opts.extend_from_slice(&r.to_be_bytes());
+            }
+        }
+        let header_len = 20 + opts.len();
         tcp.extend_from_slice(&self.src.1.to_be_bytes());
         tcp.extend_from_slice(&self.dst.1.to_be_bytes());
         tcp.extend_from_slice(&self.seq.to_be_bytes());
         tcp.extend_from_slice(&self.ack.to_be_bytes());
         let flags = u8::from(self.fin) | u8::from(self.syn) << 1 | u8::from(self.ack_flag) << 4;
         tcp.extend_from_slice(&[((header_len / 4) << 4) as u8, flags, 0xff, 0xff, 0, 0, 0, 0]);
-        tcp.extend_from_slice(opts);
-        if let Some((val, ecr)) = self.timestamps {
-            tcp.extend_from_slice(&val.to_be_bytes());
-            tcp.extend_from_slice(&ecr.to_be_bytes());
-        }
+        tcp.extend_from_slice(&opts);
         let seg_len = header_len + usize::from(self.len);
         let mut ip = Vec::new();
         match (self.src.0, self.dst.0) {

@@ -6,7 +6,9 @@
 //! - `time_s` (required): when the event happened, seconds; never earlier than the row before.
 //! - `event` (required): `sample`, `timeout` (an established-phase expiry), and two
 //!   extensions: `syn_timeout` (an expiry in SYN-SENT) and `established` (the handshake
-//!   completed; see [`RtoEstimator::on_established`]).
+//!   completed; see [`RtoEstimator::on_established`]). `retransmit` and `probe` (a tail
+//!   loss probe, RFC 8985 §7), the rows `rto capture` writes for resends the RTO did not
+//!   drive, are read too and leave the estimator as it was.
 //! - `rtt_s` (required column): the RTT of a `sample`, seconds; empty for other events.
 //! - `snd_una`, `snd_nxt` (optional, together): sequence numbers at a sample's ACK, for
 //!   linux's once-per-RTT window. Empty cells mean "not known" for that row.
@@ -68,9 +70,12 @@ pub enum Event {
     SynTimeout,
     /// The handshake completed ([`RtoEstimator::on_established`]).
     Established,
-    /// A retransmission the timer did not drive (a fast retransmit, a probe): shown in the
-    /// output, the estimator unchanged.
+    /// A retransmission the timer did not drive (a fast retransmit): shown in the output,
+    /// the estimator unchanged.
     Retransmit,
+    /// A tail loss probe (RFC 8985 §7; Linux `tcp_send_loss_probe`): its own timer, the
+    /// PTO, sent it, and the RTO does not back off for it.
+    Probe,
 }
 
 impl Event {
@@ -81,6 +86,7 @@ impl Event {
             Event::SynTimeout => "syn_timeout",
             Event::Established => "established",
             Event::Retransmit => "retransmit",
+            Event::Probe => "probe",
         }
     }
 }
@@ -134,7 +140,7 @@ impl<W: Write> Replayer<W> {
                 self.est.on_established();
                 None
             }
-            Event::Retransmit => None,
+            Event::Retransmit | Event::Probe => None,
         };
         self.row.clear();
         write_row(&mut self.row, now, event, rtt, &self.est.snapshot(), self.linux);
@@ -295,11 +301,16 @@ pub fn replay<R: Read, W: Write>(input: R, output: W, params: &RtoParams) -> Res
             "timeout" => Event::Timeout,
             "syn_timeout" => Event::SynTimeout,
             "established" => Event::Established,
+            "retransmit" => Event::Retransmit,
+            "probe" => Event::Probe,
             other => {
                 return Err(field(
                     line,
                     "event",
-                    format!("`{other}` is not an event: expected sample, timeout, syn_timeout or established"),
+                    format!(
+                        "`{other}` is not an event: expected sample, timeout, syn_timeout, established, \
+                         retransmit or probe"
+                    ),
                 ));
             }
         };

@@ -79,6 +79,9 @@ impl<W: Write> Observer for Gather<W> {
             Event::Timeout | Event::SynTimeout => (TraceEvent::Timeout, None),
             Event::Established => (TraceEvent::Established, None),
             Event::Retransmit => (TraceEvent::Retransmit, None),
+            // A probe may carry new data, no retransmission: it is counted in the report,
+            // and a probe that resent data is a triangle of its stall, not in the strip.
+            Event::Probe => return,
         };
         self.trace.row(at(t), kind, sample, state.srtt.map(|d| d.as_secs_f64()), state.rto.as_secs_f64());
     }
@@ -235,7 +238,11 @@ fn caption(s: &Summary, stalls: u64) -> String {
     format!(
         "captured connection: {}, {} ({} after a full RTO of the profile's timer), {}",
         plural(s.samples, "RTT sample", "RTT samples"),
-        plural(s.timeouts + s.retransmits + s.syn_timeouts, "retransmission", "retransmissions"),
+        plural(
+            s.timeouts + s.retransmits + s.probes - s.new_data_probes + s.syn_timeouts,
+            "retransmission",
+            "retransmissions"
+        ),
         count(s.timeouts + s.syn_timeouts),
         plural(stalls, "stall", "stalls"),
     )
@@ -277,9 +284,16 @@ fn report<W: Write>(req: &Request<'_>, flow: &Flow, s: &Summary, g: &Gather<W>) 
     let _ = writeln!(
         md,
         "| retransmissions | {} of data, {} of the SYN; {} after a full RTO of the profile's timer |",
-        count(s.timeouts + s.retransmits),
+        count(s.timeouts + s.retransmits + s.probes - s.new_data_probes),
         count(s.syn_timeouts),
         count(s.timeouts)
+    );
+    let _ = writeln!(
+        md,
+        "| tail loss probes | {}: {} resending the last segment, {} of new data |",
+        count(s.probes),
+        count(s.probes - s.new_data_probes),
+        count(s.new_data_probes)
     );
     let _ = writeln!(md, "| stalls | {}, {} recovered within the capture |", count(g.count), count(g.recovered));
     if req.backwards > 0 {

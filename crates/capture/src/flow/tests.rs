@@ -20,6 +20,7 @@ fn seg(t: u64, src: (IpAddr, u16), dst: (IpAddr, u16), seq: u32, len: u32, syn: 
         rst: false,
         len,
         timestamps: None,
+        sack: Default::default(),
     }
 }
 

@@ -29,6 +29,7 @@ fn seg(ms: u64, from_client: bool, seq: u32, ack: u32, len: u32) -> Segment {
         rst: false,
         len,
         timestamps: None,
+        sack: Default::default(),
     }
 }
 
@@ -89,7 +90,10 @@ time_s,event,rtt_s,srtt_s,rttvar_s,rto_s,backoffs
 fn rfc6298_karn_samples_a_timeout_and_a_retransmit_from_a_hand_written_exchange() {
     let (csv, summary) = run(RtoProfile::Rfc6298, &exchange(1000, 5000));
     assert_eq!(csv, EXCHANGE_RFC6298);
-    assert_eq!(summary, Summary { samples: 3, timeouts: 1, retransmits: 1, syn_timeouts: 0, stalls: 2 });
+    assert_eq!(
+        summary,
+        Summary { samples: 3, timeouts: 1, retransmits: 1, probes: 0, new_data_probes: 0, syn_timeouts: 0, stalls: 2 }
+    );
 }
 
 /// Hears the stalls.
@@ -324,7 +328,10 @@ fn linux_tcp_synack_rtt_meas_times_a_synack_sent_once_in_microseconds() {
     assert!(rows[2].starts_with("0.050700,established,"), "{csv}");
     // RTO = 50.4 ms + max(2 · 50.4, 200) ms, in 4 ms jiffies: 0.252 s < 0.34 s of silence.
     assert!(rows[3].starts_with("0.400000,timeout,,0.050400,0.050000,0.504000,1,"), "{csv}");
-    assert_eq!(summary, Summary { samples: 1, timeouts: 1, retransmits: 0, syn_timeouts: 0, stalls: 1 });
+    assert_eq!(
+        summary,
+        Summary { samples: 1, timeouts: 1, retransmits: 0, probes: 0, new_data_probes: 0, syn_timeouts: 0, stalls: 1 }
+    );
 }
 
 /// Linux `reqsk_timer_handler`: the SYN-ACK's timer doubles from `TCP_TIMEOUT_INIT`
@@ -404,4 +411,161 @@ fn rfc6298_a_synack_sent_again_is_a_syn_timeout_and_sent_once_a_sample() {
     let (csv, _) = run_server(RtoProfile::Rfc6298, &segs);
     assert!(csv.contains("\n1.100000,sample,1.100000,"), "{csv}");
     assert!(csv.contains("\n1.100000,established,"), "{csv}");
+}
+
+/// SACK-permitted on a SYN or SYN-ACK (RFC 2018 §2).
+fn sack_ok(mut s: Segment) -> Segment {
+    s.sack = SackOption::Permitted;
+    s
+}
+
+/// A request/response exchange: the handshake (SACK offered by both when `sack`), ten
+/// 100-byte requests each acknowledged 100 ms later (SRTT 100 ms, linux RTO 300 ms),
+/// then `tail`: segments sent after the last ACK at 5.2 s, with no ACK until `ack_ms`.
+fn request_response(sack: bool, tail: &[(u64, u32)], ack_ms: u64, acked: u32) -> Vec<Segment> {
+    let o = |s: Segment| if sack { sack_ok(s) } else { s };
+    let mut v =
+        vec![o(syn(seg(0, true, 100, 0, 0))), o(syn(seg(100, false, 500, 101, 0))), seg(100, true, 101, 501, 0)];
+    let mut seq = 101;
+    for i in 0..10 {
+        v.push(seg(200 + 500 * i, true, seq, 501, 100));
+        seq += 100;
+        v.push(seg(300 + 500 * i, false, 501, seq, 0));
+    }
+    for &(ms, s) in tail {
+        v.push(seg(ms, true, s, 501, 100));
+    }
+    v.push(seg(ack_ms, false, 501, acked, 0));
+    v
+}
+
+fn events(csv: &str) -> Vec<(String, String)> {
+    csv.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0].to_string(), f[1].to_string())
+        })
+        .filter(|(_, e)| e != "sample")
+        .collect()
+}
+
+fn rows(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter().map(|(t, e)| (t.to_string(), e.to_string())).collect()
+}
+
+/// `tcp_schedule_loss_probe` / `tcp_send_loss_probe` (RFC 8985 §7.2, §7.3): one segment
+/// out and lost, SACK on. The PTO, 2·SRTT + `tcp_rto_min` = 400 ms, is cut to the RTO's
+/// 300 ms deadline; the probe resends the segment without backing off; the RTO fires a
+/// full RTO after the probe (`icsk_pending = 0`, `tcp_rearm_rto`) and doubles from there.
+#[test]
+fn linux_with_sack_probes_the_lone_segment_then_times_out_a_full_rto_after_the_probe() {
+    let seq = 101 + 1000;
+    let tail = [(5200, seq), (5500, seq), (5800, seq), (6400, seq)];
+    let segs = request_response(true, &tail, 6500, seq + 100);
+    let (csv, summary) = run(RtoProfile::Linux, &segs);
+    assert_eq!(
+        events(&csv),
+        rows(&[("0.100000", "established"), ("5.500000", "probe"), ("5.800000", "timeout"), ("6.400000", "timeout")])
+    );
+    assert_eq!((summary.probes, summary.timeouts, summary.retransmits), (1, 2, 0));
+    // The probe leaves the backoff alone: the first timeout is backoff 1.
+    assert!(csv.contains("5.500000,probe,,0.100000,0.050000,0.300000,0,"), "{csv}");
+    let s = stalls(RtoProfile::Linux, &segs);
+    assert_eq!(s.len(), 1);
+    assert_eq!(s[0].armed, at_ms(5200));
+    assert_eq!(s[0].sent, [at_ms(5500), at_ms(5800), at_ms(6400)]);
+    // The profile's timer: the probe at the PTO, then 300 ms, then 600 ms.
+    assert_eq!(s[0].what_if.expiries, [at_ms(5500), at_ms(5800), at_ms(6400)]);
+}
+
+/// `tcp_is_sack`: without SACK-permitted on both SYNs no probe is scheduled, and the
+/// stall's what-if is the bare RTO and its doubling (RFC 6298 §5.5).
+#[test]
+fn linux_without_sack_has_no_probe() {
+    let seq = 101 + 1000;
+    let tail = [(5200, seq), (5500, seq), (6100, seq)];
+    let segs = request_response(false, &tail, 6200, seq + 100);
+    let (csv, summary) = run(RtoProfile::Linux, &segs);
+    assert_eq!(events(&csv), rows(&[("0.100000", "established"), ("5.500000", "timeout"), ("6.100000", "timeout")]));
+    assert_eq!(summary.probes, 0);
+    let s = stalls(RtoProfile::Linux, &segs);
+    assert_eq!(s[0].what_if.expiries, [at_ms(5500), at_ms(6100)]);
+}
+
+/// `tcp_send_loss_probe` resends the last segment sent (`skb_rb_last` of the retransmit
+/// queue), 2·SRTT + `TCP_TIMEOUT_MIN_US` (2 ms) after the last send with three in
+/// flight, 202 ms rounded up to 51 jiffies at HZ 250 (`usecs_to_jiffies`): 204 ms; the RTO then resends the head a full RTO after the probe. The probe opens the
+/// stall: it is the timer's first resend in the silence.
+#[test]
+fn linux_with_sack_probes_the_tail_of_a_flight() {
+    let h = 101 + 1000;
+    let tail = [(5200, h), (5201, h + 100), (5202, h + 200), (5406, h + 200), (5706, h), (6306, h)];
+    let segs = request_response(true, &tail, 6406, h + 300);
+    let (csv, _) = run(RtoProfile::Linux, &segs);
+    assert_eq!(
+        events(&csv),
+        rows(&[("0.100000", "established"), ("5.406000", "probe"), ("5.706000", "timeout"), ("6.306000", "timeout")])
+    );
+    let s = stalls(RtoProfile::Linux, &segs);
+    assert_eq!(s[0].armed, at_ms(5202));
+    assert_eq!(s[0].what_if.expiries, [at_ms(5406), at_ms(5706), at_ms(6306)]);
+}
+
+/// RFC 6298 has no probe: the same capture read with rfc6298 (or linux under
+/// `tlp = false`) writes no `probe` row, and its what-if starts at the RTO.
+#[test]
+fn rfc6298_and_linux_without_tlp_read_no_probe() {
+    let seq = 101 + 1000;
+    let tail = [(5200, seq), (5500, seq), (5800, seq)];
+    let segs = request_response(true, &tail, 5900, seq + 100);
+    let (csv, summary) = run(RtoProfile::Rfc6298, &segs);
+    assert!(!csv.contains("probe"), "{csv}");
+    assert_eq!(summary.probes, 0);
+    let no_tlp = RtoConfig { profile: RtoProfile::Linux, tlp: Some(false), ..RtoConfig::default() }.resolve().unwrap();
+    let ep = |(addr, port): (IpAddr, u16)| Endpoint { addr, port };
+    let mut view = SenderView::observed(ep(C), ep(S), segs[0].time_ns, &no_tlp, Vec::new(), Stalls::default()).unwrap();
+    for s in &segs {
+        view.add(s).unwrap();
+    }
+    let (out, Stalls(st), summary) = view.finish().unwrap();
+    assert!(!String::from_utf8(out).unwrap().contains("probe"));
+    assert_eq!(summary.probes, 0);
+    assert_eq!(st[0].what_if.expiries[0], at_ms(5500));
+}
+
+/// A capture that starts after the handshake: SACK blocks from the receiver show SACK is
+/// on (RFC 2018 §3: only a SACK-permitted connection sends them), so probes are read.
+#[test]
+fn sack_blocks_seen_mid_way_turn_probes_on() {
+    let mut segs = request_response(false, &[(5200, 1101), (5500, 1101)], 5600, 1201);
+    segs.drain(..3); // no handshake
+    let mut blocks = seg(350, false, 501, 401, 0);
+    blocks.sack = SackOption::Blocks;
+    segs.insert(3, blocks);
+    let (csv, summary) = run(RtoProfile::Linux, &segs);
+    assert_eq!(summary.probes, 1, "{csv}");
+}
+
+/// `tlp_high_seq`: one probe at a time. A second resend in the same silence is the RTO's.
+#[test]
+fn only_one_probe_is_out_at_a_time() {
+    let seq = 101 + 1000;
+    let tail = [(5200, seq), (5500, seq), (5800, seq)];
+    let (csv, summary) = run(RtoProfile::Linux, &request_response(true, &tail, 5900, seq + 100));
+    assert_eq!((summary.probes, summary.timeouts), (1, 1), "{csv}");
+}
+
+/// `tcp_send_loss_probe` sends new data when there is some and the window allows
+/// (`tcp_write_xmit` with push_one = 2, `tlp_retrans = 0`): a new segment in the silence
+/// once the PTO is due (here cut to the head's RTO deadline, 300 ms) is the probe, and the
+/// RTO fires a full RTO after it. The committed blackout capture shows the same
+/// (`capture_kernel.rs` holds its RTO to the kernel's `tcpi_rto`).
+#[test]
+fn a_probe_may_send_new_data_and_the_rto_follows_a_full_rto_after_it() {
+    let h = 101 + 1000;
+    let tail = [(5200, h), (5500, h + 100), (5800, h)];
+    let (csv, summary) = run(RtoProfile::Linux, &request_response(true, &tail, 5900, h + 200));
+    assert_eq!(events(&csv), rows(&[("0.100000", "established"), ("5.500000", "probe"), ("5.800000", "timeout")]));
+    assert_eq!((summary.probes, summary.new_data_probes), (1, 1));
 }

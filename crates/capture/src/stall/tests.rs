@@ -98,3 +98,19 @@ fn a_long_stall_at_the_ceiling_recovers_at_the_right_expiry() {
     assert_eq!(s.sent.len(), MARKS_MAX);
     assert_eq!(s.what_if.recovered, Some((ms(100_050), ms(100_050))));
 }
+
+/// RFC 8985 §7.3 and Linux `tcp_send_loss_probe`: a probe at the PTO, then the RTO re-armed
+/// from the probe, whole (not backed off), then doubling (`tcp_retransmit_timer`).
+#[test]
+fn a_probing_timer_expires_at_the_pto_then_a_full_rto_after_it_then_doubles() {
+    let p = RtoConfig { profile: RtoProfile::Linux, ..RtoConfig::default() }.resolve().unwrap();
+    let est = RtoEstimator::new(&p);
+    let rto = est.rto().as_nanos() / 1_000_000;
+    let mut open = Open::new(Phase::Established, ms(0), est).probing(SimDuration::from_millis(250));
+    for t in [250, 250 + rto, 250 + 3 * rto] {
+        open.retransmitted(ms(t));
+    }
+    let s = open.close(Some(ms(250 + 3 * rto + 10)), ms(250 + 3 * rto + 10));
+    assert_eq!(s.what_if.expiries, [ms(250), ms(250 + rto), ms(250 + 3 * rto)]);
+    assert_eq!(s.what_if.recovered, Some((ms(250 + 3 * rto + 10), ms(250 + 3 * rto + 10))));
+}

@@ -88,7 +88,7 @@ fn replay_errors_name_line_and_column() {
     );
     assert_eq!(
         err(r, &format!("{h}0,ack,0.1\n")),
-        "line 2, column event: `ack` is not an event: expected sample, timeout, syn_timeout or established"
+        "line 2, column event: `ack` is not an event: expected sample, timeout, syn_timeout, established, retransmit or probe"
     );
     assert_eq!(err(r, &format!("{h}0,sample,\n")), "line 2, column rtt_s: is empty: a sample needs an RTT in seconds");
     assert_eq!(err(r, &format!("{h}0,timeout,1\n")), "line 2, column rtt_s: must be empty for a timeout row");
@@ -224,4 +224,15 @@ fn replayer_shows_a_retransmit_without_touching_the_estimator() {
          0.150000,retransmit,,0.100000,0.050000,1.000000,0\n\
          1.150000,timeout,,0.100000,0.050000,2.000000,1\n"
     );
+}
+
+/// `rto capture` writes `retransmit` and `probe` rows (a tail loss probe, RFC 8985 §7):
+/// read back, they leave the estimator as it was.
+#[test]
+fn replay_reads_retransmit_and_probe_rows_without_touching_the_estimator() {
+    let input = "time_s,event,rtt_s\n0,sample,0.1\n0.5,probe,\n0.6,retransmit,\n";
+    let out = run(RtoProfile::Rfc6298, input).unwrap();
+    let rows: Vec<&str> = out.lines().collect();
+    assert_eq!(rows[2], "0.500000,probe,,0.100000,0.050000,1.000000,0");
+    assert_eq!(rows[3], "0.600000,retransmit,,0.100000,0.050000,1.000000,0");
 }
