@@ -142,6 +142,9 @@ pub struct Request<'a> {
     pub quiet: bool,
     /// Packets stamped earlier than the one before them, found by the first pass.
     pub backwards: u64,
+    /// `#N` when the chosen connection's two ends carried several, one after another, and
+    /// when it began, in nanoseconds from the capture's earliest packet.
+    pub reused: Option<(u32, u64)>,
 }
 
 /// Refuses, before anything is written, an input that cannot be read twice: a pipe
@@ -236,7 +239,11 @@ pub fn capture(req: &mut Request<'_>) -> Result<(), CliError> {
         },
     };
     match dest {
-        Some(dest) => out::write(req, &chosen, &dest, &mut progress),
+        Some(dest) => {
+            let since = chosen.first_ns.saturating_sub(flows.origin_ns.unwrap_or(chosen.first_ns));
+            req.reused = flows.between(chosen.key).nth(1).is_some().then_some((chosen.ordinal, since));
+            out::write(req, &chosen, &dest, &mut progress)
+        }
         None => {
             let stdout = std::io::BufWriter::new(std::io::stdout().lock());
             let mut view = SenderView::new(chosen.sender, chosen.receiver(), chosen.first_ns, req.params, stdout)

@@ -121,6 +121,7 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
                 ss: ss.as_deref(),
                 quiet,
                 backwards: 0,
+                reused: None,
             };
             super::capture::capture(&mut req)
         }

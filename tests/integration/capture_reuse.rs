@@ -147,4 +147,8 @@ fn out_writes_the_chosen_connections_rows() {
     let o = run(&["rto", "capture", file.to_str().unwrap(), "--flow", &flow, "-q", "--out", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(std::fs::read_to_string(dir.join("trace.csv")).unwrap(), FRESH);
+    // The report says which of the two it is, and when it began.
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(report.contains("(`#2`: these two ends carried several connections"), "{report}");
+    assert!(report.contains("this one began 1.1 s into the capture"), "{report}");
 }

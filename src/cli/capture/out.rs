@@ -202,10 +202,11 @@ pub(super) fn write(
     gather.stalls.get_ref().sync_all().map_err(failed)?;
 
     let subtitle = format!(
-        "{} · {} → {} · {}",
+        "{} · {} → {}{} · {}",
         req.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         flow.sender,
         flow.receiver(),
+        req.reused.map(|(n, _)| format!(" #{n}")).unwrap_or_default(),
         req.asked
     );
     let caption = caption(&summary, gather.count);
@@ -271,10 +272,17 @@ fn report<W: Write>(req: &Request<'_>, flow: &Flow, s: &Summary, g: &Gather<W>) 
     let _ = writeln!(md, "# RTO of a captured connection\n");
     let _ = writeln!(
         md,
-        "`{name}`: the connection {} → {}, read from its data sender's side and replayed through the \
+        "`{name}`: the connection {} → {}{}, read from its data sender's side and replayed through the \
          estimator of {}.\n",
         flow.sender,
         flow.receiver(),
+        req.reused
+            .map(|(n, since)| format!(
+                " (`#{n}`: these two ends carried several connections, one after another; this one began {} s \
+                 into the capture)",
+                short(SimDuration(since))
+            ))
+            .unwrap_or_default(),
         req.asked
     );
     let _ = writeln!(md, "| | |\n|---|---|");
@@ -288,13 +296,17 @@ fn report<W: Write>(req: &Request<'_>, flow: &Flow, s: &Summary, g: &Gather<W>) 
         count(s.syn_timeouts),
         count(s.timeouts)
     );
-    let _ = writeln!(
-        md,
-        "| tail loss probes | {}: {} resending the last segment, {} of new data |",
-        count(s.probes),
-        count(s.probes - s.new_data_probes),
-        count(s.new_data_probes)
-    );
+    // A profile without probes (rfc6298, or `--set tlp=false`) reads a probe of the kernel's
+    // as what it is on the wire, new data or a retransmission: no row to count.
+    if req.params.tlp {
+        let _ = writeln!(
+            md,
+            "| tail loss probes | {}: {} resending the last segment, {} of new data |",
+            count(s.probes),
+            count(s.probes - s.new_data_probes),
+            count(s.new_data_probes)
+        );
+    }
     let _ = writeln!(md, "| stalls | {}, {} recovered within the capture |", count(g.count), count(g.recovered));
     if req.backwards > 0 {
         let _ = writeln!(
