@@ -217,8 +217,18 @@ pub fn capture(req: &mut Request<'_>) -> Result<(), CliError> {
         Some(wanted) => choose(file, &flows, &wanted)?,
         None => match flows.flows.len() {
             0 => {
+                let links = if cap.unread_links.is_empty() {
+                    String::new()
+                } else {
+                    let numbers: Vec<String> = cap.unread_links.iter().map(u32::to_string).collect();
+                    format!(
+                        "; link type {} is not read: Ethernet (1), raw IP (101, 228, 229), BSD loopback (0, 108) \
+                         and Linux cooked v1/v2 (113, 276) are",
+                        numbers.join(", ")
+                    )
+                };
                 return Err(CliError::Usage(format!(
-                    "{}: no TCP segment over IPv4 or IPv6 in the file ({} other packets skipped)",
+                    "{}: no TCP segment over IPv4 or IPv6 in the file ({} other packets skipped{links})",
                     file.display(),
                     cap.skipped
                 )));

@@ -37,7 +37,7 @@ pub enum RtoCommand {
     ///
     /// With several connections in the file and no `--flow`, lists them and exits 2.
     Capture {
-        /// The capture: pcap or pcapng, on Ethernet, Linux cooked (v1, v2) or raw IP.
+        /// The capture: pcap or pcapng, on Ethernet, Linux cooked (v1, v2), BSD loopback (macOS lo0) or raw IP.
         file: PathBuf,
         /// The connection, by its two ends in either order: `10.0.0.1:40000-10.0.0.2:443`,
         /// `[2001:db8::1]:40000-[2001:db8::2]:443`. When the same two ends carried several

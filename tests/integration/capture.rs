@@ -56,8 +56,14 @@ fn one_connection_on_ethernet_gives_its_samples_and_its_timeout() {
 
 #[test]
 fn linux_cooked_captures_and_a_sequence_wrap_give_the_same_rows() {
-    for (link, isn) in [(DataLink::LINUX_SLL, 1000), (DataLink::LINUX_SLL2, u32::MAX - 1200), (DataLink::RAW, u32::MAX)]
-    {
+    for (link, isn) in [
+        (DataLink::LINUX_SLL, 1000),
+        (DataLink::LINUX_SLL2, u32::MAX - 1200),
+        (DataLink::RAW, u32::MAX),
+        // A capture on macOS's lo0: BSD loopback, either byte order of its family word.
+        (DataLink::NULL, 1000),
+        (DataLink::LOOP, 1000),
+    ] {
         let o = capture(&synth::pcap(link, &exchange(C, S, isn)), &[]);
         assert!(o.status.success(), "{link:?}: {}", text(&o.stderr));
         assert_eq!(text(&o.stdout), EXCHANGE, "{link:?}, ISN {isn}");
@@ -132,6 +138,15 @@ fn a_capture_without_tcp_says_so() {
         "{}",
         text(&o.stderr)
     );
+}
+
+#[test]
+fn a_capture_on_a_link_type_not_read_names_it() {
+    // IEEE 802.11 (105): its frames are skipped, and the error says that is why.
+    let o = capture(&synth::pcap(DataLink::IEEE802_11, &exchange(C, S, 1000)), &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains("other packets skipped; link type 105 is not read: Ethernet (1)"), "{err}");
 }
 
 #[test]

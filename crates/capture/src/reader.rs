@@ -2,7 +2,7 @@
 //! of any size is read in bounded memory.
 //!
 //! The format is chosen by the first four bytes. Link types: Ethernet (VLAN tags
-//! included), Linux cooked capture v1 and v2, raw IPv4/IPv6. A packet cut by the snap
+//! included), Linux cooked capture v1 and v2, BSD loopback, raw IPv4/IPv6. A packet cut by the snap
 //! length still counts its whole segment: the length comes from the IP header, not from
 //! the bytes captured. Packets that are not TCP over IP are skipped and counted.
 
@@ -97,6 +97,9 @@ pub struct Capture {
     number: u64,
     /// Packets read that were not TCP over IPv4/IPv6, or on a link type not read.
     pub skipped: u64,
+    /// The link types met that are not read (their numbers, as pcap's LINKTYPE_ list
+    /// has them), so that a file of nothing but those says why.
+    pub unread_links: std::collections::BTreeSet<u32>,
 }
 
 /// What a header that cannot be read says: where the file ends, when it ends too soon.
@@ -157,7 +160,7 @@ impl Capture {
         };
         // The pcapng reader has taken the section header block, block 1, already.
         let number = u64::from(matches!(format, Format::PcapNg { .. }));
-        Ok(Capture { file, format, number, skipped: 0 })
+        Ok(Capture { file, format, number, skipped: 0, unread_links: Default::default() })
     }
 
     /// The next TCP segment, skipping everything else; `None` at the end of the file.
@@ -225,7 +228,12 @@ impl Capture {
                     seg.number = number;
                     return Some(Ok(seg));
                 }
-                None => self.skipped += 1,
+                None => {
+                    self.skipped += 1;
+                    if !read(link) {
+                        self.unread_links.insert(u32::from(link));
+                    }
+                }
             }
         }
     }
@@ -255,11 +263,29 @@ fn units_per_sec(options: &[InterfaceDescriptionOption]) -> u64 {
     1_000_000
 }
 
+/// Whether [`parse`] reads frames of `link`.
+fn read(link: DataLink) -> bool {
+    matches!(
+        link,
+        DataLink::ETHERNET
+            | DataLink::RAW
+            | DataLink::IPV4
+            | DataLink::IPV6
+            | DataLink::NULL
+            | DataLink::LOOP
+            | DataLink::LINUX_SLL
+            | DataLink::LINUX_SLL2
+    )
+}
+
 /// The TCP segment in one link-layer frame, if it holds one.
 fn parse(link: DataLink, data: &[u8]) -> Option<Segment> {
     let packet = match link {
         DataLink::ETHERNET => LaxSlicedPacket::from_ethernet(data).ok()?,
         DataLink::RAW | DataLink::IPV4 | DataLink::IPV6 => LaxSlicedPacket::from_ip(data).ok()?,
+        // BSD loopback (macOS `lo0`, link type 0 in host order, 108 in network order): a
+        // 4-byte address family, then the IP packet, whose first nibble says which.
+        DataLink::NULL | DataLink::LOOP => LaxSlicedPacket::from_ip(data.get(4..)?).ok()?,
         // Linux cooked v1: 16 bytes, the protocol (an EtherType) in the last two.
         DataLink::LINUX_SLL => {
             let proto = u16::from_be_bytes([*data.get(14)?, *data.get(15)?]);

@@ -143,7 +143,7 @@ impl Packet {
         ip
     }
 
-    /// The frame for a link type: Ethernet, Linux cooked v1/v2 or raw IP.
+    /// The frame for a link type: Ethernet, Linux cooked v1/v2, BSD loopback or raw IP.
     pub fn frame(&self, link: DataLink) -> Vec<u8> {
         let ip = self.ip_bytes();
         let ether_type: u16 = if self.src.0.is_ipv4() { 0x0800 } else { 0x86dd };
@@ -160,6 +160,13 @@ impl Packet {
             DataLink::LINUX_SLL2 => {
                 f.extend_from_slice(&ether_type.to_be_bytes());
                 f.extend_from_slice(&[0, 0, 0, 0, 0, 2, 0, 1, 0, 6, 2, 0, 0, 0, 0, 1, 0, 0]);
+            }
+            // BSD loopback: the address family, AF_INET 2 or macOS's AF_INET6 30, in the
+            // writer's byte order for NULL (little-endian here), network order for LOOP.
+            DataLink::NULL | DataLink::LOOP => {
+                let family: u32 = if self.src.0.is_ipv4() { 2 } else { 30 };
+                let bytes = if link == DataLink::NULL { family.to_le_bytes() } else { family.to_be_bytes() };
+                f.extend_from_slice(&bytes);
             }
             _ => {}
         }
