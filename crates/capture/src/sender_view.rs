@@ -15,13 +15,13 @@
 //! A retransmission of the first unacknowledged byte after at least the estimator's
 //! current RTO of silence (since the timer was last armed) is a `timeout`; any other
 //! retransmission is a `retransmit`, but for a tail loss probe under `linux`: see
-//! [`SenderView::pto`]. A repeated SYN is a `syn_timeout`: in SYN-SENT only
+//! `SenderView::pto`. A repeated SYN is a `syn_timeout`: in SYN-SENT only
 //! the timer retransmits.
 //!
 //! A sender that answered the SYN (a download's server) is timed by its SYN-ACK as the
-//! active side is by its SYN: see [`SenderView::handshake_rtt`]. Its SYN-ACK sent again
+//! active side is by its SYN: see `SenderView::handshake_rtt`. Its SYN-ACK sent again
 //! is the listener's timer, unless a repeated SYN asked for it: see
-//! [`SenderView::synack_resent`].
+//! `SenderView::synack_resent`.
 //!
 //! Besides the rows, an [`Observer`] hears of each row with the estimator's state and of
 //! each [`Stall`]: head retransmissions with nothing heard from the receiver since the
