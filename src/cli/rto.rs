@@ -107,6 +107,14 @@ pub fn rto(command: RtoCommand) -> Result<(), CliError> {
             // `tlp` is the one sender key a capture reads: whether the linux sender it
             // follows (and the profile's timer in a stall) probes before its RTO.
             let params = params(&profile, &sets, ("a capture", "a capture shows what the sender did"), &["tlp"])?;
+            if params.tlp && profile == "rfc6298" {
+                // The probe is read the way Linux's sender runs it; RFC 6298 has none.
+                return Err(CliError::Usage(
+                    "--set tlp=true: has no effect under --profile rfc6298: a tail loss probe is read as Linux's \
+                     sender sends it (tcp_schedule_loss_probe); use --profile linux"
+                        .into(),
+                ));
+            }
             let mut asked = format!("profile {profile}");
             for s in &sets {
                 asked.push_str(", ");

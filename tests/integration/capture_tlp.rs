@@ -95,3 +95,16 @@ fn without_sack_there_is_no_probe() {
     let row: Vec<&str> = stalls.lines().nth(1).unwrap().split(',').collect();
     assert_eq!(row[7], "0.300000;0.900000;2.100000", "{stalls}");
 }
+
+/// RFC 6298 has no probe: asking the rfc6298 reading for one is refused, not ignored.
+#[test]
+fn tlp_true_under_rfc6298_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sack.pcap");
+    std::fs::write(&file, capture(true, &[5500])).unwrap();
+    let f = file.to_str().unwrap();
+    let o = run(&["rto", "capture", f, "--profile", "rfc6298", "--set", "tlp=true"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    assert!(text(&o.stderr).contains("--set tlp=true: has no effect under --profile rfc6298"), "{}", text(&o.stderr));
+}

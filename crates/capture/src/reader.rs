@@ -66,6 +66,26 @@ pub enum SackOption {
     Permitted,
     /// SACK blocks: the receiver's SACK is on, so the sender's SYN offered it.
     Blocks,
+    /// SACK blocks whose first reports a duplicate (a D-SACK, RFC 2883 §4): its end, the
+    /// sequence number after the data received twice.
+    Dsack { end: u32 },
+}
+
+impl SackOption {
+    /// Whether the segment carries SACK blocks, a D-SACK among them or not.
+    pub fn blocks(self) -> bool {
+        matches!(self, SackOption::Blocks | SackOption::Dsack { .. })
+    }
+}
+
+/// The option's blocks as SACK or D-SACK, as `tcp_check_dsack` tells them apart: the
+/// first block is a duplicate when it starts below the cumulative ACK, or lies within
+/// the second (RFC 2883 §4).
+fn sack_blocks(ack: u32, first: (u32, u32), second: Option<(u32, u32)>) -> SackOption {
+    let before = |a: u32, b: u32| (a.wrapping_sub(b) as i32) < 0;
+    let below_ack = before(first.0, ack);
+    let inside = second.is_some_and(|(start, end)| !before(end, first.1) && !before(first.0, start));
+    if below_ack || inside { SackOption::Dsack { end: first.1 } } else { SackOption::Blocks }
 }
 
 impl Segment {
@@ -327,7 +347,9 @@ fn parse(link: DataLink, data: &[u8]) -> Option<Segment> {
         match o {
             Ok(TcpOptionElement::Timestamp(val, ecr)) => timestamps = timestamps.or(Some((val, ecr))),
             Ok(TcpOptionElement::SelectiveAcknowledgementPermitted) => sack = SackOption::Permitted,
-            Ok(TcpOptionElement::SelectiveAcknowledgement(..)) => sack = SackOption::Blocks,
+            Ok(TcpOptionElement::SelectiveAcknowledgement(first, rest)) => {
+                sack = sack_blocks(tcp.acknowledgment_number(), first, rest[0]);
+            }
             _ => {}
         }
     }
@@ -349,4 +371,18 @@ fn parse(link: DataLink, data: &[u8]) -> Option<Segment> {
 }
 
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc2883_4_a_first_block_below_the_ack_or_within_the_second_is_a_dsack() {
+        // RFC 2883 §4.1.1: ACK 4000, first block 3000-3500 below it.
+        assert_eq!(sack_blocks(4000, (3000, 3500), None), SackOption::Dsack { end: 3500 });
+        // §4.1.3: ACK 1000, first block 3000-3500 within the second, 3000-4000.
+        assert_eq!(sack_blocks(1000, (3000, 3500), Some((3000, 4000))), SackOption::Dsack { end: 3500 });
+        // An ordinary SACK above the ACK, and one across the sequence wrap.
+        assert_eq!(sack_blocks(1000, (3000, 3500), Some((5000, 6000))), SackOption::Blocks);
+        assert_eq!(sack_blocks(u32::MAX - 10, (5, 100), None), SackOption::Blocks);
+        assert_eq!(sack_blocks(5, (u32::MAX - 100, u32::MAX - 10), None), SackOption::Dsack { end: u32::MAX - 10 });
+    }
+}

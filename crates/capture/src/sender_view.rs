@@ -422,7 +422,7 @@ impl<W: Write, O: Observer> SenderView<W, O> {
         }
         match (s.syn, s.sack) {
             (true, sack) => self.peer_syn_sack = Some(sack == SackOption::Permitted),
-            (false, SackOption::Blocks) => self.sack_blocks = true,
+            (false, sack) if sack.blocks() => self.sack_blocks = true,
             _ => {}
         }
         if !s.ack_flag {
@@ -430,6 +430,10 @@ impl<W: Write, O: Observer> SenderView<W, O> {
         }
         let Some(unwrap) = self.ack.as_mut() else { return Ok(()) };
         let ack = unwrap.at(s.ack);
+        let dsack_end = match s.sack {
+            SackOption::Dsack { end } => Some(unwrap.at(end)),
+            _ => None,
+        };
         let now = s.time_ns;
         // The active side's SYN is acknowledged by the SYN-ACK; the passive side's
         // SYN-ACK by the third ACK, or whatever first acknowledges it if that was lost.
@@ -445,14 +449,24 @@ impl<W: Write, O: Observer> SenderView<W, O> {
         }
         if let Some(p) = self.probe {
             // `tcp_process_tlp_ack`. A segment with SACK blocks is never the pure
-            // duplicate that says both copies arrived (it is FLAG_DATA_SACKED or a DSACK;
-            // the latter, which also ends the episode, is not told apart).
-            let moved = ack > self.una || s.sack == SackOption::Blocks;
-            if p.ended_by(ack, moved) {
+            // duplicate that says both copies arrived (it is FLAG_DATA_SACKED or a D-SACK).
+            let moved = ack > self.una || s.sack.blocks();
+            // FLAG_DSACK_TLP (`tcp_dsack_seen`): a D-SACK of the data that ends at
+            // tlp_high_seq says the resent copy arrived beside the original, so nothing
+            // was lost and the episode ends, even on an ACK that advances to it.
+            let dsack_tlp = p.retrans && ack >= p.high && dsack_end == Some(p.high);
+            if p.ended_by(ack, moved) || dsack_tlp {
                 self.probe = None;
             }
         }
         if ack <= self.una {
+            // SACK blocks say the receiver got data the stall's silence was sent into: the
+            // path is back, and what the sender resends next answers them (RACK, RFC 6675),
+            // not its timer. Without SACK a duplicate ACK can be a window update or a
+            // keepalive's answer, so only an ACK that moves ends a stall.
+            if s.sack.blocks() {
+                self.close_stall(Some(now));
+            }
             return Ok(());
         }
         self.una = ack;

@@ -569,3 +569,60 @@ fn a_probe_may_send_new_data_and_the_rto_follows_a_full_rto_after_it() {
     assert_eq!(events(&csv), rows(&[("0.100000", "established"), ("5.500000", "probe"), ("5.800000", "timeout")]));
     assert_eq!((summary.probes, summary.new_data_probes), (1, 1));
 }
+
+/// `tcp_process_tlp_ack` with FLAG_DSACK_TLP (`tcp_dsack_seen`: a D-SACK block ending at
+/// `tlp_high_seq`, RFC 2883 §4): the request's ACK was lost, the probe resent it, and the
+/// receiver's ACK of both copies reports the duplicate. Nothing was lost, so the episode
+/// ends though that ACK advances exactly to `tlp_high_seq`: the next silence probes
+/// again, then times out a full RTO later and doubles.
+#[test]
+fn a_dsack_of_the_probe_ends_the_episode_so_the_next_silence_probes_again() {
+    let a = 101 + 1000;
+    let b = a + 100;
+    let mut segs = request_response(true, &[(5200, a), (5500, a)], 5600, b);
+    let dsack = segs.last_mut().unwrap();
+    dsack.sack = SackOption::Dsack { end: b };
+    for (ms, seq) in [(6000, b), (6300, b), (6600, b), (7200, b)] {
+        segs.push(seg(ms, true, seq, 501, 100));
+    }
+    segs.push(seg(7300, false, 501, b + 100, 0));
+    let (csv, summary) = run(RtoProfile::Linux, &segs);
+    assert_eq!(
+        events(&csv),
+        rows(&[
+            ("0.100000", "established"),
+            ("5.500000", "probe"),
+            ("6.300000", "probe"),
+            ("6.600000", "timeout"),
+            ("7.200000", "timeout"),
+        ])
+    );
+    assert_eq!(summary.probes, 2);
+    let s = stalls(RtoProfile::Linux, &segs);
+    assert_eq!(s[1].what_if.expiries, [at_ms(6300), at_ms(6600), at_ms(7200)]);
+    // Without the D-SACK (a plain ACK to tlp_high_seq) the episode stays open: the
+    // second silence's first resend is the RTO's.
+    let mut plain = segs.clone();
+    plain.iter_mut().find(|s| s.sack != SackOption::None && !s.syn).unwrap().sack = SackOption::None;
+    let (csv, _) = run(RtoProfile::Linux, &plain);
+    assert!(csv.contains("6.300000,timeout"), "{csv}");
+}
+
+/// A SACK of the probe while the head is still missing: the path is back and the head's
+/// resend 25 ms later answers it (RACK, RFC 8985 §6.2), not the timer. The stall ends at
+/// the SACK, recovered by the probe, under the profile's timer as in the capture.
+#[test]
+fn a_sack_after_the_probe_ends_the_stall_and_the_resend_it_answers_is_not_the_timers() {
+    let h = 101 + 1000;
+    let tail = [(5200, h), (5201, h + 100), (5202, h + 200), (5406, h + 200), (5531, h), (5532, h + 100)];
+    let mut segs = request_response(true, &tail, 5631, h + 300);
+    let mut sacked = seg(5506, false, 501, h, 0);
+    sacked.sack = SackOption::Blocks;
+    let at = segs.len() - 3;
+    segs.insert(at, sacked);
+    let s = stalls(RtoProfile::Linux, &segs);
+    assert_eq!(s.len(), 1);
+    assert_eq!(s[0].sent, [at_ms(5406)]);
+    assert_eq!(s[0].recovered, Some(at_ms(5506)));
+    assert_eq!(s[0].what_if.expiries, [at_ms(5406)]);
+}
