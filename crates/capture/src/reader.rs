@@ -371,18 +371,4 @@ fn parse(link: DataLink, data: &[u8]) -> Option<Segment> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rfc2883_4_a_first_block_below_the_ack_or_within_the_second_is_a_dsack() {
-        // RFC 2883 §4.1.1: ACK 4000, first block 3000-3500 below it.
-        assert_eq!(sack_blocks(4000, (3000, 3500), None), SackOption::Dsack { end: 3500 });
-        // §4.1.3: ACK 1000, first block 3000-3500 within the second, 3000-4000.
-        assert_eq!(sack_blocks(1000, (3000, 3500), Some((3000, 4000))), SackOption::Dsack { end: 3500 });
-        // An ordinary SACK above the ACK, and one across the sequence wrap.
-        assert_eq!(sack_blocks(1000, (3000, 3500), Some((5000, 6000))), SackOption::Blocks);
-        assert_eq!(sack_blocks(u32::MAX - 10, (5, 100), None), SackOption::Blocks);
-        assert_eq!(sack_blocks(5, (u32::MAX - 100, u32::MAX - 10), None), SackOption::Dsack { end: u32::MAX - 10 });
-    }
-}
+mod tests;
