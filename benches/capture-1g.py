@@ -46,6 +46,10 @@ with open(out, "wb") as f:
     pending = []  # (time, ack) to write in order
     while f.tell() < size_mb * 1024 * 1024:
         t += 100
+        # ACKs due by now go first, so that the file's timestamps never go backwards.
+        while pending and pending[0][0] <= t:
+            at, a = pending.pop(0)
+            record(f, at, frame(S, C, 443, 40000, srv + 1, a, 0x10, 0))
         record(f, t, frame(C, S, 40000, 443, seq, srv + 1, 0x18, MSS))
         k += 1
         if k % 1000 == 0:
@@ -53,6 +57,3 @@ with open(out, "wb") as f:
         seq += MSS
         if k % 2 == 0:
             pending.append((t + 50_000, seq))
-        while pending and pending[0][0] <= t:
-            at, a = pending.pop(0)
-            record(f, at, frame(S, C, 443, 40000, srv + 1, a, 0x10, 0))
