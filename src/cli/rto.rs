@@ -64,9 +64,9 @@ pub enum RtoCommand {
         /// instead of printing the rows.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
-        /// With `--out`: a log of `ss -ti` polls on the sender (each after a line holding
-        /// the time, as `rto ss` reads), whose `rto:` the figure and report set beside
-        /// the derived RTO.
+        /// With `--out`: a log of `ss -tin` polls on the sender (each after a line holding
+        /// the time, as `rto ss` reads; `-n` keeps ports numeric, as the capture has them),
+        /// whose `rto:` the figure and report set beside the derived RTO.
         #[arg(long, value_name = "LOG", requires = "out")]
         ss: Option<PathBuf>,
         /// No progress bar and no note of what was written on stderr.
