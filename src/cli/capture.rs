@@ -11,6 +11,7 @@ use std::path::Path;
 use backoffsim_capture::flow::{Endpoint, Flow, FlowKey, Flows};
 use backoffsim_capture::reader::CaptureError;
 use backoffsim_capture::sender_view::{Observer, SenderView};
+use backoffsim_core::engine::time::SimDuration;
 use backoffsim_core::model::rto::RtoParams;
 use backoffsim_core::run::destination::Destination;
 
@@ -62,7 +63,7 @@ fn parse_flow(text: &str) -> Result<Wanted, CliError> {
 /// several connections.
 fn label(flows: &Flows, flow: &Flow) -> String {
     let ends = format!("{}-{}", flow.sender, flow.receiver());
-    if flows.between(flow.key).nth(1).is_some() { format!("{ends}#{}", flow.ordinal) } else { ends }
+    if flows.reused(flow) { format!("{ends}#{}", flow.ordinal) } else { ends }
 }
 
 /// The connections of a capture, one line each: the flow as `--flow` takes it, when it
@@ -73,8 +74,7 @@ fn write_list<'f>(out: &mut impl Write, flows: &Flows, list: impl Iterator<Item 
     for flow in list {
         let (s, r) = flow.retransmissions();
         let mut start = String::new();
-        let since = flow.first_ns.saturating_sub(flows.origin_ns.unwrap_or(flow.first_ns));
-        backoffsim_core::replay::csv_secs(&mut start, backoffsim_core::engine::time::SimDuration(since));
+        backoffsim_core::replay::csv_secs(&mut start, flows.since_origin(flow));
         writeln!(out, "{},{start},{},{},{},{}", label(flows, flow), flow.packets(), flow.bytes(), s, r)?;
     }
     Ok(())
@@ -143,8 +143,8 @@ pub struct Request<'a> {
     /// Packets stamped earlier than the one before them, found by the first pass.
     pub backwards: u64,
     /// `#N` when the chosen connection's two ends carried several, one after another, and
-    /// when it began, in nanoseconds from the capture's earliest packet.
-    pub reused: Option<(u32, u64)>,
+    /// when it began, from the capture's earliest packet.
+    pub reused: Option<(u32, SimDuration)>,
 }
 
 /// Refuses, before anything is written, an input that cannot be read twice: a pipe
@@ -250,8 +250,7 @@ pub fn capture(req: &mut Request<'_>) -> Result<(), CliError> {
     };
     match dest {
         Some(dest) => {
-            let since = chosen.first_ns.saturating_sub(flows.origin_ns.unwrap_or(chosen.first_ns));
-            req.reused = flows.between(chosen.key).nth(1).is_some().then_some((chosen.ordinal, since));
+            req.reused = flows.reused(&chosen).then(|| (chosen.ordinal, flows.since_origin(&chosen)));
             out::write(req, &chosen, &dest, &mut progress)
         }
         None => {

@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
+use backoffsim_capture::flow::Endpoint;
 use backoffsim_capture::ss::{Snapshot, endpoint, read_snapshots};
 use backoffsim_core::metrics::trace::{opt_secs, secs};
 
@@ -54,14 +55,26 @@ fn ends(flow: &str) -> Result<(String, String), CliError> {
     Ok((flow[..i].to_string(), flow[i + 1..].to_string()))
 }
 
+/// An end `--flow` names: its text, and its address and port when it has them.
+struct End {
+    text: String,
+    at: Option<Endpoint>,
+}
+
+impl End {
+    fn of(text: String) -> End {
+        End { at: endpoint(&text).ok(), text }
+    }
+}
+
 /// Whether an end as `ss` printed it is the one `--flow` names: the same text, or the
 /// same address and port (`[::ffff:10.0.0.1]:40000` is `10.0.0.1:40000`).
-fn same(logged: &str, wanted: &str) -> bool {
-    logged == wanted || matches!((endpoint(logged), endpoint(wanted)), (Ok(a), Ok(b)) if a == b)
+fn same(logged: &str, wanted: &End) -> bool {
+    logged == wanted.text || wanted.at.is_some_and(|w| endpoint(logged) == Ok(w))
 }
 
 pub fn ss(file: &Path, flow: Option<&str>) -> Result<(), CliError> {
-    let wanted = flow.map(ends).transpose()?;
+    let wanted = flow.map(ends).transpose()?.map(|(a, b)| (End::of(a), End::of(b)));
     let input =
         std::fs::File::open(file).map_err(|e| CliError::Usage(format!("cannot read {}: {e}", file.display())))?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -110,9 +123,10 @@ mod tests {
 
     #[test]
     fn an_end_matches_by_its_text_or_by_its_address_and_port() {
-        assert!(same("[::ffff:10.0.0.1]:40000", "10.0.0.1:40000"));
-        assert!(same("10.0.0.2:https", "10.0.0.2:https"));
-        assert!(!same("10.0.0.2:https", "10.0.0.2:443"));
-        assert!(!same("10.0.0.1:40000", "10.0.0.1:40001"));
+        let end = |text: &str| End::of(text.to_string());
+        assert!(same("[::ffff:10.0.0.1]:40000", &end("10.0.0.1:40000")));
+        assert!(same("10.0.0.2:https", &end("10.0.0.2:https")));
+        assert!(!same("10.0.0.2:https", &end("10.0.0.2:443")));
+        assert!(!same("10.0.0.1:40000", &end("10.0.0.1:40001")));
     }
 }

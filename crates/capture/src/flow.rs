@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::net::IpAddr;
 
+use backoffsim_core::engine::time::SimDuration;
+
 use crate::reader::Segment;
 
 /// One end of a connection.
@@ -234,6 +236,17 @@ impl Flows {
     /// The connections between `key`'s two ends, in order of first packet.
     pub fn between(&self, key: FlowKey) -> impl Iterator<Item = &Flow> {
         self.flows.range((key, 1)..=(key, u32::MAX)).map(|(_, f)| f)
+    }
+
+    /// Whether `flow`'s two ends carried other connections too, so that it is named by
+    /// its ordinal as well.
+    pub fn reused(&self, flow: &Flow) -> bool {
+        self.between(flow.key).nth(1).is_some()
+    }
+
+    /// When `flow` began, from the capture's earliest packet.
+    pub fn since_origin(&self, flow: &Flow) -> SimDuration {
+        SimDuration(flow.first_ns.saturating_sub(self.origin_ns.unwrap_or(flow.first_ns)))
     }
 }
 

@@ -67,6 +67,14 @@ pub struct Summary {
     pub stalls: u64,
 }
 
+impl Summary {
+    /// Data sent again, by whichever timer or answer: the RTO's, the fast ones and the
+    /// probes that resent a segment (a probe of new data resends nothing).
+    pub fn data_retransmissions(&self) -> u64 {
+        self.timeouts + self.retransmits + self.probes - self.new_data_probes
+    }
+}
+
 /// What a caller that wants more than the CSV rows hears, as the connection is read.
 pub trait Observer {
     /// A row as written, with the estimator's state after it.
@@ -198,7 +206,7 @@ impl<W: Write, O: Observer> SenderView<W, O> {
             // the probe (`tcp_send_loss_probe`): from the last data sent in the silence.
             // Without a probe timer the RTO stays where the ACK or the first send put it
             // (`tcp_event_new_data_sent` re-arms only with nothing in flight).
-            let armed = if self.linux && self.probing() { self.timer_ns.max(self.new_data_ns) } else { self.timer_ns };
+            let armed = if self.probing() { self.timer_ns.max(self.new_data_ns) } else { self.timer_ns };
             let mut open = Open::new(phase, self.at(armed), self.out.estimator().clone());
             if let Some(pto) = pto {
                 open = open.probing(pto);

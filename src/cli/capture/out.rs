@@ -239,11 +239,7 @@ fn caption(s: &Summary, stalls: u64) -> String {
     format!(
         "captured connection: {}, {} ({} after a full RTO of the profile's timer), {}",
         plural(s.samples, "RTT sample", "RTT samples"),
-        plural(
-            s.timeouts + s.retransmits + s.probes - s.new_data_probes + s.syn_timeouts,
-            "retransmission",
-            "retransmissions"
-        ),
+        plural(s.data_retransmissions() + s.syn_timeouts, "retransmission", "retransmissions"),
         count(s.timeouts + s.syn_timeouts),
         plural(stalls, "stall", "stalls"),
     )
@@ -280,7 +276,7 @@ fn report<W: Write>(req: &Request<'_>, flow: &Flow, s: &Summary, g: &Gather<W>) 
             .map(|(n, since)| format!(
                 " (`#{n}`: these two ends carried several connections, one after another; this one began {} s \
                  into the capture)",
-                short(SimDuration(since))
+                short(since)
             ))
             .unwrap_or_default(),
         req.asked
@@ -292,7 +288,7 @@ fn report<W: Write>(req: &Request<'_>, flow: &Flow, s: &Summary, g: &Gather<W>) 
     let _ = writeln!(
         md,
         "| retransmissions | {} of data, {} of the SYN; {} after a full RTO of the profile's timer |",
-        count(s.timeouts + s.retransmits + s.probes - s.new_data_probes),
+        count(s.data_retransmissions()),
         count(s.syn_timeouts),
         count(s.timeouts)
     );
