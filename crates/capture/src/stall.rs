@@ -1,5 +1,6 @@
-//! Stalls: the sender retransmitting the head of its data with nothing heard from the
-//! receiver since its timer was armed, until an ACK moves past it. Only a timer can
+//! Stalls: the sender retransmitting the head of its data (or probing with its tail) with
+//! nothing heard from the receiver since its timer was armed, until an ACK moves past it
+//! or reports SACK blocks. Only a timer can
 //! drive such a retransmission (a fast retransmit answers an incoming ACK), so what the
 //! capture shows there is the sender's own timer at work, and the question worth asking
 //! is what another timer would have done in the same silence.

@@ -338,8 +338,9 @@ fn report<W: Write>(req: &Request<'_>, flow: &Flow, s: &Summary, g: &Gather<W>) 
     } else {
         let _ = writeln!(
             md,
-            "A stall is the sender retransmitting its oldest unacknowledged data with nothing heard from \
-             the receiver since its timer was armed (and for at least an SRTT), until an ACK moves past it. \
+            "A stall is the sender retransmitting its oldest unacknowledged data (or, under linux with SACK, \
+             resending its last segment as a tail loss probe) with nothing heard from the receiver since its \
+             timer was armed (and for at least an SRTT), until an ACK moves past it or reports SACK blocks. \
              The timer is armed as the profile arms it, so the sender's own times, counted from there, \
              differ between profiles. `armed at` counts from the connection's first packet, every other \
              time in seconds after the arming. The capture cannot say when the path came back, only that it was after \
